@@ -1,0 +1,388 @@
+//! Admission and routing of one message, independent of the transport.
+//!
+//! Admission runs in the order `SERVER-REQUIREMENTS.md` § 4.3 and the
+//! conformance suite require, so that a request with several faults gets the
+//! error of the first:
+//!
+//! 1. envelope (`-32600`, done by [`jsonrpc::classify`](crate::jsonrpc::classify));
+//! 2. required `_meta` fields (`-32602`);
+//! 3. transport header mirrors (`-32020`; HTTP only, checked by the caller
+//!    between steps 2 and 4 through [`HeaderCheck`]);
+//! 4. protocol version supported (`-32022`);
+//! 5. method known, top-level, client-sent, implemented, and its server
+//!    capability advertised (`-32601`);
+//! 6. optional `_meta` fields well-formed (`-32602`);
+//! 7. method params (`-32602`).
+//!
+//! What passes is either answered here (discover, lists) or becomes an
+//! [`Admitted`] call for the application.
+
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde_json::{json, Map, Value};
+
+use crate::error::{quoted, ErrorObject};
+use crate::handler::{Handler, Request};
+use crate::jsonrpc::{Incoming, RequestId};
+use crate::meta::{self, RequestMeta};
+use crate::model::{CompletionRef, CompletionRequest};
+use crate::profile::{Direction, Gate, Kind, Method, Placement, Status};
+use crate::service::{Pages, Service};
+
+/// A transport's check of its header mirrors against the body (step 3).
+pub trait HeaderCheck {
+    /// Compare the transport's metadata with the request. `version` is the
+    /// body's `_meta` protocol version.
+    fn check(&self, method: &str, params: Option<&Map<String, Value>>, version: &str) -> Result<(), ErrorObject>;
+}
+
+/// The outcome of dispatching one message.
+#[derive(Debug)]
+pub enum Dispatch {
+    /// Answer now with this serialized, shaped result.
+    Answer {
+        /// Request id.
+        id: RequestId,
+        /// The `result` member's JSON.
+        result: Vec<u8>,
+    },
+    /// Answer now with this error.
+    Error {
+        /// Request id, when readable.
+        id: Option<RequestId>,
+        /// The error.
+        error: ErrorObject,
+    },
+    /// Hand to the application.
+    Invoke(Box<Admitted>),
+    /// `notifications/cancelled` for `request_id`.
+    Cancel {
+        /// The id of the request to cancel.
+        request_id: RequestId,
+    },
+    /// A notification needing no action.
+    Ignore,
+}
+
+/// An admitted call waiting for a slot or a handler.
+pub struct Admitted {
+    /// Request id.
+    pub id: RequestId,
+    /// What to do.
+    pub request: Request,
+    /// Admitted `_meta`.
+    pub meta: RequestMeta,
+    pub(crate) handler: Option<Handler>,
+    /// Index of the tool, for output-schema validation of its result.
+    pub(crate) tool: Option<usize>,
+}
+
+impl core::fmt::Debug for Admitted {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Admitted")
+            .field("id", &self.id)
+            .field("request", &self.request)
+            .finish()
+    }
+}
+
+/// `-32602` for a resource that does not exist, with `data.uri`
+/// (`server/resources.mdx` § Error Handling).
+pub fn resource_not_found(uri: &str) -> ErrorObject {
+    ErrorObject::invalid_params("Resource not found").with_data(json!({ "uri": uri }))
+}
+
+/// Dispatch one classified message.
+pub fn dispatch(service: &Service, incoming: Incoming, headers: Option<&dyn HeaderCheck>) -> Dispatch {
+    match incoming {
+        Incoming::Invalid { id, error } => Dispatch::Error { id, error },
+        Incoming::Notification { method, params } => notification(&method, params),
+        Incoming::Request { id, method, params } => match request(service, &id, &method, params, headers) {
+            Ok(d) => d,
+            Err(error) => Dispatch::Error { id: Some(id), error },
+        },
+    }
+}
+
+fn notification(method: &str, params: Option<Map<String, Value>>) -> Dispatch {
+    if method == "notifications/cancelled" {
+        // Invalid cancellations are ignored (`cancellation.mdx` § Error Handling).
+        if let Some(request_id) = params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value) {
+            return Dispatch::Cancel { request_id };
+        }
+        tracing::debug!("ignoring notifications/cancelled without a valid requestId");
+        return Dispatch::Ignore;
+    }
+    tracing::debug!(method = %crate::error::truncate(method, 64), "ignoring notification");
+    Dispatch::Ignore
+}
+
+fn request(
+    service: &Service,
+    id: &RequestId,
+    method: &str,
+    params: Option<Map<String, Value>>,
+    headers: Option<&dyn HeaderCheck>,
+) -> Result<Dispatch, ErrorObject> {
+    let inner = &service.inner;
+    let profile = inner.profile;
+
+    // 2. Required `_meta`.
+    let (raw_meta, version) = meta::required(params.as_ref())?;
+
+    // 3. Header mirrors (HTTP).
+    if let Some(h) = headers {
+        h.check(method, params.as_ref(), version)?;
+    }
+
+    // 4. Version.
+    if version != profile.version {
+        return Err(ErrorObject::unsupported_version(
+            &meta::supported_versions(profile),
+            crate::error::truncate(version, 128),
+        ));
+    }
+
+    // 5. Method known and served.
+    let spec = match profile.lookup(method) {
+        Some(s) => s,
+        None if profile.is_removed(method) => {
+            return Err(ErrorObject::new(
+                crate::error::code::METHOD_NOT_FOUND,
+                format!(
+                    "Method not found: {method} was removed in protocol version {}; this server supports {}",
+                    profile.version, profile.version
+                ),
+            )
+            .with_data(json!({ "supported": meta::supported_versions(profile) })));
+        }
+        None => return Err(ErrorObject::method_not_found(method)),
+    };
+    let served = spec.kind == Kind::Request
+        && matches!(spec.direction, Direction::ClientToServer | Direction::Both)
+        && spec.placement == Placement::TopLevel
+        && spec.status == Status::Implemented
+        && match spec.gate {
+            Gate::None => true,
+            Gate::Server(cap) => service.advertises(cap),
+            Gate::Client(_) => false,
+        };
+    if !served {
+        return Err(ErrorObject::method_not_found(method));
+    }
+
+    // 6. Optional `_meta`.
+    let meta = meta::optional(raw_meta)?;
+    let params = params.unwrap_or_default();
+
+    // 7. Params, per method.
+    match spec.method {
+        Method::ServerDiscover => Ok(Dispatch::Answer {
+            id: id.clone(),
+            result: inner.discover.clone(),
+        }),
+        Method::ToolsList => list(id, &params, &inner.tool_pages),
+        Method::PromptsList => list(id, &params, &inner.prompt_pages),
+        Method::ResourcesList => list(id, &params, &inner.resource_pages),
+        Method::ResourcesTemplatesList => list(id, &params, &inner.template_pages),
+        Method::ToolsCall => call_tool(service, id, params, meta),
+        Method::ResourcesRead => read_resource(service, id, &params, meta),
+        Method::PromptsGet => get_prompt(service, id, &params, meta),
+        Method::CompletionComplete => complete(service, id, &params, meta),
+        _ => Err(ErrorObject::method_not_found(method)),
+    }
+}
+
+fn list(id: &RequestId, params: &Map<String, Value>, pages: &Pages) -> Result<Dispatch, ErrorObject> {
+    let page = match params.get("cursor") {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(c)) => pages
+            .fingerprint
+            .page(c, pages.pages.len())
+            .ok_or_else(|| ErrorObject::invalid_params("Invalid cursor"))?,
+        Some(_) => return Err(ErrorObject::invalid_params("Invalid cursor")),
+    };
+    Ok(Dispatch::Answer {
+        id: id.clone(),
+        result: pages.pages[page].clone(),
+    })
+}
+
+fn string_param<'a>(params: &'a Map<String, Value>, key: &str) -> Result<&'a str, ErrorObject> {
+    match params.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(ErrorObject::invalid_params(format!("Parameter {key} must be a string"))),
+        None => Err(ErrorObject::invalid_params(format!("Missing required parameter {key}"))),
+    }
+}
+
+fn invoke(id: &RequestId, request: Request, meta: RequestMeta, handler: Option<Handler>, tool: Option<usize>) -> Dispatch {
+    Dispatch::Invoke(Box::new(Admitted {
+        id: id.clone(),
+        request,
+        meta,
+        handler,
+        tool,
+    }))
+}
+
+fn call_tool(service: &Service, id: &RequestId, mut params: Map<String, Value>, meta: RequestMeta) -> Result<Dispatch, ErrorObject> {
+    let inner = &service.inner;
+    let name = string_param(&params, "name")?;
+    let Some(&index) = inner.tool_index.get(name) else {
+        return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", quoted(name))));
+    };
+    let entry = &inner.tools[index];
+    let arguments = match params.remove("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(a)) => a,
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid arguments for tool {}: arguments must be an object",
+                entry.tool.name
+            )))
+        }
+    };
+    #[cfg(feature = "std")]
+    if let Some(schema) = &entry.input {
+        let instance = Value::Object(arguments);
+        if let Err(why) = schema.validate(&instance) {
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid arguments for tool {}: {}",
+                entry.tool.name,
+                crate::error::truncate(&why, 512)
+            )));
+        }
+        let Value::Object(arguments) = instance else { unreachable!() };
+        return Ok(invoke(
+            id,
+            Request::CallTool {
+                name: entry.tool.name.clone(),
+                arguments,
+            },
+            meta,
+            entry.handler.clone().map(Handler::Tool),
+            Some(index),
+        ));
+    }
+    Ok(invoke(
+        id,
+        Request::CallTool {
+            name: entry.tool.name.clone(),
+            arguments,
+        },
+        meta,
+        entry.handler.clone().map(Handler::Tool),
+        Some(index),
+    ))
+}
+
+fn read_resource(service: &Service, id: &RequestId, params: &Map<String, Value>, meta: RequestMeta) -> Result<Dispatch, ErrorObject> {
+    let inner = &service.inner;
+    let uri = string_param(params, "uri")?;
+    if let Some(&i) = inner.resource_index.get(uri) {
+        let handler = inner.resources[i].handler.clone().map(Handler::Resource);
+        let request = Request::ReadResource {
+            uri: String::from(uri),
+            variables: BTreeMap::new(),
+        };
+        return Ok(invoke(id, request, meta, handler, None));
+    }
+    for t in &inner.templates {
+        if let Some(variables) = t.parsed.matches(uri) {
+            let request = Request::ReadResource {
+                uri: String::from(uri),
+                variables,
+            };
+            return Ok(invoke(id, request, meta, t.handler.clone().map(Handler::Resource), None));
+        }
+    }
+    Err(resource_not_found(uri))
+}
+
+fn get_prompt(service: &Service, id: &RequestId, params: &Map<String, Value>, meta: RequestMeta) -> Result<Dispatch, ErrorObject> {
+    let inner = &service.inner;
+    let name = string_param(params, "name")?;
+    let Some(&index) = inner.prompt_index.get(name) else {
+        return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", quoted(name))));
+    };
+    let entry = &inner.prompts[index];
+    let arguments = string_map(params.get("arguments"), "Prompt arguments")?;
+    for arg in entry.prompt.arguments.iter().flatten() {
+        if arg.required == Some(true) && !arguments.contains_key(&arg.name) {
+            return Err(ErrorObject::invalid_params(format!(
+                "Missing required argument {} for prompt {}",
+                arg.name, entry.prompt.name
+            )));
+        }
+    }
+    let request = Request::GetPrompt {
+        name: entry.prompt.name.clone(),
+        arguments,
+    };
+    Ok(invoke(id, request, meta, entry.handler.clone().map(Handler::Prompt), None))
+}
+
+fn string_map(v: Option<&Value>, what: &str) -> Result<BTreeMap<String, String>, ErrorObject> {
+    match v {
+        None | Some(Value::Null) => Ok(BTreeMap::new()),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                _ => Err(ErrorObject::invalid_params(format!("{what} must be strings"))),
+            })
+            .collect(),
+        Some(_) => Err(ErrorObject::invalid_params(format!("{what} must be an object of strings"))),
+    }
+}
+
+fn complete(service: &Service, id: &RequestId, params: &Map<String, Value>, meta: RequestMeta) -> Result<Dispatch, ErrorObject> {
+    let inner = &service.inner;
+    let reference: CompletionRef = match params.get("ref") {
+        Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+            ErrorObject::invalid_params("Parameter ref must be {type: \"ref/prompt\", name} or {type: \"ref/resource\", uri}")
+        })?,
+        None => return Err(ErrorObject::invalid_params("Missing required parameter ref")),
+    };
+    match &reference {
+        CompletionRef::Prompt { name } => {
+            if !inner.prompt_index.contains_key(name) {
+                return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", quoted(name))));
+            }
+        }
+        CompletionRef::Resource { uri } => {
+            let known = inner.templates.iter().any(|t| &t.template.uri_template == uri)
+                || inner.resource_index.contains_key(uri);
+            if !known {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Unknown resource reference: {}",
+                    quoted(uri)
+                )));
+            }
+        }
+    }
+    let argument = match params.get("argument") {
+        Some(Value::Object(a)) => a,
+        _ => return Err(ErrorObject::invalid_params("Parameter argument must be an object {name, value}")),
+    };
+    let (Some(Value::String(arg_name)), Some(Value::String(value))) = (argument.get("name"), argument.get("value")) else {
+        return Err(ErrorObject::invalid_params("Parameter argument must have string name and value"));
+    };
+    let context = match params.get("context").and_then(|c| c.get("arguments")) {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) if m.values().all(Value::is_string) => m.clone(),
+        Some(_) => return Err(ErrorObject::invalid_params("context.arguments must be an object of strings")),
+    };
+    let request = Request::Complete(CompletionRequest {
+        reference,
+        argument: arg_name.clone(),
+        value: value.clone(),
+        context,
+    });
+    let handler = inner.completer.clone().flatten().map(Handler::Complete);
+    Ok(invoke(id, request, meta, handler, None))
+}

@@ -1,0 +1,145 @@
+//! JSON-RPC error objects and the codes MCP 2026-07-28 gives them.
+//!
+//! Every code here is used only with the meaning the spec assigns
+//! (`basic/index.mdx` § Error Codes; `schema.ts` error interfaces). Codes in
+//! `-32020..=-32099` are MCP's own; `-32000..=-32019` are never emitted.
+
+use alloc::borrow::Cow;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// The error codes snodo emits.
+pub mod code {
+    /// The body is not valid JSON.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// Not a valid JSON-RPC request object.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// Unknown method, or one gated by a capability the server does not advertise.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid or missing parameters, including required `_meta` fields.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Unexpected server failure.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// HTTP headers missing, malformed, or not matching the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// The request needs a client capability it did not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// The request's protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+}
+
+/// A JSON-RPC error object: `{code, message, data?}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The error code (see [`code`]).
+    pub code: i64,
+    /// One concise sentence (`schema.ts` Error: "SHOULD be limited to a concise single sentence").
+    pub message: Cow<'static, str>,
+    /// Structured detail, when the spec defines one (e.g. `supported`/`requested`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    /// An error with a code and message and no data.
+    pub fn new(code: i64, message: impl Into<Cow<'static, str>>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// Attach `data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// `-32700`: the message is not valid JSON.
+    pub fn parse_error() -> Self {
+        Self::new(code::PARSE_ERROR, "Parse error: Invalid JSON")
+    }
+
+    /// `-32600`: not a valid JSON-RPC request.
+    pub fn invalid_request(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(code::INVALID_REQUEST, message)
+    }
+
+    /// `-32601`: unknown method or one gated by an unadvertised capability.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(
+            code::METHOD_NOT_FOUND,
+            alloc::format!("Method not found: {}", truncate(method, 128)),
+        )
+    }
+
+    /// `-32602`: invalid params.
+    pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(code::INVALID_PARAMS, message)
+    }
+
+    /// `-32603`: internal error. The message must not leak internals.
+    pub fn internal(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(code::INTERNAL_ERROR, message)
+    }
+
+    /// `-32020`: header missing, malformed or mismatched.
+    pub fn header_mismatch(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(code::HEADER_MISMATCH, message)
+    }
+
+    /// `-32021` with `data.requiredCapabilities` (a `ClientCapabilities` object).
+    pub fn missing_client_capability(required: Value) -> Self {
+        Self::new(
+            code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "Missing required client capability",
+        )
+        .with_data(json!({ "requiredCapabilities": required }))
+    }
+
+    /// `-32022` with `data.supported` and `data.requested`, shaped as
+    /// `schema.ts` UnsupportedProtocolVersionError requires.
+    pub fn unsupported_version(supported: &[&str], requested: &str) -> Self {
+        let supported: Vec<&str> = supported.to_vec();
+        Self::new(
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+        )
+        .with_data(json!({ "supported": supported, "requested": requested }))
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ErrorObject {}
+
+/// Cut `s` to at most `max` bytes on a character boundary, for echoing
+/// client-chosen strings into error messages without letting them grow.
+pub(crate) fn truncate(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Owned variant of [`truncate`] for building messages.
+pub(crate) fn quoted(s: &str) -> String {
+    let mut out = String::from(truncate(s, 128));
+    if s.len() > 128 {
+        out.push('…');
+    }
+    out
+}

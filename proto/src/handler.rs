@@ -1,0 +1,475 @@
+//! The application side of a call: typed invocations, handler futures and
+//! the context a handler sees.
+//!
+//! Handlers are plain `core::future::Future`s: no runtime is named, so the
+//! same tool runs on tokio, smol or a blocking pool. Someone driving
+//! [`Connection`](crate::Connection) by hand can ignore all of this and
+//! answer [`Invocation::request`] directly with [`Connection::complete`](crate::Connection::complete).
+
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::sync::Arc;
+use core::fmt;
+use core::future::Future;
+use core::pin::Pin;
+use core::sync::atomic::{AtomicBool, Ordering};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::error::ErrorObject;
+use crate::meta::{LogLevel, RequestMeta};
+use crate::model::{CallToolResult, Completion, CompletionRequest, GetPromptResult, ReadResourceResult};
+
+/// A boxed, sendable future: what every registered handler returns.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// Identifies one in-flight call on one [`Connection`](crate::Connection).
+/// Never reused within a connection, so a late completion cannot hit a newer call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CallId(pub(crate) u64);
+
+impl CallId {
+    /// The raw number (for adapters' maps and logs).
+    pub fn as_u64(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for CallId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "call#{}", self.0)
+    }
+}
+
+/// What the client asked the application to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Request {
+    /// `tools/call` of a registered tool; arguments already validated
+    /// against its `inputSchema`.
+    CallTool {
+        /// Tool name.
+        name: String,
+        /// Arguments (`{}` when the client sent none).
+        arguments: Map<String, Value>,
+    },
+    /// `resources/read` of a registered resource or a URI matching a template.
+    ReadResource {
+        /// The requested URI.
+        uri: String,
+        /// The template's variables, when a template matched.
+        variables: BTreeMap<String, String>,
+    },
+    /// `prompts/get` of a registered prompt; required arguments present.
+    GetPrompt {
+        /// Prompt name.
+        name: String,
+        /// Arguments.
+        arguments: BTreeMap<String, String>,
+    },
+    /// `completion/complete` for a registered prompt or template.
+    Complete(CompletionRequest),
+}
+
+/// How a call ended, as the application reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Answer to [`Request::CallTool`].
+    CallTool(CallToolResult),
+    /// Answer to [`Request::ReadResource`].
+    ReadResource(ReadResourceResult),
+    /// Answer to [`Request::GetPrompt`].
+    GetPrompt(GetPromptResult),
+    /// Answer to [`Request::Complete`].
+    Complete(Completion),
+    /// A JSON-RPC error for any request.
+    Error(ErrorObject),
+}
+
+impl From<ErrorObject> for Outcome {
+    fn from(e: ErrorObject) -> Self {
+        Outcome::Error(e)
+    }
+}
+
+/// Progress reported by a handler (`basic/patterns/progress.mdx`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// Must increase with every report; non-increasing reports are dropped.
+    pub progress: f64,
+    /// Total, if known.
+    pub total: Option<f64>,
+    /// Human-readable message.
+    pub message: Option<String>,
+}
+
+/// A log message from a handler (`server/utilities/logging.mdx`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogMessage {
+    /// Severity.
+    pub level: LogLevel,
+    /// Logger name.
+    pub logger: Option<String>,
+    /// Any JSON.
+    pub data: Value,
+}
+
+/// Something a running handler reports before it finishes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallEvent {
+    /// A progress report.
+    Progress(Progress),
+    /// A log message.
+    Log(LogMessage),
+}
+
+/// Where a running handler's reports go: implemented by each adapter (it
+/// forwards them to the task that owns the [`Connection`](crate::Connection),
+/// which calls [`Connection::call_event`](crate::Connection::call_event)).
+pub trait CallSink: Send + Sync {
+    /// Deliver `event` for `call`. Must not block.
+    fn send(&self, call: CallId, event: CallEvent);
+}
+
+/// A sink that drops everything (for running handlers outside a connection).
+pub struct NullSink;
+
+impl CallSink for NullSink {
+    fn send(&self, _: CallId, _: CallEvent) {}
+}
+
+/// Set when the client cancelled the call or the connection gave up on it.
+/// Adapters also drop the handler's future; the flag lets a handler doing
+/// blocking work in steps stop early.
+#[derive(Clone, Debug, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    /// Mark cancelled.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+
+    /// Whether it was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// What a handler sees of its call.
+#[derive(Clone)]
+pub struct Context {
+    call: CallId,
+    meta: Arc<RequestMeta>,
+    sink: Arc<dyn CallSink>,
+    cancel: CancelFlag,
+}
+
+impl Context {
+    /// A context for running a handler outside a connection (tests, tools
+    /// calling tools): reports go nowhere.
+    pub fn detached(meta: RequestMeta) -> Self {
+        Context {
+            call: CallId(0),
+            meta: Arc::new(meta),
+            sink: Arc::new(NullSink),
+            cancel: CancelFlag::default(),
+        }
+    }
+
+    /// The call this context belongs to.
+    pub fn call_id(&self) -> CallId {
+        self.call
+    }
+
+    /// The request's admitted `_meta`: protocol version, client
+    /// capabilities, client info, trace context, application keys.
+    pub fn meta(&self) -> &RequestMeta {
+        &self.meta
+    }
+
+    /// Report progress. Sent only if the request carried a `progressToken`,
+    /// and only while `progress` keeps increasing.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        if self.meta.progress_token.is_some() {
+            self.sink.send(
+                self.call,
+                CallEvent::Progress(Progress {
+                    progress,
+                    total,
+                    message,
+                }),
+            );
+        }
+    }
+
+    /// Send a log message on this request's stream. Sent only if the server
+    /// enabled logging and the request asked for `level` or below.
+    pub fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
+        if self.meta.log_level.is_some_and(|min| level >= min) {
+            self.sink.send(
+                self.call,
+                CallEvent::Log(LogMessage {
+                    level,
+                    logger: logger.map(String::from),
+                    data,
+                }),
+            );
+        }
+    }
+
+    /// Whether the call was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+}
+
+/// A tool handler's failure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolError {
+    /// A tool execution error: reported as a result with `isError: true`
+    /// so the model can see it (`server/tools.mdx` § Error Handling).
+    Execution(String),
+    /// A protocol error: reported as a JSON-RPC error.
+    Protocol(ErrorObject),
+}
+
+impl From<String> for ToolError {
+    fn from(s: String) -> Self {
+        ToolError::Execution(s)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(s: &str) -> Self {
+        ToolError::Execution(String::from(s))
+    }
+}
+
+impl From<ErrorObject> for ToolError {
+    fn from(e: ErrorObject) -> Self {
+        ToolError::Protocol(e)
+    }
+}
+
+/// What a tool handler may return.
+pub trait IntoToolOutcome {
+    /// Convert into the call's outcome.
+    fn into_outcome(self) -> Outcome;
+}
+
+impl IntoToolOutcome for CallToolResult {
+    fn into_outcome(self) -> Outcome {
+        Outcome::CallTool(self)
+    }
+}
+
+impl IntoToolOutcome for String {
+    fn into_outcome(self) -> Outcome {
+        Outcome::CallTool(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolOutcome for &'static str {
+    fn into_outcome(self) -> Outcome {
+        Outcome::CallTool(CallToolResult::text(self))
+    }
+}
+
+impl<T: IntoToolOutcome, E: Into<ToolError>> IntoToolOutcome for Result<T, E> {
+    fn into_outcome(self) -> Outcome {
+        match self {
+            Ok(v) => v.into_outcome(),
+            Err(e) => match e.into() {
+                ToolError::Execution(msg) => Outcome::CallTool(CallToolResult::error(msg)),
+                ToolError::Protocol(err) => Outcome::Error(err),
+            },
+        }
+    }
+}
+
+/// A resource handler's failure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResourceError {
+    /// No such resource: `-32602` with `data.uri` (`server/resources.mdx` § Error Handling).
+    NotFound,
+    /// Any other JSON-RPC error.
+    Protocol(ErrorObject),
+}
+
+impl From<ErrorObject> for ResourceError {
+    fn from(e: ErrorObject) -> Self {
+        ResourceError::Protocol(e)
+    }
+}
+
+/// The arguments of a tool that takes none. Deserializes from any object.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub struct NoArgs {}
+
+pub(crate) type ToolFn = dyn Fn(Map<String, Value>, Context) -> BoxFuture<Outcome> + Send + Sync;
+pub(crate) type ResourceFn = dyn Fn(ResourceArgs, Context) -> BoxFuture<Outcome> + Send + Sync;
+pub(crate) type PromptFn = dyn Fn(BTreeMap<String, String>, Context) -> BoxFuture<Outcome> + Send + Sync;
+pub(crate) type CompleteFn = dyn Fn(CompletionRequest, Context) -> BoxFuture<Outcome> + Send + Sync;
+
+/// The request a resource handler receives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResourceArgs {
+    /// The URI the client asked for.
+    pub uri: String,
+    /// Variables of the matching template (empty for a static resource).
+    pub variables: BTreeMap<String, String>,
+}
+
+pub(crate) fn tool_fn<A, F, Fut, R>(f: F) -> Arc<ToolFn>
+where
+    A: DeserializeOwned + Send + 'static,
+    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoToolOutcome,
+{
+    Arc::new(move |args: Map<String, Value>, ctx: Context| -> BoxFuture<Outcome> {
+        // Schema validation already ran; a typed-deserialization failure
+        // here means the Rust type is stricter than the published schema.
+        match A::deserialize(Value::Object(args)) {
+            Ok(a) => {
+                let fut = f(a, ctx);
+                Box::pin(async move { fut.await.into_outcome() })
+            }
+            Err(e) => {
+                let err = ErrorObject::invalid_params(alloc::format!("Invalid arguments: {e}"));
+                Box::pin(core::future::ready(Outcome::Error(err)))
+            }
+        }
+    })
+}
+
+pub(crate) fn resource_fn<F, Fut>(f: F) -> Arc<ResourceFn>
+where
+    F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<ReadResourceResult, ResourceError>> + Send + 'static,
+{
+    Arc::new(move |args: ResourceArgs, ctx: Context| -> BoxFuture<Outcome> {
+        let uri = args.uri.clone();
+        let fut = f(args, ctx);
+        Box::pin(async move {
+            match fut.await {
+                Ok(r) => Outcome::ReadResource(r),
+                Err(ResourceError::NotFound) => Outcome::Error(crate::dispatch::resource_not_found(&uri)),
+                Err(ResourceError::Protocol(e)) => Outcome::Error(e),
+            }
+        })
+    })
+}
+
+pub(crate) fn prompt_fn<A, F, Fut>(f: F) -> Arc<PromptFn>
+where
+    A: DeserializeOwned + Send + 'static,
+    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,
+{
+    Arc::new(move |args: BTreeMap<String, String>, ctx: Context| -> BoxFuture<Outcome> {
+        let map: Map<String, Value> = args.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+        match A::deserialize(Value::Object(map)) {
+            Ok(a) => {
+                let fut = f(a, ctx);
+                Box::pin(async move {
+                    match fut.await {
+                        Ok(r) => Outcome::GetPrompt(r),
+                        Err(e) => Outcome::Error(e),
+                    }
+                })
+            }
+            Err(e) => Box::pin(core::future::ready(Outcome::Error(ErrorObject::invalid_params(
+                alloc::format!("Invalid prompt arguments: {e}"),
+            )))),
+        }
+    })
+}
+
+pub(crate) fn complete_fn<F, Fut>(f: F) -> Arc<CompleteFn>
+where
+    F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+{
+    Arc::new(move |req: CompletionRequest, ctx: Context| -> BoxFuture<Outcome> {
+        let fut = f(req, ctx);
+        Box::pin(async move {
+            match fut.await {
+                Ok(c) => Outcome::Complete(c),
+                Err(e) => Outcome::Error(e),
+            }
+        })
+    })
+}
+
+/// The registered code that answers an invocation.
+#[derive(Clone)]
+pub(crate) enum Handler {
+    Tool(Arc<ToolFn>),
+    Resource(Arc<ResourceFn>),
+    Prompt(Arc<PromptFn>),
+    Complete(Arc<CompleteFn>),
+}
+
+/// A call the application must answer: emitted as
+/// [`Output::Invoke`](crate::Output::Invoke), answered with
+/// [`Connection::complete`](crate::Connection::complete).
+pub struct Invocation {
+    /// The call's id on its connection.
+    pub call: CallId,
+    /// What to do.
+    pub request: Request,
+    /// The request's `_meta`.
+    pub meta: Arc<RequestMeta>,
+    pub(crate) handler: Option<Handler>,
+    pub(crate) cancel: CancelFlag,
+}
+
+impl fmt::Debug for Invocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Invocation")
+            .field("call", &self.call)
+            .field("request", &self.request)
+            .field("has_handler", &self.handler.is_some())
+            .finish()
+    }
+}
+
+impl Invocation {
+    /// The flag to set when the connection emits
+    /// [`Output::Cancel`](crate::Output::Cancel) for this call.
+    pub fn cancel_flag(&self) -> CancelFlag {
+        self.cancel.clone()
+    }
+
+    /// Whether a handler was registered for it; if not, the driver must
+    /// answer the request itself.
+    pub fn has_handler(&self) -> bool {
+        self.handler.is_some()
+    }
+
+    /// Run the registered handler. Reports go to `sink`. Without a handler
+    /// (a declaration-only registration) the future resolves at once to an
+    /// internal error, so an adapter can always run what it is given.
+    pub fn run(self, sink: Arc<dyn CallSink>) -> BoxFuture<Outcome> {
+        let ctx = Context {
+            call: self.call,
+            meta: self.meta,
+            sink,
+            cancel: self.cancel,
+        };
+        match (self.handler, self.request) {
+            (Some(Handler::Tool(f)), Request::CallTool { arguments, .. }) => f(arguments, ctx),
+            (Some(Handler::Resource(f)), Request::ReadResource { uri, variables }) => {
+                f(ResourceArgs { uri, variables }, ctx)
+            }
+            (Some(Handler::Prompt(f)), Request::GetPrompt { arguments, .. }) => f(arguments, ctx),
+            (Some(Handler::Complete(f)), Request::Complete(req)) => f(req, ctx),
+            _ => Box::pin(core::future::ready(Outcome::Error(ErrorObject::internal(
+                "No handler is registered for this request",
+            )))),
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! # snodo-proto
+//!
+//! The server side of the Model Context Protocol, revision **2026-07-28**, as
+//! a sans-I/O state machine: bytes, connection events, handler outcomes and
+//! the current time go in; bytes to write, handlers to run, calls to cancel
+//! and the next deadline come out. It opens no socket, spawns no thread,
+//! names no runtime and reads no clock, so it runs under tokio, smol, plain
+//! threads, a test harness or a fuzzer alike.
+//!
+//! A [`Service`] is built once (registry, limits, precomputed answers) and
+//! shared; a [`Connection`] holds one stream's state. See
+//! [`connection`] for the driving contract: after every input, drain
+//! [`Connection::poll_output`] until `None`; then wait for input or
+//! [`Connection::poll_timeout`].
+//!
+//! ```
+//! use snodo_proto::{CallToolResult, Connection, Instant, NoArgs, Output, Service, Tool, Transport};
+//! use std::sync::Arc;
+//!
+//! // Register a tool whose handler is an ordinary future.
+//! let service = Service::builder()
+//!     .tool(Tool::new("hello", "Say hello"), |_: NoArgs, _ctx| async { CallToolResult::text("Hello!") })
+//!     .build()
+//!     .unwrap();
+//!
+//! let mut conn = Connection::new(&service, Transport::Stdio, Instant::ZERO);
+//! conn.handle_input(
+//!     br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+//! "#,
+//!     Instant::ZERO,
+//! );
+//!
+//! // Drive it by hand: run each invocation to completion, write each transmit.
+//! let mut written = Vec::new();
+//! while let Some(out) = conn.poll_output() {
+//!     match out {
+//!         Output::Transmit(bytes) => written.extend_from_slice(&bytes),
+//!         Output::Invoke(inv) => {
+//!             let call = inv.call;
+//!             // Any executor works; this handler is ready at once.
+//!             let outcome = futures_lite_block_on(inv.run(Arc::new(snodo_proto::NullSink)));
+//!             conn.complete(call, outcome, Instant::ZERO).unwrap();
+//!         }
+//!         Output::Cancel(_) | Output::Close => {}
+//!     }
+//! }
+//! // One line of JSON: the result, shaped with `resultType` and the server's identity.
+//! assert!(written.ends_with(b"\n"));
+//! let response: serde_json::Value = serde_json::from_slice(&written).unwrap();
+//! assert_eq!(response["id"], 1);
+//! assert_eq!(response["result"]["content"][0]["text"], "Hello!");
+//! assert_eq!(response["result"]["resultType"], "complete");
+//! assert_eq!(response["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "snodo");
+//!
+//! # fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
+//! #     use std::task::{Context, Poll, Waker};
+//! #     let mut f = std::pin::pin!(f);
+//! #     let mut cx = Context::from_waker(Waker::noop());
+//! #     loop { if let Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+//! # }
+//! ```
+//!
+//! Without the default `std` feature the crate is `no_std + alloc`; JSON
+//! Schema validation of tool arguments (which needs `std`) is then left to
+//! the handlers.
+
+#![no_std]
+#![warn(missing_docs)]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod connection;
+pub mod dispatch;
+pub mod error;
+pub mod handler;
+mod json;
+pub mod jsonrpc;
+pub mod meta;
+pub mod model;
+pub mod pagination;
+pub mod profile;
+pub mod schema;
+pub mod service;
+mod shape;
+pub mod stdio;
+pub mod time;
+pub mod uri_template;
+
+pub use connection::{CompleteError, Connection, Output, Transport};
+pub use error::{code, ErrorObject};
+pub use handler::{
+    BoxFuture, CallEvent, CallId, CallSink, CancelFlag, Context, Invocation, IntoToolOutcome, LogMessage, NoArgs,
+    NullSink, Outcome, Progress, Request, ResourceArgs, ResourceError, ToolError,
+};
+pub use jsonrpc::RequestId;
+pub use meta::{ClientCapabilities, LogLevel, ProgressToken, RequestMeta};
+pub use model::*;
+pub use profile::{Profile, PROTOCOL_VERSION, REVISION_2026_07_28};
+pub use service::{BuildError, CachePolicy, Limits, Service, ServiceBuilder};
+pub use time::Instant;

@@ -1,0 +1,284 @@
+//! Per-request `_meta`: what every 2026-07-28 request must carry, checked in
+//! the order `SERVER-REQUIREMENTS.md` § 4.3 gives.
+//!
+//! Nothing here is remembered between requests (`basic/index.mdx`
+//! § Statelessness): each request's metadata stands alone.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::ErrorObject;
+use crate::model::Implementation;
+
+/// `_meta` key of the request's protocol version (required).
+pub const KEY_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the request's client capabilities (required).
+pub const KEY_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the client's self-description (optional).
+pub const KEY_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key of the per-request minimum log level (optional, deprecated).
+pub const KEY_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the server's self-description on results.
+pub const KEY_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key that opts into progress notifications.
+pub const KEY_PROGRESS_TOKEN: &str = "progressToken";
+
+/// Log levels of RFC 5424 as `server/utilities/logging.mdx` lists them,
+/// ordered from least to most severe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+    Alert,
+    Emergency,
+}
+
+impl LogLevel {
+    /// Parse the wire name.
+    pub fn parse(s: &str) -> Option<LogLevel> {
+        Some(match s {
+            "debug" => LogLevel::Debug,
+            "info" => LogLevel::Info,
+            "notice" => LogLevel::Notice,
+            "warning" => LogLevel::Warning,
+            "error" => LogLevel::Error,
+            "critical" => LogLevel::Critical,
+            "alert" => LogLevel::Alert,
+            "emergency" => LogLevel::Emergency,
+            _ => return None,
+        })
+    }
+}
+
+/// A progress token: a string or an integer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ProgressToken {
+    /// Integer token.
+    Int(i64),
+    /// String token.
+    Str(String),
+}
+
+impl fmt::Display for ProgressToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProgressToken::Int(i) => write!(f, "{i}"),
+            ProgressToken::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// The client's capabilities for one request (`schema.ts` ClientCapabilities).
+///
+/// Kept as the object the client sent, so unknown members (such as the
+/// `roots.listChanged` some clients still send) are ignored, not rejected.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClientCapabilities(pub Map<String, Value>);
+
+impl ClientCapabilities {
+    /// The raw object.
+    pub fn as_map(&self) -> &Map<String, Value> {
+        &self.0
+    }
+
+    fn member(&self, name: &str) -> Option<&Map<String, Value>> {
+        self.0.get(name).and_then(Value::as_object)
+    }
+
+    /// Form-mode elicitation: `elicitation` declared, either empty (form
+    /// only, `client/elicitation.mdx` § Capabilities) or with `form`.
+    pub fn elicitation_form(&self) -> bool {
+        match self.member("elicitation") {
+            Some(e) => e.is_empty() || e.contains_key("form"),
+            None => false,
+        }
+    }
+
+    /// URL-mode elicitation: only when `elicitation.url` is declared.
+    pub fn elicitation_url(&self) -> bool {
+        self.member("elicitation")
+            .is_some_and(|e| e.contains_key("url"))
+    }
+
+    /// `sampling` declared.
+    pub fn sampling(&self) -> bool {
+        self.member("sampling").is_some()
+    }
+
+    /// `sampling.tools` declared (tool-enabled sampling).
+    pub fn sampling_tools(&self) -> bool {
+        self.member("sampling").is_some_and(|s| s.contains_key("tools"))
+    }
+
+    /// `roots` declared.
+    pub fn roots(&self) -> bool {
+        self.member("roots").is_some()
+    }
+
+    /// Extension `id` declared in `extensions`.
+    pub fn extension(&self, id: &str) -> bool {
+        self.member("extensions").is_some_and(|e| e.contains_key(id))
+    }
+}
+
+/// W3C trace context carried in `_meta`, passed through untouched.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceContext {
+    /// `traceparent`.
+    pub traceparent: Option<String>,
+    /// `tracestate`.
+    pub tracestate: Option<String>,
+    /// `baggage`.
+    pub baggage: Option<String>,
+}
+
+/// A request's admitted `_meta`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestMeta {
+    /// `io.modelcontextprotocol/protocolVersion`.
+    pub protocol_version: String,
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    pub client_capabilities: ClientCapabilities,
+    /// `io.modelcontextprotocol/clientInfo`, when sent. Self-reported: never
+    /// a basis for security decisions.
+    pub client_info: Option<Implementation>,
+    /// `io.modelcontextprotocol/logLevel`, when sent.
+    pub log_level: Option<LogLevel>,
+    /// `progressToken`, when sent.
+    pub progress_token: Option<ProgressToken>,
+    /// OpenTelemetry context.
+    pub trace: TraceContext,
+    /// The whole `_meta` object, for application-defined keys.
+    pub raw: Map<String, Value>,
+}
+
+/// Step 1 of admission: the required fields are present and well-typed.
+///
+/// A missing `_meta`, `protocolVersion` or `clientCapabilities` makes the
+/// request malformed: `-32602` (`basic/index.mdx` § Per-request protocol
+/// fields). Returns the raw map and the version for the next steps.
+pub fn required(params: Option<&Map<String, Value>>) -> Result<(&Map<String, Value>, &str), ErrorObject> {
+    let meta = match params.and_then(|p| p.get("_meta")) {
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(ErrorObject::invalid_params("_meta must be an object")),
+        None => {
+            return Err(ErrorObject::invalid_params(
+                "Missing required _meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities",
+            ))
+        }
+    };
+    let version = match meta.get(KEY_PROTOCOL_VERSION) {
+        Some(Value::String(v)) => v.as_str(),
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(
+                "_meta io.modelcontextprotocol/protocolVersion must be a string",
+            ))
+        }
+        None => {
+            return Err(ErrorObject::invalid_params(
+                "Missing required _meta field io.modelcontextprotocol/protocolVersion",
+            ))
+        }
+    };
+    match meta.get(KEY_CLIENT_CAPABILITIES) {
+        Some(Value::Object(_)) => {}
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(
+                "_meta io.modelcontextprotocol/clientCapabilities must be an object",
+            ))
+        }
+        None => {
+            return Err(ErrorObject::invalid_params(
+                "Missing required _meta field io.modelcontextprotocol/clientCapabilities",
+            ))
+        }
+    }
+    Ok((meta, version))
+}
+
+/// The last step of `_meta` admission, after version and method checks:
+/// optional fields are well-formed.
+pub fn optional(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
+    let protocol_version = meta
+        .get(KEY_PROTOCOL_VERSION)
+        .and_then(Value::as_str)
+        .map(String::from)
+        .unwrap_or_default();
+    let client_capabilities = ClientCapabilities(
+        meta.get(KEY_CLIENT_CAPABILITIES)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default(),
+    );
+    let client_info = match meta.get(KEY_CLIENT_INFO) {
+        None => None,
+        Some(v) => Some(Implementation::deserialize(v).map_err(|_| {
+            ErrorObject::invalid_params(
+                "_meta io.modelcontextprotocol/clientInfo must be an object with string name and version",
+            )
+        })?),
+    };
+    let log_level = match meta.get(KEY_LOG_LEVEL) {
+        None => None,
+        Some(Value::String(s)) => Some(LogLevel::parse(s).ok_or_else(|| {
+            ErrorObject::invalid_params(
+                "Invalid log level: expected one of debug, info, notice, warning, error, critical, alert, emergency",
+            )
+        })?),
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(
+                "_meta io.modelcontextprotocol/logLevel must be a string",
+            ))
+        }
+    };
+    let progress_token = match meta.get(KEY_PROGRESS_TOKEN) {
+        None => None,
+        Some(Value::String(s)) => Some(ProgressToken::Str(s.clone())),
+        Some(Value::Number(n)) if n.is_i64() => Some(ProgressToken::Int(n.as_i64().unwrap_or(0))),
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(
+                "_meta progressToken must be a string or an integer",
+            ))
+        }
+    };
+    let trace = TraceContext {
+        traceparent: trace_field(meta, "traceparent")?,
+        tracestate: trace_field(meta, "tracestate")?,
+        baggage: trace_field(meta, "baggage")?,
+    };
+    Ok(RequestMeta {
+        protocol_version,
+        client_capabilities,
+        client_info,
+        log_level,
+        progress_token,
+        trace,
+        raw: meta.clone(),
+    })
+}
+
+fn trace_field(meta: &Map<String, Value>, key: &'static str) -> Result<Option<String>, ErrorObject> {
+    match meta.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(ErrorObject::invalid_params(alloc::format!(
+            "_meta {key} must be a string (W3C Trace Context)"
+        ))),
+    }
+}
+
+/// The supported-versions list of a profile, as the `-32022` error and
+/// `server/discover` both publish it.
+pub fn supported_versions(profile: &crate::profile::Profile) -> Vec<&'static str> {
+    alloc::vec![profile.version]
+}

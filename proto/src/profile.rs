@@ -1,0 +1,259 @@
+//! The exact-revision profile: every method string of MCP 2026-07-28 as data.
+//!
+//! Admission reads only this table to decide whether a method exists, may be
+//! sent by a client at top level, is implemented by this build, and which
+//! capability gates it (`SERVER-REQUIREMENTS.md` § 1, `schema.ts`
+//! ClientRequest / ServerNotification / InputRequest). Extensions (Tasks) own
+//! their methods and are not listed here; the core never names them.
+
+/// The protocol revision this profile describes.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// What kind of message a method string names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A request expecting exactly one response.
+    Request,
+    /// A notification; never answered.
+    Notification,
+    /// A server-to-client request carried only inside `inputRequests` (MRTR).
+    InputRequest,
+}
+
+/// Who sends it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Client to server.
+    ClientToServer,
+    /// Server to client.
+    ServerToClient,
+    /// Either way (`notifications/cancelled`: client cancels; on stdio the
+    /// server also uses it solely to end a `subscriptions/listen` stream).
+    Both,
+}
+
+/// Where the method string appears on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// As a JSON-RPC `method`.
+    TopLevel,
+    /// Only inside an `InputRequiredResult`'s `inputRequests`.
+    Embedded,
+}
+
+/// Lifecycle in this revision (`docs/deprecated.mdx`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lifecycle {
+    /// Current.
+    Active,
+    /// Deprecated but still part of the revision.
+    Deprecated,
+}
+
+/// Whether this build implements the method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Implemented.
+    Implemented,
+    /// Part of the revision but not implemented by this build: answered as
+    /// an unknown method (`-32601`), and its capability is never advertised.
+    NotImplemented,
+}
+
+/// The capability that governs a method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// Always available.
+    None,
+    /// A server capability; without it the method is "not found" (`-32601`).
+    Server(ServerCapability),
+    /// A client capability the request must declare before the server may
+    /// send this input request (`basic/patterns/mrtr.mdx` rule 7).
+    Client(ClientCapability),
+}
+
+/// Server capabilities (`schema.ts` ServerCapabilities).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerCapability {
+    /// `tools`.
+    Tools,
+    /// `prompts`.
+    Prompts,
+    /// `resources`.
+    Resources,
+    /// `completions`.
+    Completions,
+    /// `logging` (deprecated).
+    Logging,
+    /// Any of `tools.listChanged`, `prompts.listChanged`,
+    /// `resources.listChanged`, `resources.subscribe`.
+    Subscriptions,
+}
+
+/// Client capabilities (`schema.ts` ClientCapabilities).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClientCapability {
+    /// `elicitation`.
+    Elicitation,
+    /// `sampling` (deprecated).
+    Sampling,
+    /// `roots` (deprecated).
+    Roots,
+}
+
+/// The typed name of every core method, for routing without string compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Method {
+    ServerDiscover,
+    ToolsList,
+    ToolsCall,
+    PromptsList,
+    PromptsGet,
+    ResourcesList,
+    ResourcesTemplatesList,
+    ResourcesRead,
+    CompletionComplete,
+    SubscriptionsListen,
+    NotificationsCancelled,
+    NotificationsProgress,
+    NotificationsMessage,
+    NotificationsResourcesUpdated,
+    NotificationsResourcesListChanged,
+    NotificationsToolsListChanged,
+    NotificationsPromptsListChanged,
+    NotificationsSubscriptionsAcknowledged,
+    ElicitationCreate,
+    SamplingCreateMessage,
+    RootsList,
+}
+
+/// One row of the profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MethodSpec {
+    /// The exact method string.
+    pub name: &'static str,
+    /// Typed name.
+    pub method: Method,
+    /// Request, notification or embedded input request.
+    pub kind: Kind,
+    /// Who sends it.
+    pub direction: Direction,
+    /// Top-level or embedded.
+    pub placement: Placement,
+    /// Active or deprecated.
+    pub lifecycle: Lifecycle,
+    /// Implemented by this build?
+    pub status: Status,
+    /// Governing capability.
+    pub gate: Gate,
+}
+
+/// A whole revision profile.
+#[derive(Debug)]
+pub struct Profile {
+    /// The revision string, also the only `supportedVersions` entry.
+    pub version: &'static str,
+    /// Every method string of the revision (core only).
+    pub methods: &'static [MethodSpec],
+    /// Methods of earlier revisions that this one removed; answered `-32601`.
+    pub removed: &'static [&'static str],
+    /// Server capabilities this build can advertise (when the application
+    /// registers what backs them).
+    pub capabilities: &'static [ServerCapability],
+    /// What this build knowingly does not do yet, in words.
+    pub limitations: &'static [&'static str],
+}
+
+impl Profile {
+    /// The row for `method`, if the revision defines it.
+    pub fn lookup(&self, method: &str) -> Option<&'static MethodSpec> {
+        self.methods.iter().find(|m| m.name == method)
+    }
+
+    /// Whether `method` was removed by this revision (for clearer errors).
+    pub fn is_removed(&self, method: &str) -> bool {
+        self.removed.contains(&method)
+    }
+}
+
+const fn row(
+    name: &'static str,
+    method: Method,
+    kind: Kind,
+    direction: Direction,
+    placement: Placement,
+    lifecycle: Lifecycle,
+    status: Status,
+    gate: Gate,
+) -> MethodSpec {
+    MethodSpec {
+        name,
+        method,
+        kind,
+        direction,
+        placement,
+        lifecycle,
+        status,
+        gate,
+    }
+}
+
+use self::Direction::*;
+use self::Kind::*;
+use self::Lifecycle::*;
+use self::Placement::*;
+use self::Status::*;
+
+/// MCP 2026-07-28, as this build implements it.
+pub static REVISION_2026_07_28: Profile = Profile {
+    version: PROTOCOL_VERSION,
+    methods: &[
+        row("server/discover", Method::ServerDiscover, Request, ClientToServer, TopLevel, Active, Implemented, Gate::None),
+        row("tools/list", Method::ToolsList, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Tools)),
+        row("tools/call", Method::ToolsCall, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Tools)),
+        row("prompts/list", Method::PromptsList, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Prompts)),
+        row("prompts/get", Method::PromptsGet, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Prompts)),
+        row("resources/list", Method::ResourcesList, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Resources)),
+        row("resources/templates/list", Method::ResourcesTemplatesList, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Resources)),
+        row("resources/read", Method::ResourcesRead, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Resources)),
+        row("completion/complete", Method::CompletionComplete, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Completions)),
+        row("subscriptions/listen", Method::SubscriptionsListen, Request, ClientToServer, TopLevel, Active, NotImplemented, Gate::Server(ServerCapability::Subscriptions)),
+        row("notifications/cancelled", Method::NotificationsCancelled, Notification, Both, TopLevel, Active, Implemented, Gate::None),
+        row("notifications/progress", Method::NotificationsProgress, Notification, ServerToClient, TopLevel, Active, Implemented, Gate::None),
+        row("notifications/message", Method::NotificationsMessage, Notification, ServerToClient, TopLevel, Deprecated, Implemented, Gate::Server(ServerCapability::Logging)),
+        row("notifications/resources/updated", Method::NotificationsResourcesUpdated, Notification, ServerToClient, TopLevel, Active, NotImplemented, Gate::Server(ServerCapability::Subscriptions)),
+        row("notifications/resources/list_changed", Method::NotificationsResourcesListChanged, Notification, ServerToClient, TopLevel, Active, NotImplemented, Gate::Server(ServerCapability::Subscriptions)),
+        row("notifications/tools/list_changed", Method::NotificationsToolsListChanged, Notification, ServerToClient, TopLevel, Active, NotImplemented, Gate::Server(ServerCapability::Subscriptions)),
+        row("notifications/prompts/list_changed", Method::NotificationsPromptsListChanged, Notification, ServerToClient, TopLevel, Active, NotImplemented, Gate::Server(ServerCapability::Subscriptions)),
+        row("notifications/subscriptions/acknowledged", Method::NotificationsSubscriptionsAcknowledged, Notification, ServerToClient, TopLevel, Active, NotImplemented, Gate::Server(ServerCapability::Subscriptions)),
+        row("elicitation/create", Method::ElicitationCreate, InputRequest, ServerToClient, Embedded, Active, NotImplemented, Gate::Client(ClientCapability::Elicitation)),
+        row("sampling/createMessage", Method::SamplingCreateMessage, InputRequest, ServerToClient, Embedded, Deprecated, NotImplemented, Gate::Client(ClientCapability::Sampling)),
+        row("roots/list", Method::RootsList, InputRequest, ServerToClient, Embedded, Deprecated, NotImplemented, Gate::Client(ClientCapability::Roots)),
+    ],
+    removed: &[
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "tasks/result",
+        "tasks/list",
+        "notifications/initialized",
+        "notifications/roots/list_changed",
+        "notifications/elicitation/complete",
+        "notifications/tasks/status",
+    ],
+    capabilities: &[
+        ServerCapability::Tools,
+        ServerCapability::Prompts,
+        ServerCapability::Resources,
+        ServerCapability::Completions,
+        ServerCapability::Logging,
+    ],
+    limitations: &[
+        "subscriptions/listen and its notifications are not implemented yet; listChanged and subscribe are never advertised",
+        "Multi Round-Trip Requests (elicitation/create, sampling/createMessage, roots/list input requests) are not implemented yet",
+        "Streamable HTTP is not implemented yet; stdio only",
+    ],
+};

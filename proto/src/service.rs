@@ -1,0 +1,667 @@
+//! The shared, immutable half of a server: what is registered, the limits,
+//! and everything that can be computed once (capabilities, the
+//! `server/discover` result, list pages).
+//!
+//! Built once and shared by every [`Connection`](crate::Connection) (an
+//! `Arc` inside, so cloning is cheap and no connection locks anything).
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::fmt;
+use core::future::Future;
+use core::time::Duration;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::error::ErrorObject;
+use crate::handler::{
+    complete_fn, prompt_fn, resource_fn, tool_fn, CompleteFn, Context, IntoToolOutcome, PromptFn, ResourceArgs,
+    ResourceError, ResourceFn, ToolFn,
+};
+use crate::model::{
+    CacheHint, Completion, CompletionRequest, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, Tool,
+};
+use crate::pagination::Fingerprint;
+use crate::profile::{Profile, ServerCapability, REVISION_2026_07_28};
+use crate::shape;
+use crate::uri_template::UriTemplate;
+
+/// Explicit bounds on everything a client can make the server hold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    /// Largest message accepted, in bytes (a stdio line without its newline).
+    pub max_message_bytes: usize,
+    /// Calls handed to the application at once per connection; more wait.
+    pub max_concurrent_calls: usize,
+    /// Admitted calls that may wait for a slot per connection; beyond this
+    /// the connection asks its adapter to stop reading (backpressure).
+    pub max_queued_calls: usize,
+    /// A call still running after this long is cancelled and answered with
+    /// an internal error, so a handler that never finishes frees its slot.
+    pub call_timeout: Option<Duration>,
+    /// Entries per page of `tools/list`, `prompts/list`, `resources/list`,
+    /// `resources/templates/list`.
+    pub page_size: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_message_bytes: 4 * 1024 * 1024,
+            max_concurrent_calls: 64,
+            max_queued_calls: 256,
+            call_timeout: Some(Duration::from_secs(300)),
+            page_size: 100,
+        }
+    }
+}
+
+/// Caching hints for the cacheable results (`server/utilities/caching.mdx`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CachePolicy {
+    /// `server/discover`.
+    pub discover: CacheHint,
+    /// The four list methods (every page gets the same scope, as the spec requires).
+    pub lists: CacheHint,
+    /// `resources/read`, unless the handler sets its own.
+    pub reads: CacheHint,
+}
+
+impl Default for CachePolicy {
+    /// The registry is immutable, so discover and lists stay fresh a minute
+    /// and may be shared; reads default to private and immediately stale,
+    /// because their contents may depend on who asks.
+    fn default() -> Self {
+        CachePolicy {
+            discover: CacheHint::public(60_000),
+            lists: CacheHint::public(60_000),
+            reads: CacheHint::PRIVATE_NO_STORE,
+        }
+    }
+}
+
+/// Why a service could not be built.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BuildError {
+    /// A tool name breaks `server/tools.mdx` § Tool Names.
+    InvalidToolName(String),
+    /// Two tools share a name.
+    DuplicateTool(String),
+    /// A tool's `inputSchema` is unusable.
+    InvalidInputSchema {
+        /// Tool name.
+        tool: String,
+        /// Why.
+        reason: String,
+    },
+    /// A tool's `outputSchema` is unusable.
+    InvalidOutputSchema {
+        /// Tool name.
+        tool: String,
+        /// Why.
+        reason: String,
+    },
+    /// Two resources share a URI.
+    DuplicateResource(String),
+    /// A URI template does not parse.
+    InvalidUriTemplate {
+        /// The template.
+        template: String,
+        /// Why.
+        reason: String,
+    },
+    /// Two prompts share a name.
+    DuplicatePrompt(String),
+    /// A limit is zero where it must not be.
+    InvalidLimit(&'static str),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::InvalidToolName(n) => write!(f, "invalid tool name {n:?}: use 1-128 characters of A-Z a-z 0-9 _ - ."),
+            BuildError::DuplicateTool(n) => write!(f, "tool {n:?} is registered twice"),
+            BuildError::InvalidInputSchema { tool, reason } => write!(f, "tool {tool:?}: invalid inputSchema: {reason}"),
+            BuildError::InvalidOutputSchema { tool, reason } => write!(f, "tool {tool:?}: invalid outputSchema: {reason}"),
+            BuildError::DuplicateResource(u) => write!(f, "resource {u:?} is registered twice"),
+            BuildError::InvalidUriTemplate { template, reason } => write!(f, "URI template {template:?}: {reason}"),
+            BuildError::DuplicatePrompt(n) => write!(f, "prompt {n:?} is registered twice"),
+            BuildError::InvalidLimit(which) => write!(f, "limit {which} must be greater than zero"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for BuildError {}
+
+pub(crate) struct ToolEntry {
+    pub(crate) tool: Tool,
+    pub(crate) handler: Option<Arc<ToolFn>>,
+    #[cfg(feature = "std")]
+    pub(crate) input: Option<crate::schema::Compiled>,
+    #[cfg(feature = "std")]
+    pub(crate) output: Option<crate::schema::Compiled>,
+}
+
+pub(crate) struct ResourceEntry {
+    pub(crate) resource: Resource,
+    pub(crate) handler: Option<Arc<ResourceFn>>,
+}
+
+pub(crate) struct TemplateEntry {
+    pub(crate) template: ResourceTemplate,
+    pub(crate) parsed: UriTemplate,
+    pub(crate) handler: Option<Arc<ResourceFn>>,
+}
+
+pub(crate) struct PromptEntry {
+    pub(crate) prompt: Prompt,
+    pub(crate) handler: Option<Arc<PromptFn>>,
+}
+
+/// A list pre-split into pre-serialized result pages.
+pub(crate) struct Pages {
+    pub(crate) pages: Vec<Vec<u8>>,
+    pub(crate) fingerprint: Fingerprint,
+}
+
+pub(crate) struct Inner {
+    pub(crate) profile: &'static Profile,
+    pub(crate) server_info: Implementation,
+    pub(crate) limits: Limits,
+    pub(crate) cache: CachePolicy,
+    pub(crate) logging: bool,
+    pub(crate) capabilities: Vec<ServerCapability>,
+    pub(crate) tools: Vec<ToolEntry>,
+    pub(crate) tool_index: BTreeMap<String, usize>,
+    pub(crate) resources: Vec<ResourceEntry>,
+    pub(crate) resource_index: BTreeMap<String, usize>,
+    pub(crate) templates: Vec<TemplateEntry>,
+    pub(crate) prompts: Vec<PromptEntry>,
+    pub(crate) prompt_index: BTreeMap<String, usize>,
+    pub(crate) completer: Option<Option<Arc<CompleteFn>>>,
+    pub(crate) discover: Vec<u8>,
+    pub(crate) tool_pages: Pages,
+    pub(crate) prompt_pages: Pages,
+    pub(crate) resource_pages: Pages,
+    pub(crate) template_pages: Pages,
+    pub(crate) server_meta: Map<String, Value>,
+}
+
+/// A built server: registry, limits and precomputed answers. Cheap to clone.
+#[derive(Clone)]
+pub struct Service {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Service {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Service")
+            .field("server_info", &self.inner.server_info)
+            .field("tools", &self.inner.tools.len())
+            .field("resources", &self.inner.resources.len())
+            .field("templates", &self.inner.templates.len())
+            .field("prompts", &self.inner.prompts.len())
+            .finish()
+    }
+}
+
+impl Service {
+    /// Start building a service.
+    pub fn builder() -> ServiceBuilder {
+        ServiceBuilder::default()
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+
+    /// The revision profile this service admits requests against.
+    pub fn profile(&self) -> &'static Profile {
+        self.inner.profile
+    }
+
+    /// The capabilities advertised by `server/discover`, derived from what
+    /// is registered.
+    pub fn capabilities(&self) -> &[ServerCapability] {
+        &self.inner.capabilities
+    }
+
+    /// The `capabilities` object as published.
+    pub fn capabilities_json(&self) -> Value {
+        capabilities_json(&self.inner.capabilities)
+    }
+
+    /// The registered tools, in `tools/list` order.
+    pub fn tools(&self) -> impl Iterator<Item = &Tool> {
+        self.inner.tools.iter().map(|t| &t.tool)
+    }
+
+    pub(crate) fn advertises(&self, cap: ServerCapability) -> bool {
+        self.inner.capabilities.contains(&cap)
+    }
+}
+
+fn capabilities_json(caps: &[ServerCapability]) -> Value {
+    let mut m = Map::new();
+    for cap in caps {
+        let key = match cap {
+            ServerCapability::Tools => "tools",
+            ServerCapability::Prompts => "prompts",
+            ServerCapability::Resources => "resources",
+            ServerCapability::Completions => "completions",
+            ServerCapability::Logging => "logging",
+            ServerCapability::Subscriptions => continue,
+        };
+        m.insert(String::from(key), json!({}));
+    }
+    Value::Object(m)
+}
+
+/// Builds a [`Service`].
+pub struct ServiceBuilder {
+    server_info: Implementation,
+    include_server_info: bool,
+    instructions: Option<String>,
+    limits: Limits,
+    cache: CachePolicy,
+    logging: bool,
+    tools: Vec<(Tool, Option<Arc<ToolFn>>)>,
+    resources: Vec<(Resource, Option<Arc<ResourceFn>>)>,
+    templates: Vec<(ResourceTemplate, Option<Arc<ResourceFn>>)>,
+    prompts: Vec<(Prompt, Option<Arc<PromptFn>>)>,
+    completer: Option<Option<Arc<CompleteFn>>>,
+}
+
+impl Default for ServiceBuilder {
+    fn default() -> Self {
+        ServiceBuilder {
+            server_info: Implementation::new("snodo", env!("CARGO_PKG_VERSION")),
+            include_server_info: true,
+            instructions: None,
+            limits: Limits::default(),
+            cache: CachePolicy::default(),
+            logging: false,
+            tools: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            completer: None,
+        }
+    }
+}
+
+impl ServiceBuilder {
+    /// The server's identity, published in every result's `_meta`.
+    pub fn server_info(mut self, info: Implementation) -> Self {
+        self.server_info = info;
+        self
+    }
+
+    /// Leave `io.modelcontextprotocol/serverInfo` out of results (the spec's
+    /// "unless specifically configured not to").
+    pub fn omit_server_info(mut self) -> Self {
+        self.include_server_info = false;
+        self
+    }
+
+    /// `instructions` of `server/discover`.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Replace the limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Replace the caching hints.
+    pub fn cache_policy(mut self, cache: CachePolicy) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// Let handlers send `notifications/message` (deprecated logging);
+    /// advertises the `logging` capability.
+    pub fn logging(mut self, enabled: bool) -> Self {
+        self.logging = enabled;
+        self
+    }
+
+    /// Register a tool with a handler taking typed arguments `A`
+    /// (deserialized from the validated `arguments` object; use
+    /// [`NoArgs`](crate::NoArgs) for none).
+    pub fn tool<A, F, Fut, R>(mut self, tool: Tool, handler: F) -> Self
+    where
+        A: DeserializeOwned + Send + 'static,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolOutcome,
+    {
+        self.tools.push((tool, Some(tool_fn(handler))));
+        self
+    }
+
+    /// Register a tool whose calls the driver answers by hand
+    /// ([`Invocation::has_handler`](crate::Invocation::has_handler) is false).
+    pub fn tool_declared(mut self, tool: Tool) -> Self {
+        self.tools.push((tool, None));
+        self
+    }
+
+    /// Register a static resource and its reader.
+    pub fn resource<F, Fut>(mut self, resource: Resource, handler: F) -> Self
+    where
+        F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, ResourceError>> + Send + 'static,
+    {
+        self.resources.push((resource, Some(resource_fn(handler))));
+        self
+    }
+
+    /// Register a static resource answered by hand.
+    pub fn resource_declared(mut self, resource: Resource) -> Self {
+        self.resources.push((resource, None));
+        self
+    }
+
+    /// Register a resource template and the reader of matching URIs.
+    pub fn resource_template<F, Fut>(mut self, template: ResourceTemplate, handler: F) -> Self
+    where
+        F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, ResourceError>> + Send + 'static,
+    {
+        self.templates.push((template, Some(resource_fn(handler))));
+        self
+    }
+
+    /// Register a resource template answered by hand.
+    pub fn resource_template_declared(mut self, template: ResourceTemplate) -> Self {
+        self.templates.push((template, None));
+        self
+    }
+
+    /// Register a prompt with a handler taking typed arguments `A`
+    /// (deserialized from the string arguments; required ones are checked
+    /// against the declaration first).
+    pub fn prompt<A, F, Fut>(mut self, prompt: Prompt, handler: F) -> Self
+    where
+        A: DeserializeOwned + Send + 'static,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,
+    {
+        self.prompts.push((prompt, Some(prompt_fn(handler))));
+        self
+    }
+
+    /// Register a prompt answered by hand.
+    pub fn prompt_declared(mut self, prompt: Prompt) -> Self {
+        self.prompts.push((prompt, None));
+        self
+    }
+
+    /// Register the completer for prompt arguments and template variables;
+    /// advertises `completions`.
+    pub fn completer<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+    {
+        self.completer = Some(Some(complete_fn(handler)));
+        self
+    }
+
+    /// Advertise `completions` and answer them by hand.
+    pub fn completer_declared(mut self) -> Self {
+        self.completer = Some(None);
+        self
+    }
+
+    /// Validate everything and precompute what can be.
+    pub fn build(self) -> Result<Service, BuildError> {
+        let limits = self.limits;
+        if limits.max_message_bytes == 0 {
+            return Err(BuildError::InvalidLimit("max_message_bytes"));
+        }
+        if limits.max_concurrent_calls == 0 {
+            return Err(BuildError::InvalidLimit("max_concurrent_calls"));
+        }
+        if limits.page_size == 0 {
+            return Err(BuildError::InvalidLimit("page_size"));
+        }
+
+        let mut tools = Vec::with_capacity(self.tools.len());
+        let mut tool_index = BTreeMap::new();
+        for (tool, handler) in self.tools {
+            check_tool_name(&tool.name)?;
+            if tool_index.insert(tool.name.clone(), tools.len()).is_some() {
+                return Err(BuildError::DuplicateTool(tool.name));
+            }
+            check_input_schema(&tool)?;
+            if let Some(out) = &tool.output_schema {
+                if !out.is_object() {
+                    return Err(BuildError::InvalidOutputSchema {
+                        tool: tool.name.clone(),
+                        reason: String::from("outputSchema must be a JSON object"),
+                    });
+                }
+                crate::schema::check_bounds(out).map_err(|reason| BuildError::InvalidOutputSchema {
+                    tool: tool.name.clone(),
+                    reason,
+                })?;
+            }
+            #[cfg(feature = "std")]
+            let input = Some(crate::schema::Compiled::new(&tool.input_schema).map_err(|reason| {
+                BuildError::InvalidInputSchema {
+                    tool: tool.name.clone(),
+                    reason,
+                }
+            })?);
+            #[cfg(feature = "std")]
+            let output = match &tool.output_schema {
+                Some(s) => Some(crate::schema::Compiled::new(s).map_err(|reason| BuildError::InvalidOutputSchema {
+                    tool: tool.name.clone(),
+                    reason,
+                })?),
+                None => None,
+            };
+            tools.push(ToolEntry {
+                tool,
+                handler,
+                #[cfg(feature = "std")]
+                input,
+                #[cfg(feature = "std")]
+                output,
+            });
+        }
+
+        let mut resources = Vec::with_capacity(self.resources.len());
+        let mut resource_index = BTreeMap::new();
+        for (resource, handler) in self.resources {
+            if resource_index.insert(resource.uri.clone(), resources.len()).is_some() {
+                return Err(BuildError::DuplicateResource(resource.uri));
+            }
+            resources.push(ResourceEntry { resource, handler });
+        }
+
+        let mut templates = Vec::with_capacity(self.templates.len());
+        for (template, handler) in self.templates {
+            let parsed = UriTemplate::parse(&template.uri_template).map_err(|reason| BuildError::InvalidUriTemplate {
+                template: template.uri_template.clone(),
+                reason,
+            })?;
+            templates.push(TemplateEntry {
+                template,
+                parsed,
+                handler,
+            });
+        }
+
+        let mut prompts = Vec::with_capacity(self.prompts.len());
+        let mut prompt_index = BTreeMap::new();
+        for (prompt, handler) in self.prompts {
+            if prompt_index.insert(prompt.name.clone(), prompts.len()).is_some() {
+                return Err(BuildError::DuplicatePrompt(prompt.name));
+            }
+            prompts.push(PromptEntry { prompt, handler });
+        }
+
+        // Advertise exactly what is backed by something registered
+        // (`server/discover.mdx`; never advertise what cannot be served).
+        let mut capabilities = Vec::new();
+        if !tools.is_empty() {
+            capabilities.push(ServerCapability::Tools);
+        }
+        if !prompts.is_empty() {
+            capabilities.push(ServerCapability::Prompts);
+        }
+        if !resources.is_empty() || !templates.is_empty() {
+            capabilities.push(ServerCapability::Resources);
+        }
+        if self.completer.is_some() {
+            capabilities.push(ServerCapability::Completions);
+        }
+        if self.logging {
+            capabilities.push(ServerCapability::Logging);
+        }
+
+        let profile = &REVISION_2026_07_28;
+        let mut server_meta = Map::new();
+        if self.include_server_info {
+            server_meta.insert(
+                String::from(crate::meta::KEY_SERVER_INFO),
+                serde_json::to_value(&self.server_info).unwrap_or(Value::Null),
+            );
+        }
+
+        let mut discover = Map::new();
+        discover.insert(
+            String::from("supportedVersions"),
+            json!(crate::meta::supported_versions(profile)),
+        );
+        discover.insert(String::from("capabilities"), capabilities_json(&capabilities));
+        if let Some(i) = &self.instructions {
+            discover.insert(String::from("instructions"), Value::String(i.clone()));
+        }
+        let discover = shape::complete(Value::Object(discover), Some(self.cache.discover), &server_meta);
+
+        let tool_pages = paginate("tools", tools.iter().map(|t| &t.tool), &limits, self.cache.lists, &server_meta);
+        let prompt_pages = paginate("prompts", prompts.iter().map(|p| &p.prompt), &limits, self.cache.lists, &server_meta);
+        let resource_pages = paginate(
+            "resources",
+            resources.iter().map(|r| &r.resource),
+            &limits,
+            self.cache.lists,
+            &server_meta,
+        );
+        let template_pages = paginate(
+            "resourceTemplates",
+            templates.iter().map(|t| &t.template),
+            &limits,
+            self.cache.lists,
+            &server_meta,
+        );
+
+        Ok(Service {
+            inner: Arc::new(Inner {
+                profile,
+                server_info: self.server_info,
+                limits,
+                cache: self.cache,
+                logging: self.logging,
+                capabilities,
+                tools,
+                tool_index,
+                resources,
+                resource_index,
+                templates,
+                prompts,
+                prompt_index,
+                completer: self.completer,
+                discover,
+                tool_pages,
+                prompt_pages,
+                resource_pages,
+                template_pages,
+                server_meta,
+            }),
+        })
+    }
+}
+
+/// `server/tools.mdx` § Tool Names: 1–128 characters of `A-Z a-z 0-9 _ - .`.
+fn check_tool_name(name: &str) -> Result<(), BuildError> {
+    let ok = !name.is_empty()
+        && name.len() <= 128
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+    if ok {
+        Ok(())
+    } else {
+        Err(BuildError::InvalidToolName(String::from(name)))
+    }
+}
+
+/// `server/tools.mdx` § Tool: `inputSchema` MUST be a JSON Schema object
+/// (not `null`) with `"type": "object"` at the root.
+fn check_input_schema(tool: &Tool) -> Result<(), BuildError> {
+    let err = |reason: &str| BuildError::InvalidInputSchema {
+        tool: tool.name.clone(),
+        reason: String::from(reason),
+    };
+    let Some(obj) = tool.input_schema.as_object() else {
+        return Err(err("inputSchema must be a JSON object"));
+    };
+    if obj.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(err("inputSchema must have \"type\": \"object\" at the root"));
+    }
+    crate::schema::check_bounds(&tool.input_schema).map_err(|reason| BuildError::InvalidInputSchema {
+        tool: tool.name.clone(),
+        reason,
+    })?;
+    if let Some(d) = crate::schema::unsupported_dialect(&tool.input_schema) {
+        return Err(BuildError::InvalidInputSchema {
+            tool: tool.name.clone(),
+            reason: format!("JSON Schema dialect {d} is not supported"),
+        });
+    }
+    Ok(())
+}
+
+fn paginate<'a, T: Serialize + 'a>(
+    key: &'static str,
+    items: impl ExactSizeIterator<Item = &'a T>,
+    limits: &Limits,
+    hint: CacheHint,
+    server_meta: &Map<String, Value>,
+) -> Pages {
+    let all: Vec<Value> = items.map(|i| serde_json::to_value(i).unwrap_or(Value::Null)).collect();
+    let serialized = serde_json::to_vec(&all).unwrap_or_default();
+    let fingerprint = Fingerprint::of(key, &serialized);
+    let chunks: Vec<&[Value]> = if all.is_empty() {
+        alloc::vec![&all[..]]
+    } else {
+        all.chunks(limits.page_size).collect()
+    };
+    let count = chunks.len();
+    let pages = chunks
+        .into_iter()
+        .enumerate()
+        .map(|(i, chunk)| {
+            let mut m = Map::new();
+            m.insert(String::from(key), Value::Array(chunk.to_vec()));
+            if i + 1 < count {
+                m.insert(String::from("nextCursor"), Value::String(fingerprint.cursor(i + 1)));
+            }
+            shape::complete(Value::Object(m), Some(hint), server_meta)
+        })
+        .collect();
+    Pages { pages, fingerprint }
+}
