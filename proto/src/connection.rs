@@ -202,7 +202,12 @@ impl Connection {
     }
 
     /// A handler finished `call` with `outcome`.
-    pub fn complete(&mut self, call: CallId, outcome: Outcome, now: Instant) -> Result<(), CompleteError> {
+    pub fn complete(
+        &mut self,
+        call: CallId,
+        outcome: Outcome,
+        now: Instant,
+    ) -> Result<(), CompleteError> {
         let Some(c) = self.calls.remove(&call) else {
             return Err(CompleteError::UnknownCall);
         };
@@ -221,14 +226,20 @@ impl Connection {
         };
         match event {
             CallEvent::Progress(p) => {
-                let Some(token) = &c.progress_token else { return };
+                let Some(token) = &c.progress_token else {
+                    return;
+                };
                 // `progress.mdx`: the value MUST increase with every notification.
-                if !p.progress.is_finite() || c.last_progress.is_some_and(|last| p.progress <= last) {
+                if !p.progress.is_finite() || c.last_progress.is_some_and(|last| p.progress <= last)
+                {
                     return;
                 }
                 c.last_progress = Some(p.progress);
                 let mut params = Map::new();
-                params.insert(String::from("progressToken"), serde_json::to_value(token).unwrap_or(Value::Null));
+                params.insert(
+                    String::from("progressToken"),
+                    serde_json::to_value(token).unwrap_or(Value::Null),
+                );
                 params.insert(String::from("progress"), json!(p.progress));
                 if let Some(t) = p.total.filter(|t| t.is_finite()) {
                     params.insert(String::from("total"), json!(t));
@@ -236,7 +247,11 @@ impl Connection {
                 if let Some(m) = p.message {
                     params.insert(String::from("message"), Value::String(m));
                 }
-                jsonrpc::write_notification(&mut self.out, "notifications/progress", &Value::Object(params));
+                jsonrpc::write_notification(
+                    &mut self.out,
+                    "notifications/progress",
+                    &Value::Object(params),
+                );
                 self.out.push(b'\n');
             }
             CallEvent::Log(m) => {
@@ -246,12 +261,19 @@ impl Connection {
                     return;
                 }
                 let mut params = Map::new();
-                params.insert(String::from("level"), serde_json::to_value(m.level).unwrap_or(Value::Null));
+                params.insert(
+                    String::from("level"),
+                    serde_json::to_value(m.level).unwrap_or(Value::Null),
+                );
                 if let Some(l) = m.logger {
                     params.insert(String::from("logger"), Value::String(l));
                 }
                 params.insert(String::from("data"), m.data);
-                jsonrpc::write_notification(&mut self.out, "notifications/message", &Value::Object(params));
+                jsonrpc::write_notification(
+                    &mut self.out,
+                    "notifications/message",
+                    &Value::Object(params),
+                );
                 self.out.push(b'\n');
             }
         }
@@ -265,7 +287,9 @@ impl Connection {
         if self.out.is_empty() {
             return None;
         }
-        Some(Output::Transmit(Bytes::from(core::mem::take(&mut self.out))))
+        Some(Output::Transmit(Bytes::from(core::mem::take(
+            &mut self.out,
+        ))))
     }
 
     /// The earliest deadline, if any call has one.
@@ -297,7 +321,10 @@ impl Connection {
         let bytes = match line {
             Line::Message(b) => b,
             Line::TooLong => {
-                tracing::warn!(limit = self.service.limits().max_message_bytes, "message exceeds the line limit");
+                tracing::warn!(
+                    limit = self.service.limits().max_message_bytes,
+                    "message exceeds the line limit"
+                );
                 let err = ErrorObject::invalid_request(alloc::format!(
                     "Message exceeds the maximum size of {} bytes",
                     self.service.limits().max_message_bytes
@@ -406,7 +433,9 @@ impl Connection {
 
     fn start_queued(&mut self, now: Instant) {
         while self.calls.len() < self.service.limits().max_concurrent_calls {
-            let Some(next) = self.queued.pop_front() else { break };
+            let Some(next) = self.queued.pop_front() else {
+                break;
+            };
             self.by_request.remove(&next.id);
             self.start(next, now);
         }
@@ -454,7 +483,11 @@ impl Connection {
                 }
                 #[cfg(not(feature = "std"))]
                 let _ = tool;
-                Ok(crate::shape::complete(to_value(&r), None, &inner.server_meta))
+                Ok(crate::shape::complete(
+                    to_value(&r),
+                    None,
+                    &inner.server_meta,
+                ))
             }
             (Expect::Resource(uri), Outcome::ReadResource(r)) => {
                 if r.contents.is_empty() {
@@ -463,10 +496,18 @@ impl Connection {
                     Err(dispatch::resource_not_found(uri))
                 } else {
                     let hint = r.cache.unwrap_or(inner.cache.reads);
-                    Ok(crate::shape::complete(to_value(&r), Some(hint), &inner.server_meta))
+                    Ok(crate::shape::complete(
+                        to_value(&r),
+                        Some(hint),
+                        &inner.server_meta,
+                    ))
                 }
             }
-            (Expect::Prompt, Outcome::GetPrompt(r)) => Ok(crate::shape::complete(to_value(&r), None, &inner.server_meta)),
+            (Expect::Prompt, Outcome::GetPrompt(r)) => Ok(crate::shape::complete(
+                to_value(&r),
+                None,
+                &inner.server_meta,
+            )),
             (Expect::Complete, Outcome::Complete(mut c)) => {
                 // `completion.mdx` § Completion Results: at most 100 values.
                 if c.values.len() > 100 {
@@ -475,7 +516,11 @@ impl Connection {
                     c.has_more = Some(true);
                     c.total = Some(c.total.map_or(total, |t| t.max(total)));
                 }
-                Ok(crate::shape::complete(json!({ "completion": c }), None, &inner.server_meta))
+                Ok(crate::shape::complete(
+                    json!({ "completion": c }),
+                    None,
+                    &inner.server_meta,
+                ))
             }
             (expect, _) => {
                 tracing::error!(id = %call.id, ?expect, "handler returned an outcome of the wrong kind");

@@ -36,7 +36,12 @@ use crate::service::{Pages, Service};
 pub trait HeaderCheck {
     /// Compare the transport's metadata with the request. `version` is the
     /// body's `_meta` protocol version.
-    fn check(&self, method: &str, params: Option<&Map<String, Value>>, version: &str) -> Result<(), ErrorObject>;
+    fn check(
+        &self,
+        method: &str,
+        params: Option<&Map<String, Value>>,
+        version: &str,
+    ) -> Result<(), ErrorObject>;
 }
 
 /// The outcome of dispatching one message.
@@ -96,21 +101,34 @@ pub fn resource_not_found(uri: &str) -> ErrorObject {
 }
 
 /// Dispatch one classified message.
-pub fn dispatch(service: &Service, incoming: Incoming, headers: Option<&dyn HeaderCheck>) -> Dispatch {
+pub fn dispatch(
+    service: &Service,
+    incoming: Incoming,
+    headers: Option<&dyn HeaderCheck>,
+) -> Dispatch {
     match incoming {
         Incoming::Invalid { id, error } => Dispatch::Error { id, error },
         Incoming::Notification { method, params } => notification(&method, params),
-        Incoming::Request { id, method, params } => match request(service, &id, &method, params, headers) {
-            Ok(d) => d,
-            Err(error) => Dispatch::Error { id: Some(id), error },
-        },
+        Incoming::Request { id, method, params } => {
+            match request(service, &id, &method, params, headers) {
+                Ok(d) => d,
+                Err(error) => Dispatch::Error {
+                    id: Some(id),
+                    error,
+                },
+            }
+        }
     }
 }
 
 fn notification(method: &str, params: Option<Map<String, Value>>) -> Dispatch {
     if method == "notifications/cancelled" {
         // Invalid cancellations are ignored (`cancellation.mdx` § Error Handling).
-        if let Some(request_id) = params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value) {
+        if let Some(request_id) = params
+            .as_ref()
+            .and_then(|p| p.get("requestId"))
+            .and_then(RequestId::from_value)
+        {
             return Dispatch::Cancel { request_id };
         }
         tracing::debug!("ignoring notifications/cancelled without a valid requestId");
@@ -196,7 +214,11 @@ fn request(
     }
 }
 
-fn list(id: &RequestId, params: &Map<String, Value>, pages: &Pages) -> Result<Dispatch, ErrorObject> {
+fn list(
+    id: &RequestId,
+    params: &Map<String, Value>,
+    pages: &Pages,
+) -> Result<Dispatch, ErrorObject> {
     let page = match params.get("cursor") {
         None | Some(Value::Null) => 0,
         Some(Value::String(c)) => pages
@@ -214,12 +236,22 @@ fn list(id: &RequestId, params: &Map<String, Value>, pages: &Pages) -> Result<Di
 fn string_param<'a>(params: &'a Map<String, Value>, key: &str) -> Result<&'a str, ErrorObject> {
     match params.get(key) {
         Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(ErrorObject::invalid_params(format!("Parameter {key} must be a string"))),
-        None => Err(ErrorObject::invalid_params(format!("Missing required parameter {key}"))),
+        Some(_) => Err(ErrorObject::invalid_params(format!(
+            "Parameter {key} must be a string"
+        ))),
+        None => Err(ErrorObject::invalid_params(format!(
+            "Missing required parameter {key}"
+        ))),
     }
 }
 
-fn invoke(id: &RequestId, request: Request, meta: RequestMeta, handler: Option<Handler>, tool: Option<usize>) -> Dispatch {
+fn invoke(
+    id: &RequestId,
+    request: Request,
+    meta: RequestMeta,
+    handler: Option<Handler>,
+    tool: Option<usize>,
+) -> Dispatch {
     Dispatch::Invoke(Box::new(Admitted {
         id: id.clone(),
         request,
@@ -229,11 +261,19 @@ fn invoke(id: &RequestId, request: Request, meta: RequestMeta, handler: Option<H
     }))
 }
 
-fn call_tool(service: &Service, id: &RequestId, mut params: Map<String, Value>, meta: RequestMeta) -> Result<Dispatch, ErrorObject> {
+fn call_tool(
+    service: &Service,
+    id: &RequestId,
+    mut params: Map<String, Value>,
+    meta: RequestMeta,
+) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
     let name = string_param(&params, "name")?;
     let Some(&index) = inner.tool_index.get(name) else {
-        return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", quoted(name))));
+        return Err(ErrorObject::invalid_params(format!(
+            "Unknown tool: {}",
+            quoted(name)
+        )));
     };
     let entry = &inner.tools[index];
     let arguments = match params.remove("arguments") {
@@ -256,7 +296,9 @@ fn call_tool(service: &Service, id: &RequestId, mut params: Map<String, Value>, 
                 crate::error::truncate(&why, 512)
             )));
         }
-        let Value::Object(arguments) = instance else { unreachable!() };
+        let Value::Object(arguments) = instance else {
+            unreachable!()
+        };
         return Ok(invoke(
             id,
             Request::CallTool {
@@ -280,7 +322,12 @@ fn call_tool(service: &Service, id: &RequestId, mut params: Map<String, Value>, 
     ))
 }
 
-fn read_resource(service: &Service, id: &RequestId, params: &Map<String, Value>, meta: RequestMeta) -> Result<Dispatch, ErrorObject> {
+fn read_resource(
+    service: &Service,
+    id: &RequestId,
+    params: &Map<String, Value>,
+    meta: RequestMeta,
+) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
     let uri = string_param(params, "uri")?;
     if let Some(&i) = inner.resource_index.get(uri) {
@@ -297,17 +344,31 @@ fn read_resource(service: &Service, id: &RequestId, params: &Map<String, Value>,
                 uri: String::from(uri),
                 variables,
             };
-            return Ok(invoke(id, request, meta, t.handler.clone().map(Handler::Resource), None));
+            return Ok(invoke(
+                id,
+                request,
+                meta,
+                t.handler.clone().map(Handler::Resource),
+                None,
+            ));
         }
     }
     Err(resource_not_found(uri))
 }
 
-fn get_prompt(service: &Service, id: &RequestId, params: &Map<String, Value>, meta: RequestMeta) -> Result<Dispatch, ErrorObject> {
+fn get_prompt(
+    service: &Service,
+    id: &RequestId,
+    params: &Map<String, Value>,
+    meta: RequestMeta,
+) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
     let name = string_param(params, "name")?;
     let Some(&index) = inner.prompt_index.get(name) else {
-        return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", quoted(name))));
+        return Err(ErrorObject::invalid_params(format!(
+            "Unknown prompt: {}",
+            quoted(name)
+        )));
     };
     let entry = &inner.prompts[index];
     let arguments = string_map(params.get("arguments"), "Prompt arguments")?;
@@ -323,7 +384,13 @@ fn get_prompt(service: &Service, id: &RequestId, params: &Map<String, Value>, me
         name: entry.prompt.name.clone(),
         arguments,
     };
-    Ok(invoke(id, request, meta, entry.handler.clone().map(Handler::Prompt), None))
+    Ok(invoke(
+        id,
+        request,
+        meta,
+        entry.handler.clone().map(Handler::Prompt),
+        None,
+    ))
 }
 
 fn string_map(v: Option<&Value>, what: &str) -> Result<BTreeMap<String, String>, ErrorObject> {
@@ -333,14 +400,23 @@ fn string_map(v: Option<&Value>, what: &str) -> Result<BTreeMap<String, String>,
             .iter()
             .map(|(k, v)| match v {
                 Value::String(s) => Ok((k.clone(), s.clone())),
-                _ => Err(ErrorObject::invalid_params(format!("{what} must be strings"))),
+                _ => Err(ErrorObject::invalid_params(format!(
+                    "{what} must be strings"
+                ))),
             })
             .collect(),
-        Some(_) => Err(ErrorObject::invalid_params(format!("{what} must be an object of strings"))),
+        Some(_) => Err(ErrorObject::invalid_params(format!(
+            "{what} must be an object of strings"
+        ))),
     }
 }
 
-fn complete(service: &Service, id: &RequestId, params: &Map<String, Value>, meta: RequestMeta) -> Result<Dispatch, ErrorObject> {
+fn complete(
+    service: &Service,
+    id: &RequestId,
+    params: &Map<String, Value>,
+    meta: RequestMeta,
+) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
     let reference: CompletionRef = match params.get("ref") {
         Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
@@ -351,11 +427,17 @@ fn complete(service: &Service, id: &RequestId, params: &Map<String, Value>, meta
     match &reference {
         CompletionRef::Prompt { name } => {
             if !inner.prompt_index.contains_key(name) {
-                return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", quoted(name))));
+                return Err(ErrorObject::invalid_params(format!(
+                    "Unknown prompt: {}",
+                    quoted(name)
+                )));
             }
         }
         CompletionRef::Resource { uri } => {
-            let known = inner.templates.iter().any(|t| &t.template.uri_template == uri)
+            let known = inner
+                .templates
+                .iter()
+                .any(|t| &t.template.uri_template == uri)
                 || inner.resource_index.contains_key(uri);
             if !known {
                 return Err(ErrorObject::invalid_params(format!(
@@ -367,15 +449,27 @@ fn complete(service: &Service, id: &RequestId, params: &Map<String, Value>, meta
     }
     let argument = match params.get("argument") {
         Some(Value::Object(a)) => a,
-        _ => return Err(ErrorObject::invalid_params("Parameter argument must be an object {name, value}")),
+        _ => {
+            return Err(ErrorObject::invalid_params(
+                "Parameter argument must be an object {name, value}",
+            ))
+        }
     };
-    let (Some(Value::String(arg_name)), Some(Value::String(value))) = (argument.get("name"), argument.get("value")) else {
-        return Err(ErrorObject::invalid_params("Parameter argument must have string name and value"));
+    let (Some(Value::String(arg_name)), Some(Value::String(value))) =
+        (argument.get("name"), argument.get("value"))
+    else {
+        return Err(ErrorObject::invalid_params(
+            "Parameter argument must have string name and value",
+        ));
     };
     let context = match params.get("context").and_then(|c| c.get("arguments")) {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) if m.values().all(Value::is_string) => m.clone(),
-        Some(_) => return Err(ErrorObject::invalid_params("context.arguments must be an object of strings")),
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(
+                "context.arguments must be an object of strings",
+            ))
+        }
     };
     let request = Request::Complete(CompletionRequest {
         reference,

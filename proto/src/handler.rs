@@ -20,7 +20,9 @@ use serde_json::{Map, Value};
 
 use crate::error::ErrorObject;
 use crate::meta::{LogLevel, RequestMeta};
-use crate::model::{CallToolResult, Completion, CompletionRequest, GetPromptResult, ReadResourceResult};
+use crate::model::{
+    CallToolResult, Completion, CompletionRequest, GetPromptResult, ReadResourceResult,
+};
 
 /// A boxed, sendable future: what every registered handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -310,7 +312,8 @@ pub struct NoArgs {}
 
 pub(crate) type ToolFn = dyn Fn(Map<String, Value>, Context) -> BoxFuture<Outcome> + Send + Sync;
 pub(crate) type ResourceFn = dyn Fn(ResourceArgs, Context) -> BoxFuture<Outcome> + Send + Sync;
-pub(crate) type PromptFn = dyn Fn(BTreeMap<String, String>, Context) -> BoxFuture<Outcome> + Send + Sync;
+pub(crate) type PromptFn =
+    dyn Fn(BTreeMap<String, String>, Context) -> BoxFuture<Outcome> + Send + Sync;
 pub(crate) type CompleteFn = dyn Fn(CompletionRequest, Context) -> BoxFuture<Outcome> + Send + Sync;
 
 /// The request a resource handler receives.
@@ -329,20 +332,22 @@ where
     Fut: Future<Output = R> + Send + 'static,
     R: IntoToolOutcome,
 {
-    Arc::new(move |args: Map<String, Value>, ctx: Context| -> BoxFuture<Outcome> {
-        // Schema validation already ran; a typed-deserialization failure
-        // here means the Rust type is stricter than the published schema.
-        match A::deserialize(Value::Object(args)) {
-            Ok(a) => {
-                let fut = f(a, ctx);
-                Box::pin(async move { fut.await.into_outcome() })
+    Arc::new(
+        move |args: Map<String, Value>, ctx: Context| -> BoxFuture<Outcome> {
+            // Schema validation already ran; a typed-deserialization failure
+            // here means the Rust type is stricter than the published schema.
+            match A::deserialize(Value::Object(args)) {
+                Ok(a) => {
+                    let fut = f(a, ctx);
+                    Box::pin(async move { fut.await.into_outcome() })
+                }
+                Err(e) => {
+                    let err = ErrorObject::invalid_params(alloc::format!("Invalid arguments: {e}"));
+                    Box::pin(core::future::ready(Outcome::Error(err)))
+                }
             }
-            Err(e) => {
-                let err = ErrorObject::invalid_params(alloc::format!("Invalid arguments: {e}"));
-                Box::pin(core::future::ready(Outcome::Error(err)))
-            }
-        }
-    })
+        },
+    )
 }
 
 pub(crate) fn resource_fn<F, Fut>(f: F) -> Arc<ResourceFn>
@@ -350,17 +355,21 @@ where
     F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<ReadResourceResult, ResourceError>> + Send + 'static,
 {
-    Arc::new(move |args: ResourceArgs, ctx: Context| -> BoxFuture<Outcome> {
-        let uri = args.uri.clone();
-        let fut = f(args, ctx);
-        Box::pin(async move {
-            match fut.await {
-                Ok(r) => Outcome::ReadResource(r),
-                Err(ResourceError::NotFound) => Outcome::Error(crate::dispatch::resource_not_found(&uri)),
-                Err(ResourceError::Protocol(e)) => Outcome::Error(e),
-            }
-        })
-    })
+    Arc::new(
+        move |args: ResourceArgs, ctx: Context| -> BoxFuture<Outcome> {
+            let uri = args.uri.clone();
+            let fut = f(args, ctx);
+            Box::pin(async move {
+                match fut.await {
+                    Ok(r) => Outcome::ReadResource(r),
+                    Err(ResourceError::NotFound) => {
+                        Outcome::Error(crate::dispatch::resource_not_found(&uri))
+                    }
+                    Err(ResourceError::Protocol(e)) => Outcome::Error(e),
+                }
+            })
+        },
+    )
 }
 
 pub(crate) fn prompt_fn<A, F, Fut>(f: F) -> Arc<PromptFn>
@@ -369,23 +378,28 @@ where
     F: Fn(A, Context) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,
 {
-    Arc::new(move |args: BTreeMap<String, String>, ctx: Context| -> BoxFuture<Outcome> {
-        let map: Map<String, Value> = args.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
-        match A::deserialize(Value::Object(map)) {
-            Ok(a) => {
-                let fut = f(a, ctx);
-                Box::pin(async move {
-                    match fut.await {
-                        Ok(r) => Outcome::GetPrompt(r),
-                        Err(e) => Outcome::Error(e),
-                    }
-                })
+    Arc::new(
+        move |args: BTreeMap<String, String>, ctx: Context| -> BoxFuture<Outcome> {
+            let map: Map<String, Value> = args
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect();
+            match A::deserialize(Value::Object(map)) {
+                Ok(a) => {
+                    let fut = f(a, ctx);
+                    Box::pin(async move {
+                        match fut.await {
+                            Ok(r) => Outcome::GetPrompt(r),
+                            Err(e) => Outcome::Error(e),
+                        }
+                    })
+                }
+                Err(e) => Box::pin(core::future::ready(Outcome::Error(
+                    ErrorObject::invalid_params(alloc::format!("Invalid prompt arguments: {e}")),
+                ))),
             }
-            Err(e) => Box::pin(core::future::ready(Outcome::Error(ErrorObject::invalid_params(
-                alloc::format!("Invalid prompt arguments: {e}"),
-            )))),
-        }
-    })
+        },
+    )
 }
 
 pub(crate) fn complete_fn<F, Fut>(f: F) -> Arc<CompleteFn>
@@ -393,15 +407,17 @@ where
     F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
 {
-    Arc::new(move |req: CompletionRequest, ctx: Context| -> BoxFuture<Outcome> {
-        let fut = f(req, ctx);
-        Box::pin(async move {
-            match fut.await {
-                Ok(c) => Outcome::Complete(c),
-                Err(e) => Outcome::Error(e),
-            }
-        })
-    })
+    Arc::new(
+        move |req: CompletionRequest, ctx: Context| -> BoxFuture<Outcome> {
+            let fut = f(req, ctx);
+            Box::pin(async move {
+                match fut.await {
+                    Ok(c) => Outcome::Complete(c),
+                    Err(e) => Outcome::Error(e),
+                }
+            })
+        },
+    )
 }
 
 /// The registered code that answers an invocation.

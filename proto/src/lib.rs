@@ -90,8 +90,9 @@ pub mod uri_template;
 pub use connection::{CompleteError, Connection, Output, Transport};
 pub use error::{code, ErrorObject};
 pub use handler::{
-    BoxFuture, CallEvent, CallId, CallSink, CancelFlag, Context, Invocation, IntoToolOutcome, LogMessage, NoArgs,
-    NullSink, Outcome, Progress, Request, ResourceArgs, ResourceError, ToolError,
+    BoxFuture, CallEvent, CallId, CallSink, CancelFlag, Context, IntoToolOutcome, Invocation,
+    LogMessage, NoArgs, NullSink, Outcome, Progress, Request, ResourceArgs, ResourceError,
+    ToolError,
 };
 pub use jsonrpc::RequestId;
 pub use meta::{ClientCapabilities, LogLevel, ProgressToken, RequestMeta};

@@ -117,7 +117,8 @@ impl ClientCapabilities {
 
     /// `sampling.tools` declared (tool-enabled sampling).
     pub fn sampling_tools(&self) -> bool {
-        self.member("sampling").is_some_and(|s| s.contains_key("tools"))
+        self.member("sampling")
+            .is_some_and(|s| s.contains_key("tools"))
     }
 
     /// `roots` declared.
@@ -127,7 +128,8 @@ impl ClientCapabilities {
 
     /// Extension `id` declared in `extensions`.
     pub fn extension(&self, id: &str) -> bool {
-        self.member("extensions").is_some_and(|e| e.contains_key(id))
+        self.member("extensions")
+            .is_some_and(|e| e.contains_key(id))
     }
 }
 
@@ -167,7 +169,9 @@ pub struct RequestMeta {
 /// A missing `_meta`, `protocolVersion` or `clientCapabilities` makes the
 /// request malformed: `-32602` (`basic/index.mdx` § Per-request protocol
 /// fields). Returns the raw map and the version for the next steps.
-pub fn required(params: Option<&Map<String, Value>>) -> Result<(&Map<String, Value>, &str), ErrorObject> {
+pub fn required(
+    params: Option<&Map<String, Value>>,
+) -> Result<(&Map<String, Value>, &str), ErrorObject> {
     let meta = match params.and_then(|p| p.get("_meta")) {
         Some(Value::Object(m)) => m,
         Some(_) => return Err(ErrorObject::invalid_params("_meta must be an object")),
@@ -267,7 +271,10 @@ pub fn optional(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
     })
 }
 
-fn trace_field(meta: &Map<String, Value>, key: &'static str) -> Result<Option<String>, ErrorObject> {
+fn trace_field(
+    meta: &Map<String, Value>,
+    key: &'static str,
+) -> Result<Option<String>, ErrorObject> {
     match meta.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),

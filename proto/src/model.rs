@@ -484,7 +484,11 @@ pub enum ResourceContents {
 
 impl ResourceContents {
     /// Text contents.
-    pub fn text(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
         ResourceContents::Text {
             uri: uri.into(),
             mime_type: Some(mime_type.into()),
@@ -494,7 +498,11 @@ impl ResourceContents {
     }
 
     /// Binary contents from base64.
-    pub fn blob(uri: impl Into<String>, mime_type: impl Into<String>, base64: impl Into<String>) -> Self {
+    pub fn blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        base64: impl Into<String>,
+    ) -> Self {
         ResourceContents::Blob {
             uri: uri.into(),
             mime_type: Some(mime_type.into()),

@@ -206,6 +206,7 @@ use self::Placement::*;
 use self::Status::*;
 
 /// MCP 2026-07-28, as this build implements it.
+#[rustfmt::skip]
 pub static REVISION_2026_07_28: Profile = Profile {
     version: PROTOCOL_VERSION,
     methods: &[

@@ -36,7 +36,9 @@ pub fn check_bounds(schema: &Value) -> Result<(), String> {
             return Err(format!("schema has more than {MAX_SCHEMA_NODES} nodes"));
         }
         if depth > MAX_SCHEMA_DEPTH {
-            return Err(format!("schema is nested deeper than {MAX_SCHEMA_DEPTH} levels"));
+            return Err(format!(
+                "schema is nested deeper than {MAX_SCHEMA_DEPTH} levels"
+            ));
         }
         match v {
             Value::Object(m) => m.values().try_for_each(|c| walk(c, depth + 1, nodes)),
@@ -84,7 +86,11 @@ mod compiled {
             &self,
             uri: &jsonschema::Uri<String>,
         ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-            Err(format!("external $ref {} is not dereferenced (network and file $refs are refused)", uri.as_str()).into())
+            Err(format!(
+                "external $ref {} is not dereferenced (network and file $refs are refused)",
+                uri.as_str()
+            )
+            .into())
         }
     }
 

@@ -19,12 +19,12 @@ use serde_json::{json, Map, Value};
 
 use crate::error::ErrorObject;
 use crate::handler::{
-    complete_fn, prompt_fn, resource_fn, tool_fn, CompleteFn, Context, IntoToolOutcome, PromptFn, ResourceArgs,
-    ResourceError, ResourceFn, ToolFn,
+    complete_fn, prompt_fn, resource_fn, tool_fn, CompleteFn, Context, IntoToolOutcome, PromptFn,
+    ResourceArgs, ResourceError, ResourceFn, ToolFn,
 };
 use crate::model::{
-    CacheHint, Completion, CompletionRequest, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource,
-    ResourceTemplate, Tool,
+    CacheHint, Completion, CompletionRequest, GetPromptResult, Implementation, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use crate::pagination::Fingerprint;
 use crate::profile::{Profile, ServerCapability, REVISION_2026_07_28};
@@ -124,12 +124,21 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BuildError::InvalidToolName(n) => write!(f, "invalid tool name {n:?}: use 1-128 characters of A-Z a-z 0-9 _ - ."),
+            BuildError::InvalidToolName(n) => write!(
+                f,
+                "invalid tool name {n:?}: use 1-128 characters of A-Z a-z 0-9 _ - ."
+            ),
             BuildError::DuplicateTool(n) => write!(f, "tool {n:?} is registered twice"),
-            BuildError::InvalidInputSchema { tool, reason } => write!(f, "tool {tool:?}: invalid inputSchema: {reason}"),
-            BuildError::InvalidOutputSchema { tool, reason } => write!(f, "tool {tool:?}: invalid outputSchema: {reason}"),
+            BuildError::InvalidInputSchema { tool, reason } => {
+                write!(f, "tool {tool:?}: invalid inputSchema: {reason}")
+            }
+            BuildError::InvalidOutputSchema { tool, reason } => {
+                write!(f, "tool {tool:?}: invalid outputSchema: {reason}")
+            }
             BuildError::DuplicateResource(u) => write!(f, "resource {u:?} is registered twice"),
-            BuildError::InvalidUriTemplate { template, reason } => write!(f, "URI template {template:?}: {reason}"),
+            BuildError::InvalidUriTemplate { template, reason } => {
+                write!(f, "URI template {template:?}: {reason}")
+            }
             BuildError::DuplicatePrompt(n) => write!(f, "prompt {n:?} is registered twice"),
             BuildError::InvalidLimit(which) => write!(f, "limit {which} must be greater than zero"),
         }
@@ -453,23 +462,27 @@ impl ServiceBuilder {
                         reason: String::from("outputSchema must be a JSON object"),
                     });
                 }
-                crate::schema::check_bounds(out).map_err(|reason| BuildError::InvalidOutputSchema {
-                    tool: tool.name.clone(),
-                    reason,
+                crate::schema::check_bounds(out).map_err(|reason| {
+                    BuildError::InvalidOutputSchema {
+                        tool: tool.name.clone(),
+                        reason,
+                    }
                 })?;
             }
             #[cfg(feature = "std")]
-            let input = Some(crate::schema::Compiled::new(&tool.input_schema).map_err(|reason| {
-                BuildError::InvalidInputSchema {
+            let input = Some(crate::schema::Compiled::new(&tool.input_schema).map_err(
+                |reason| BuildError::InvalidInputSchema {
                     tool: tool.name.clone(),
                     reason,
-                }
-            })?);
+                },
+            )?);
             #[cfg(feature = "std")]
             let output = match &tool.output_schema {
-                Some(s) => Some(crate::schema::Compiled::new(s).map_err(|reason| BuildError::InvalidOutputSchema {
-                    tool: tool.name.clone(),
-                    reason,
+                Some(s) => Some(crate::schema::Compiled::new(s).map_err(|reason| {
+                    BuildError::InvalidOutputSchema {
+                        tool: tool.name.clone(),
+                        reason,
+                    }
                 })?),
                 None => None,
             };
@@ -486,7 +499,10 @@ impl ServiceBuilder {
         let mut resources = Vec::with_capacity(self.resources.len());
         let mut resource_index = BTreeMap::new();
         for (resource, handler) in self.resources {
-            if resource_index.insert(resource.uri.clone(), resources.len()).is_some() {
+            if resource_index
+                .insert(resource.uri.clone(), resources.len())
+                .is_some()
+            {
                 return Err(BuildError::DuplicateResource(resource.uri));
             }
             resources.push(ResourceEntry { resource, handler });
@@ -494,9 +510,11 @@ impl ServiceBuilder {
 
         let mut templates = Vec::with_capacity(self.templates.len());
         for (template, handler) in self.templates {
-            let parsed = UriTemplate::parse(&template.uri_template).map_err(|reason| BuildError::InvalidUriTemplate {
-                template: template.uri_template.clone(),
-                reason,
+            let parsed = UriTemplate::parse(&template.uri_template).map_err(|reason| {
+                BuildError::InvalidUriTemplate {
+                    template: template.uri_template.clone(),
+                    reason,
+                }
             })?;
             templates.push(TemplateEntry {
                 template,
@@ -508,7 +526,10 @@ impl ServiceBuilder {
         let mut prompts = Vec::with_capacity(self.prompts.len());
         let mut prompt_index = BTreeMap::new();
         for (prompt, handler) in self.prompts {
-            if prompt_index.insert(prompt.name.clone(), prompts.len()).is_some() {
+            if prompt_index
+                .insert(prompt.name.clone(), prompts.len())
+                .is_some()
+            {
                 return Err(BuildError::DuplicatePrompt(prompt.name));
             }
             prompts.push(PromptEntry { prompt, handler });
@@ -547,14 +568,33 @@ impl ServiceBuilder {
             String::from("supportedVersions"),
             json!(crate::meta::supported_versions(profile)),
         );
-        discover.insert(String::from("capabilities"), capabilities_json(&capabilities));
+        discover.insert(
+            String::from("capabilities"),
+            capabilities_json(&capabilities),
+        );
         if let Some(i) = &self.instructions {
             discover.insert(String::from("instructions"), Value::String(i.clone()));
         }
-        let discover = shape::complete(Value::Object(discover), Some(self.cache.discover), &server_meta);
+        let discover = shape::complete(
+            Value::Object(discover),
+            Some(self.cache.discover),
+            &server_meta,
+        );
 
-        let tool_pages = paginate("tools", tools.iter().map(|t| &t.tool), &limits, self.cache.lists, &server_meta);
-        let prompt_pages = paginate("prompts", prompts.iter().map(|p| &p.prompt), &limits, self.cache.lists, &server_meta);
+        let tool_pages = paginate(
+            "tools",
+            tools.iter().map(|t| &t.tool),
+            &limits,
+            self.cache.lists,
+            &server_meta,
+        );
+        let prompt_pages = paginate(
+            "prompts",
+            prompts.iter().map(|p| &p.prompt),
+            &limits,
+            self.cache.lists,
+            &server_meta,
+        );
         let resource_pages = paginate(
             "resources",
             resources.iter().map(|r| &r.resource),
@@ -601,7 +641,9 @@ impl ServiceBuilder {
 fn check_tool_name(name: &str) -> Result<(), BuildError> {
     let ok = !name.is_empty()
         && name.len() <= 128
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
     if ok {
         Ok(())
     } else {
@@ -620,11 +662,15 @@ fn check_input_schema(tool: &Tool) -> Result<(), BuildError> {
         return Err(err("inputSchema must be a JSON object"));
     };
     if obj.get("type").and_then(Value::as_str) != Some("object") {
-        return Err(err("inputSchema must have \"type\": \"object\" at the root"));
+        return Err(err(
+            "inputSchema must have \"type\": \"object\" at the root",
+        ));
     }
-    crate::schema::check_bounds(&tool.input_schema).map_err(|reason| BuildError::InvalidInputSchema {
-        tool: tool.name.clone(),
-        reason,
+    crate::schema::check_bounds(&tool.input_schema).map_err(|reason| {
+        BuildError::InvalidInputSchema {
+            tool: tool.name.clone(),
+            reason,
+        }
     })?;
     if let Some(d) = crate::schema::unsupported_dialect(&tool.input_schema) {
         return Err(BuildError::InvalidInputSchema {
@@ -642,7 +688,9 @@ fn paginate<'a, T: Serialize + 'a>(
     hint: CacheHint,
     server_meta: &Map<String, Value>,
 ) -> Pages {
-    let all: Vec<Value> = items.map(|i| serde_json::to_value(i).unwrap_or(Value::Null)).collect();
+    let all: Vec<Value> = items
+        .map(|i| serde_json::to_value(i).unwrap_or(Value::Null))
+        .collect();
     let serialized = serde_json::to_vec(&all).unwrap_or_default();
     let fingerprint = Fingerprint::of(key, &serialized);
     let chunks: Vec<&[Value]> = if all.is_empty() {
@@ -658,7 +706,10 @@ fn paginate<'a, T: Serialize + 'a>(
             let mut m = Map::new();
             m.insert(String::from(key), Value::Array(chunk.to_vec()));
             if i + 1 < count {
-                m.insert(String::from("nextCursor"), Value::String(fingerprint.cursor(i + 1)));
+                m.insert(
+                    String::from("nextCursor"),
+                    Value::String(fingerprint.cursor(i + 1)),
+                );
             }
             shape::complete(Value::Object(m), Some(hint), server_meta)
         })

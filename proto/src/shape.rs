@@ -15,7 +15,11 @@ use serde_json::{Map, Value};
 use crate::model::{CacheHint, CacheScope};
 
 /// Shape `result` (an object) as a complete result and serialize it.
-pub fn complete(result: Value, cache: Option<CacheHint>, server_meta: &Map<String, Value>) -> Vec<u8> {
+pub fn complete(
+    result: Value,
+    cache: Option<CacheHint>,
+    server_meta: &Map<String, Value>,
+) -> Vec<u8> {
     let mut obj = match result {
         Value::Object(o) => o,
         other => {
@@ -26,14 +30,20 @@ pub fn complete(result: Value, cache: Option<CacheHint>, server_meta: &Map<Strin
             m
         }
     };
-    obj.insert(String::from("resultType"), Value::String(String::from("complete")));
+    obj.insert(
+        String::from("resultType"),
+        Value::String(String::from("complete")),
+    );
     if let Some(hint) = cache {
         obj.insert(String::from("ttlMs"), Value::from(hint.ttl_ms));
         let scope = match hint.scope {
             CacheScope::Public => "public",
             CacheScope::Private => "private",
         };
-        obj.insert(String::from("cacheScope"), Value::String(String::from(scope)));
+        obj.insert(
+            String::from("cacheScope"),
+            Value::String(String::from(scope)),
+        );
     }
     if !server_meta.is_empty() {
         match obj.get_mut("_meta") {

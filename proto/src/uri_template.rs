@@ -14,7 +14,11 @@ use alloc::vec::Vec;
 #[derive(Clone, Debug, PartialEq)]
 enum Part {
     Literal(String),
-    Var { name: String, reserved: bool, prefix: Option<char> },
+    Var {
+        name: String,
+        reserved: bool,
+        prefix: Option<char>,
+    },
 }
 
 /// A parsed template.
@@ -37,17 +41,23 @@ impl UriTemplate {
                         Some('+') => (true, None, &expr[1..]),
                         Some('#') => (true, Some('#'), &expr[1..]),
                         Some(c) if "./;?&=,!@|".contains(c) => {
-                            return Err(alloc::format!("URI template operator '{c}' is not supported"))
+                            return Err(alloc::format!(
+                                "URI template operator '{c}' is not supported"
+                            ))
                         }
                         _ => (false, None, expr),
                     };
                     if name.is_empty()
-                        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+                        || !name
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
                     {
                         return Err(alloc::format!("invalid variable name {name:?}"));
                     }
                     if matches!(parts.last(), Some(Part::Var { .. })) {
-                        return Err(String::from("two adjacent expressions cannot be matched unambiguously"));
+                        return Err(String::from(
+                            "two adjacent expressions cannot be matched unambiguously",
+                        ));
                     }
                     parts.push(Part::Var {
                         name: String::from(name),
@@ -88,8 +98,14 @@ fn match_parts(parts: &[Part], input: &str, vars: &mut BTreeMap<String, String>)
         return input.is_empty();
     };
     match first {
-        Part::Literal(l) => input.strip_prefix(l.as_str()).is_some_and(|r| match_parts(rest, r, vars)),
-        Part::Var { name, reserved, prefix } => {
+        Part::Literal(l) => input
+            .strip_prefix(l.as_str())
+            .is_some_and(|r| match_parts(rest, r, vars)),
+        Part::Var {
+            name,
+            reserved,
+            prefix,
+        } => {
             let mut input = input;
             if let Some(p) = prefix {
                 match input.strip_prefix(*p) {
@@ -99,13 +115,21 @@ fn match_parts(parts: &[Part], input: &str, vars: &mut BTreeMap<String, String>)
             }
             // Try every split point, shortest value first; templates are
             // short, so this backtracking stays cheap.
-            for (end, _) in input.char_indices().skip(1).chain(core::iter::once((input.len(), ' '))) {
+            for (end, _) in input
+                .char_indices()
+                .skip(1)
+                .chain(core::iter::once((input.len(), ' ')))
+            {
                 let value = &input[..end];
                 if !reserved && value.contains(['/', '?', '#', '&']) {
                     break;
                 }
                 if match_parts(rest, &input[end..], vars) {
-                    let decoded = if *reserved { String::from(value) } else { percent_decode(value) };
+                    let decoded = if *reserved {
+                        String::from(value)
+                    } else {
+                        percent_decode(value)
+                    };
                     vars.insert(name.clone(), decoded);
                     return true;
                 }
