@@ -1,8 +1,15 @@
 //! The per-connection state machine.
 //!
-//! A [`Connection`] owns everything one stdio stream needs: framing state,
-//! the calls in flight and waiting, and the bytes to write. It does no I/O
-//! and reads no clock; the driver feeds it and drains it.
+//! A [`Connection`] owns everything one stdio stream or one HTTP/1.1
+//! connection needs: framing state, the calls in flight and waiting, and the
+//! bytes to write. It does no I/O and reads no clock; the driver feeds it
+//! and drains it.
+//!
+//! On stdio, many requests are in flight at once and answered out of order,
+//! each as one line. On HTTP, requests on one connection are answered in
+//! order (pipelined requests wait, RFC 9112 § 9.3.2); each answer is a JSON
+//! response, or an SSE stream when a notification (progress, log) precedes
+//! the result (`streamable-http.mdx` § Receiving Messages).
 //!
 //! # Driving contract
 //!
@@ -27,6 +34,11 @@
 //!   their line is read, also for waiting calls.
 //! - A call running longer than `call_timeout` is cancelled and answered
 //!   with `-32603`, so a handler that never finishes frees its slot.
+//! - [`handle_input_closed`](Connection::handle_input_closed) is EOF: on
+//!   stdio, calls in flight finish and are answered before
+//!   [`Output::Close`]; on HTTP the peer is gone, which is the
+//!   cancellation of the request being answered (`streamable-http.mdx`
+//!   § Cancellation).
 
 use alloc::boxed::Box;
 use alloc::collections::{BTreeMap, VecDeque};
@@ -40,7 +52,9 @@ use serde_json::{json, Map, Value};
 use crate::dispatch::{self, Admitted, Dispatch};
 use crate::error::ErrorObject;
 use crate::handler::{CallEvent, CallId, CancelFlag, Invocation, Outcome, Request};
-use crate::jsonrpc::{self, RequestId};
+use crate::http::codec::{self, CodecLimits, Decoded, Decoder, Head};
+use crate::http::rules;
+use crate::jsonrpc::{self, Incoming, RequestId};
 use crate::meta::{LogLevel, ProgressToken};
 use crate::service::Service;
 use crate::stdio::{Line, LineFramer};
@@ -52,6 +66,9 @@ pub enum Transport {
     /// Newline-delimited JSON-RPC over a byte stream (stdin/stdout, or any
     /// reliable bidirectional stream: `basic/transports/stdio.mdx`).
     Stdio,
+    /// Streamable HTTP over one HTTP/1.1 connection
+    /// (`basic/transports/streamable-http.mdx`).
+    Http,
 }
 
 /// Something the driver must do.
@@ -110,11 +127,47 @@ enum Slot {
     Queued,
 }
 
-/// One stdio stream's protocol state. See the [module docs](self) for the
+/// The request an HTTP connection is answering.
+#[derive(Debug)]
+struct Exchange {
+    keep_alive: bool,
+    /// The SSE response head was written.
+    sse: bool,
+}
+
+/// HTTP framing state.
+#[derive(Debug)]
+struct HttpWire {
+    decoder: Decoder,
+    /// The head whose body is being read.
+    head: Option<Head>,
+    /// The request being answered; pipelined ones wait in the decoder.
+    exchange: Option<Exchange>,
+    /// A response that closes the connection was written.
+    closing: bool,
+    /// Deadline for the request being received (slow clients).
+    request_deadline: Option<Instant>,
+    /// Deadline for an idle keep-alive connection.
+    idle_deadline: Option<Instant>,
+}
+
+#[derive(Debug)]
+enum Wire {
+    Stdio(LineFramer),
+    Http(HttpWire),
+}
+
+/// A final message for a request.
+enum Final<'a> {
+    Result(&'a [u8]),
+    Error(&'a ErrorObject, bool),
+}
+
+/// One stream's protocol state. See the [module docs](self) for the
 /// driving contract.
 pub struct Connection {
     service: Service,
-    framer: LineFramer,
+    wire: Wire,
     out: Vec<u8>,
     events: VecDeque<Output>,
     calls: BTreeMap<CallId, Call>,
@@ -138,10 +191,27 @@ impl fmt::Debug for Connection {
 
 impl Connection {
     /// A new connection on `transport`.
-    pub fn new(service: &Service, transport: Transport, _now: Instant) -> Self {
-        let Transport::Stdio = transport;
+    pub fn new(service: &Service, transport: Transport, now: Instant) -> Self {
+        let wire = match transport {
+            Transport::Stdio => Wire::Stdio(LineFramer::new(service.limits().max_message_bytes)),
+            Transport::Http => {
+                let http = service.http_config();
+                Wire::Http(HttpWire {
+                    decoder: Decoder::new(CodecLimits {
+                        max_head_bytes: http.max_head_bytes,
+                        max_headers: http.max_headers,
+                        max_body_bytes: service.limits().max_message_bytes,
+                    }),
+                    head: None,
+                    exchange: None,
+                    closing: false,
+                    request_deadline: None,
+                    idle_deadline: Some(now + http.idle_timeout),
+                })
+            }
+        };
         Connection {
-            framer: LineFramer::new(service.limits().max_message_bytes),
+            wire,
             service: service.clone(),
             out: Vec::new(),
             events: VecDeque::new(),
@@ -156,12 +226,27 @@ impl Connection {
 
     /// Bytes received from the peer.
     pub fn handle_input(&mut self, data: &[u8], now: Instant) {
-        if self.input_closed {
+        if self.input_closed || self.closed {
             return;
         }
-        self.framer.push(data);
-        while let Some(line) = self.framer.next_line() {
-            self.handle_line(line, now);
+        match &mut self.wire {
+            Wire::Stdio(framer) => {
+                framer.push(data);
+                while let Some(line) = self.next_line() {
+                    self.handle_line(line, now);
+                }
+            }
+            Wire::Http(http) => {
+                http.decoder.push(data);
+                self.pump_http(now);
+            }
+        }
+    }
+
+    fn next_line(&mut self) -> Option<Line> {
+        match &mut self.wire {
+            Wire::Stdio(f) => f.next_line(),
+            Wire::Http(_) => None,
         }
     }
 
@@ -172,11 +257,29 @@ impl Connection {
         if self.input_closed {
             return;
         }
-        if let Some(line) = self.framer.finish() {
-            self.handle_line(line, now);
+        match &mut self.wire {
+            Wire::Stdio(framer) => {
+                if let Some(line) = framer.finish() {
+                    self.handle_line(line, now);
+                }
+                self.input_closed = true;
+                self.maybe_close();
+            }
+            Wire::Http(_) => {
+                self.input_closed = true;
+                // The response stream is gone: cancel what it was for, and
+                // write nothing more (`streamable-http.mdx` § Cancellation).
+                let calls: Vec<CallId> = self.calls.keys().copied().collect();
+                for call in calls {
+                    self.calls.remove(&call);
+                    tracing::debug!(%call, "cancelled: HTTP client closed the connection");
+                    self.push_event(Output::Cancel(call));
+                }
+                self.by_request.clear();
+                self.out.clear();
+                self.close();
+            }
         }
-        self.input_closed = true;
-        self.maybe_close();
     }
 
     /// Time passed: expire calls whose deadline is at or before `now`.
@@ -193,8 +296,21 @@ impl Connection {
                 tracing::warn!(%call, id = %c.id, "call timed out");
                 self.push_event(Output::Cancel(call));
                 let err = ErrorObject::internal("Request timed out");
-                jsonrpc::write_error(&mut self.out, Some(&c.id), &err);
-                self.out.push(b'\n');
+                self.emit_final(Some(&c.id), Final::Error(&err, false), now);
+            }
+        }
+        if let Wire::Http(http) = &mut self.wire {
+            if http.request_deadline.is_some_and(|d| d <= now) {
+                http.request_deadline = None;
+                tracing::debug!("HTTP request not received in time");
+                self.refuse_http(
+                    408,
+                    "Request Timeout: the request was not received in time",
+                    false,
+                );
+            } else if http.exchange.is_none() && http.idle_deadline.is_some_and(|d| d <= now) {
+                tracing::debug!("closing idle HTTP connection");
+                self.close();
             }
         }
         self.start_queued(now);
@@ -212,7 +328,7 @@ impl Connection {
             return Err(CompleteError::UnknownCall);
         };
         self.by_request.remove(&c.id);
-        self.write_outcome(&c, outcome);
+        self.write_outcome(&c, outcome, now);
         self.start_queued(now);
         self.maybe_close();
         Ok(())
@@ -247,17 +363,12 @@ impl Connection {
                 if let Some(m) = p.message {
                     params.insert(String::from("message"), Value::String(m));
                 }
-                jsonrpc::write_notification(
-                    &mut self.out,
-                    "notifications/progress",
-                    &Value::Object(params),
-                );
-                self.out.push(b'\n');
+                self.emit_notification("notifications/progress", &Value::Object(params));
             }
             CallEvent::Log(m) => {
                 // `logging.mdx`: only for requests that set a level, at or
                 // above it, and only if the server declared `logging`.
-                if !logging || !c.log_level.is_some_and(|min| m.level >= min) {
+                if !logging || c.log_level.is_none_or(|min| m.level < min) {
                     return;
                 }
                 let mut params = Map::new();
@@ -269,12 +380,7 @@ impl Connection {
                     params.insert(String::from("logger"), Value::String(l));
                 }
                 params.insert(String::from("data"), m.data);
-                jsonrpc::write_notification(
-                    &mut self.out,
-                    "notifications/message",
-                    &Value::Object(params),
-                );
-                self.out.push(b'\n');
+                self.emit_notification("notifications/message", &Value::Object(params));
             }
         }
     }
@@ -292,14 +398,40 @@ impl Connection {
         ))))
     }
 
-    /// The earliest deadline, if any call has one.
+    /// The earliest deadline: a call's timeout, or on HTTP the slow-request
+    /// and idle deadlines.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.calls.values().filter_map(|c| c.deadline).min()
+        let calls = self.calls.values().filter_map(|c| c.deadline).min();
+        let http = match &self.wire {
+            Wire::Http(h) if !self.closed => {
+                let idle = if h.exchange.is_none() {
+                    h.idle_deadline
+                } else {
+                    None
+                };
+                [h.request_deadline, idle].into_iter().flatten().min()
+            }
+            _ => None,
+        };
+        [calls, http].into_iter().flatten().min()
     }
 
-    /// Whether the driver should read more input now (backpressure).
+    /// Whether the driver should read more input now (backpressure). On
+    /// HTTP, reading continues while a request is answered so that a client
+    /// that goes away is noticed, up to one more request's worth of bytes.
     pub fn wants_input(&self) -> bool {
-        !self.input_closed && self.queued.len() < self.service.limits().max_queued_calls
+        if self.input_closed || self.closed {
+            return false;
+        }
+        match &self.wire {
+            Wire::Stdio(_) => self.queued.len() < self.service.limits().max_queued_calls,
+            Wire::Http(h) => {
+                !h.closing
+                    && h.decoder.buffered()
+                        <= self.service.limits().max_message_bytes
+                            + self.service.http_config().max_head_bytes
+            }
+        }
     }
 
     /// Calls handed to the application and not yet finished.
@@ -329,8 +461,7 @@ impl Connection {
                     "Message exceeds the maximum size of {} bytes",
                     self.service.limits().max_message_bytes
                 ));
-                jsonrpc::write_error(&mut self.out, None, &err);
-                self.out.push(b'\n');
+                self.emit_final(None, Final::Error(&err, true), now);
                 return;
             }
         };
@@ -338,20 +469,22 @@ impl Connection {
         match dispatch::dispatch(&self.service, incoming, None) {
             Dispatch::Answer { id, result } => {
                 if self.is_in_use(&id) {
-                    self.write_duplicate(&id);
+                    self.write_duplicate(&id, now);
                     return;
                 }
-                jsonrpc::write_result_raw(&mut self.out, &id, &result);
-                self.out.push(b'\n');
+                self.emit_final(Some(&id), Final::Result(&result), now);
             }
-            Dispatch::Error { id, error } => {
+            Dispatch::Error {
+                id,
+                error,
+                admission,
+            } => {
                 tracing::debug!(code = error.code, "request rejected");
-                jsonrpc::write_error(&mut self.out, id.as_ref(), &error);
-                self.out.push(b'\n');
+                self.emit_final(id.as_ref(), Final::Error(&error, admission), now);
             }
             Dispatch::Invoke(admitted) => {
                 if self.is_in_use(&admitted.id) {
-                    self.write_duplicate(&admitted.id);
+                    self.write_duplicate(&admitted.id, now);
                     return;
                 }
                 if self.calls.len() < self.service.limits().max_concurrent_calls {
@@ -370,10 +503,9 @@ impl Connection {
         self.by_request.contains_key(id)
     }
 
-    fn write_duplicate(&mut self, id: &RequestId) {
+    fn write_duplicate(&mut self, id: &RequestId, now: Instant) {
         let err = ErrorObject::invalid_request("Request id is already used by a request in flight");
-        jsonrpc::write_error(&mut self.out, Some(id), &err);
-        self.out.push(b'\n');
+        self.emit_final(Some(id), Final::Error(&err, true), now);
     }
 
     fn cancel(&mut self, id: &RequestId) {
@@ -442,7 +574,14 @@ impl Connection {
     }
 
     fn maybe_close(&mut self) {
-        if self.input_closed && !self.closed && self.calls.is_empty() && self.queued.is_empty() {
+        let http_closing = matches!(&self.wire, Wire::Http(h) if h.closing && h.exchange.is_none());
+        if (self.input_closed || http_closing) && self.calls.is_empty() && self.queued.is_empty() {
+            self.close();
+        }
+    }
+
+    fn close(&mut self) {
+        if !self.closed {
             self.closed = true;
             self.push_event(Output::Close);
         }
@@ -456,7 +595,7 @@ impl Connection {
         self.events.push_back(e);
     }
 
-    fn write_outcome(&mut self, call: &Call, outcome: Outcome) {
+    fn write_outcome(&mut self, call: &Call, outcome: Outcome, now: Instant) {
         let inner = &self.service.inner;
         let shaped: Result<Vec<u8>, ErrorObject> = match (&call.expect, outcome) {
             (_, Outcome::Error(e)) => Err(e),
@@ -475,8 +614,7 @@ impl Connection {
                         };
                         if valid.is_err() {
                             let err = ErrorObject::internal("Tool returned structured content that does not match its outputSchema");
-                            jsonrpc::write_error(&mut self.out, Some(&call.id), &err);
-                            self.out.push(b'\n');
+                            self.emit_final(Some(&call.id), Final::Error(&err, false), now);
                             return;
                         }
                     }
@@ -528,11 +666,244 @@ impl Connection {
             }
         };
         match shaped {
-            Ok(result) => jsonrpc::write_result_raw(&mut self.out, &call.id, &result),
-            Err(e) => jsonrpc::write_error(&mut self.out, Some(&call.id), &e),
+            Ok(result) => self.emit_final(Some(&call.id), Final::Result(&result), now),
+            Err(e) => self.emit_final(Some(&call.id), Final::Error(&e, false), now),
         }
-        self.out.push(b'\n');
     }
+
+    /// Write the final message for a request: a line on stdio; on HTTP the
+    /// JSON response (or the SSE stream's last event), ending the exchange.
+    fn emit_final(&mut self, id: Option<&RequestId>, message: Final<'_>, now: Instant) {
+        let mut json = Vec::with_capacity(256);
+        let status = match message {
+            Final::Result(result) => {
+                if let Some(id) = id {
+                    jsonrpc::write_result_raw(&mut json, id, result);
+                }
+                200
+            }
+            Final::Error(e, admission) => {
+                jsonrpc::write_error(&mut json, id, e);
+                rules::status_of(e, admission)
+            }
+        };
+        match &mut self.wire {
+            Wire::Stdio(_) => {
+                self.out.extend_from_slice(&json);
+                self.out.push(b'\n');
+            }
+            Wire::Http(http) => {
+                let Some(ex) = http.exchange.take() else {
+                    tracing::error!("HTTP final message without an exchange");
+                    return;
+                };
+                let close = !ex.keep_alive;
+                if ex.sse {
+                    write_sse_event(&mut self.out, &json);
+                    codec::write_last_chunk(&mut self.out);
+                } else {
+                    codec::write_head(
+                        &mut self.out,
+                        status,
+                        Some("application/json"),
+                        Some(json.len()),
+                        close,
+                        &[],
+                    );
+                    self.out.extend_from_slice(&json);
+                }
+                if close {
+                    http.closing = true;
+                } else {
+                    http.idle_deadline = Some(now + self.service.http_config().idle_timeout);
+                }
+                self.maybe_close();
+                if !self.closed {
+                    self.pump_http(now);
+                }
+            }
+        }
+    }
+
+    /// Write a notification about a request in flight: a line on stdio; on
+    /// HTTP an SSE event, switching the response to SSE first if needed.
+    fn emit_notification(&mut self, method: &str, params: &Value) {
+        let mut json = Vec::with_capacity(128);
+        jsonrpc::write_notification(&mut json, method, params);
+        match &mut self.wire {
+            Wire::Stdio(_) => {
+                self.out.extend_from_slice(&json);
+                self.out.push(b'\n');
+            }
+            Wire::Http(http) => {
+                let Some(ex) = http.exchange.as_mut() else {
+                    return;
+                };
+                if !ex.sse {
+                    ex.sse = true;
+                    codec::write_head(
+                        &mut self.out,
+                        200,
+                        Some("text/event-stream"),
+                        None,
+                        !ex.keep_alive,
+                        &["Cache-Control: no-cache", "X-Accel-Buffering: no"],
+                    );
+                }
+                write_sse_event(&mut self.out, &json);
+            }
+        }
+    }
+
+    /// Decode and answer HTTP requests until one is in progress.
+    fn pump_http(&mut self, now: Instant) {
+        loop {
+            let Wire::Http(http) = &mut self.wire else {
+                return;
+            };
+            if http.exchange.is_some() || http.closing || self.closed {
+                return;
+            }
+            let Some(event) = http.decoder.decode() else {
+                if http.decoder.in_request() {
+                    if http.request_deadline.is_none() {
+                        http.request_deadline =
+                            Some(now + self.service.http_config().request_timeout);
+                    }
+                } else {
+                    http.request_deadline = None;
+                }
+                return;
+            };
+            match event {
+                Decoded::Error(e) => {
+                    tracing::debug!(status = e.status, "malformed HTTP request");
+                    let reason = e.reason.clone();
+                    self.refuse_http(e.status, &reason, false);
+                    return;
+                }
+                Decoded::Head(head) => {
+                    if let Err(r) = rules::check_head(self.service.http_config(), &head) {
+                        tracing::debug!(status = r.status, "HTTP request refused");
+                        self.refuse_http(r.status, &r.message, r.allow_post);
+                        return;
+                    }
+                    if head.expects_continue() {
+                        self.out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
+                    }
+                    if let Wire::Http(http) = &mut self.wire {
+                        http.head = Some(head);
+                    }
+                }
+                Decoded::Body(body) => {
+                    let Wire::Http(http) = &mut self.wire else {
+                        return;
+                    };
+                    http.request_deadline = None;
+                    let Some(head) = http.head.take() else { return };
+                    http.exchange = Some(Exchange {
+                        keep_alive: head.keep_alive(),
+                        sse: false,
+                    });
+                    self.handle_http_message(&head, &body, now);
+                }
+            }
+        }
+    }
+
+    fn handle_http_message(&mut self, head: &Head, body: &[u8], now: Instant) {
+        let incoming = jsonrpc::parse(body);
+        if let Incoming::Notification { .. } = incoming {
+            // `§ Sending Messages` 5: an accepted notification gets 202 and
+            // no body. None is acted on over HTTP (cancellation is closing
+            // the stream), so each is accepted and ignored.
+            let Wire::Http(http) = &mut self.wire else {
+                return;
+            };
+            let ex = http.exchange.take();
+            let close = !ex.is_some_and(|e| e.keep_alive);
+            codec::write_head(&mut self.out, 202, None, Some(0), close, &[]);
+            if close {
+                http.closing = true;
+                self.maybe_close();
+            } else {
+                http.idle_deadline = Some(now + self.service.http_config().idle_timeout);
+            }
+            return;
+        }
+        let mirrors = rules::Mirrors {
+            head,
+            service: &self.service,
+        };
+        match dispatch::dispatch(&self.service, incoming, Some(&mirrors)) {
+            Dispatch::Answer { id, result } => {
+                self.emit_final(Some(&id), Final::Result(&result), now)
+            }
+            Dispatch::Error {
+                id,
+                error,
+                admission,
+            } => {
+                tracing::debug!(code = error.code, "request rejected");
+                self.emit_final(id.as_ref(), Final::Error(&error, admission), now)
+            }
+            Dispatch::Invoke(admitted) => self.start(admitted, now),
+            Dispatch::Cancel { .. } | Dispatch::Ignore => {}
+        }
+    }
+
+    /// Answer an HTTP request refused before or instead of admission, and
+    /// close: the rest of the stream cannot be trusted to be framed.
+    fn refuse_http(&mut self, status: u16, message: &str, allow_post: bool) {
+        let Wire::Http(http) = &mut self.wire else {
+            return;
+        };
+        http.exchange = None;
+        http.closing = true;
+        let extra: &[&str] = if allow_post { &["Allow: POST"] } else { &[] };
+        if status == 404 || status == 405 {
+            // Not an MCP answer: a plain body, so a 404 is never mistaken
+            // for the -32601 "method not found" of the MCP endpoint.
+            codec::write_head(
+                &mut self.out,
+                status,
+                Some("text/plain; charset=utf-8"),
+                Some(message.len()),
+                true,
+                extra,
+            );
+            self.out.extend_from_slice(message.as_bytes());
+        } else {
+            // `§ Security & Endpoint`: the body MAY be a JSON-RPC error
+            // without an id.
+            let mut json = Vec::with_capacity(128);
+            jsonrpc::write_error(
+                &mut json,
+                None,
+                &ErrorObject::invalid_request(String::from(message)),
+            );
+            codec::write_head(
+                &mut self.out,
+                status,
+                Some("application/json"),
+                Some(json.len()),
+                true,
+                extra,
+            );
+            self.out.extend_from_slice(&json);
+        }
+        self.maybe_close();
+    }
+}
+
+/// One SSE event carrying one JSON-RPC message on a single `data:` line,
+/// as a chunk of the chunked response body.
+fn write_sse_event(out: &mut Vec<u8>, json: &[u8]) {
+    let mut event = Vec::with_capacity(json.len() + 8);
+    event.extend_from_slice(b"data: ");
+    event.extend_from_slice(json);
+    event.extend_from_slice(b"\n\n");
+    codec::write_chunk(out, &event);
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Value {

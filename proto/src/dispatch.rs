@@ -29,7 +29,7 @@ use crate::handler::{Handler, Request};
 use crate::jsonrpc::{Incoming, RequestId};
 use crate::meta::{self, RequestMeta};
 use crate::model::{CompletionRef, CompletionRequest};
-use crate::profile::{Direction, Gate, Kind, Method, Placement, Status};
+use crate::profile::{Direction, Gate, Kind, Method, MethodSpec, Placement, Status};
 use crate::service::{Pages, Service};
 
 /// A transport's check of its header mirrors against the body (step 3).
@@ -60,6 +60,9 @@ pub enum Dispatch {
         id: Option<RequestId>,
         /// The error.
         error: ErrorObject,
+        /// Raised by admission (steps 1-6) rather than by the method's own
+        /// params; transports may map the two differently (HTTP status).
+        admission: bool,
     },
     /// Hand to the application.
     Invoke(Box<Admitted>),
@@ -107,14 +110,26 @@ pub fn dispatch(
     headers: Option<&dyn HeaderCheck>,
 ) -> Dispatch {
     match incoming {
-        Incoming::Invalid { id, error } => Dispatch::Error { id, error },
+        Incoming::Invalid { id, error } => Dispatch::Error {
+            id,
+            error,
+            admission: true,
+        },
         Incoming::Notification { method, params } => notification(&method, params),
         Incoming::Request { id, method, params } => {
-            match request(service, &id, &method, params, headers) {
-                Ok(d) => d,
+            match admit(service, &method, params, headers) {
+                Ok((spec, meta, params)) => match route(service, &id, spec, params, meta) {
+                    Ok(d) => d,
+                    Err(error) => Dispatch::Error {
+                        id: Some(id),
+                        error,
+                        admission: false,
+                    },
+                },
                 Err(error) => Dispatch::Error {
                     id: Some(id),
                     error,
+                    admission: true,
                 },
             }
         }
@@ -138,13 +153,13 @@ fn notification(method: &str, params: Option<Map<String, Value>>) -> Dispatch {
     Dispatch::Ignore
 }
 
-fn request(
+/// Steps 2-6: everything before the method's own params.
+fn admit(
     service: &Service,
-    id: &RequestId,
     method: &str,
     params: Option<Map<String, Value>>,
     headers: Option<&dyn HeaderCheck>,
-) -> Result<Dispatch, ErrorObject> {
+) -> Result<(&'static MethodSpec, RequestMeta, Map<String, Value>), ErrorObject> {
     let inner = &service.inner;
     let profile = inner.profile;
 
@@ -194,9 +209,18 @@ fn request(
 
     // 6. Optional `_meta`.
     let meta = meta::optional(raw_meta)?;
-    let params = params.unwrap_or_default();
+    Ok((spec, meta, params.unwrap_or_default()))
+}
 
-    // 7. Params, per method.
+/// Step 7: the method's params, and the answer or invocation.
+fn route(
+    service: &Service,
+    id: &RequestId,
+    spec: &'static MethodSpec,
+    params: Map<String, Value>,
+    meta: RequestMeta,
+) -> Result<Dispatch, ErrorObject> {
+    let inner = &service.inner;
     match spec.method {
         Method::ServerDiscover => Ok(Dispatch::Answer {
             id: id.clone(),
@@ -210,7 +234,7 @@ fn request(
         Method::ResourcesRead => read_resource(service, id, &params, meta),
         Method::PromptsGet => get_prompt(service, id, &params, meta),
         Method::CompletionComplete => complete(service, id, &params, meta),
-        _ => Err(ErrorObject::method_not_found(method)),
+        _ => Err(ErrorObject::method_not_found(spec.name)),
     }
 }
 

@@ -74,6 +74,8 @@ pub mod connection;
 pub mod dispatch;
 pub mod error;
 pub mod handler;
+pub mod headers;
+pub mod http;
 mod json;
 pub mod jsonrpc;
 pub mod meta;
@@ -94,6 +96,7 @@ pub use handler::{
     LogMessage, NoArgs, NullSink, Outcome, Progress, Request, ResourceArgs, ResourceError,
     ToolError,
 };
+pub use http::{HostPolicy, HttpConfig, OriginPolicy};
 pub use jsonrpc::RequestId;
 pub use meta::{ClientCapabilities, LogLevel, ProgressToken, RequestMeta};
 pub use model::*;

@@ -22,6 +22,7 @@ use crate::handler::{
     complete_fn, prompt_fn, resource_fn, tool_fn, CompleteFn, Context, IntoToolOutcome, PromptFn,
     ResourceArgs, ResourceError, ResourceFn, ToolFn,
 };
+use crate::http::HttpConfig;
 use crate::model::{
     CacheHint, Completion, CompletionRequest, GetPromptResult, Implementation, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, Tool,
@@ -151,6 +152,7 @@ impl std::error::Error for BuildError {}
 pub(crate) struct ToolEntry {
     pub(crate) tool: Tool,
     pub(crate) handler: Option<Arc<ToolFn>>,
+    pub(crate) header_params: Vec<crate::headers::HeaderParam>,
     #[cfg(feature = "std")]
     pub(crate) input: Option<crate::schema::Compiled>,
     #[cfg(feature = "std")]
@@ -183,6 +185,7 @@ pub(crate) struct Inner {
     pub(crate) profile: &'static Profile,
     pub(crate) server_info: Implementation,
     pub(crate) limits: Limits,
+    pub(crate) http: HttpConfig,
     pub(crate) cache: CachePolicy,
     pub(crate) logging: bool,
     pub(crate) capabilities: Vec<ServerCapability>,
@@ -229,6 +232,11 @@ impl Service {
     /// The limits in force.
     pub fn limits(&self) -> &Limits {
         &self.inner.limits
+    }
+
+    /// The Streamable HTTP settings.
+    pub fn http_config(&self) -> &HttpConfig {
+        &self.inner.http
     }
 
     /// The revision profile this service admits requests against.
@@ -279,6 +287,7 @@ pub struct ServiceBuilder {
     include_server_info: bool,
     instructions: Option<String>,
     limits: Limits,
+    http: HttpConfig,
     cache: CachePolicy,
     logging: bool,
     tools: Vec<(Tool, Option<Arc<ToolFn>>)>,
@@ -295,6 +304,7 @@ impl Default for ServiceBuilder {
             include_server_info: true,
             instructions: None,
             limits: Limits::default(),
+            http: HttpConfig::default(),
             cache: CachePolicy::default(),
             logging: false,
             tools: Vec::new(),
@@ -329,6 +339,12 @@ impl ServiceBuilder {
     /// Replace the limits.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Replace the Streamable HTTP settings (endpoint, origins, hosts, limits).
+    pub fn http(mut self, http: HttpConfig) -> Self {
+        self.http = http;
         self
     }
 
@@ -446,6 +462,11 @@ impl ServiceBuilder {
         if limits.page_size == 0 {
             return Err(BuildError::InvalidLimit("page_size"));
         }
+        if self.http.max_headers == 0 || self.http.max_head_bytes == 0 {
+            return Err(BuildError::InvalidLimit(
+                "http.max_headers / http.max_head_bytes",
+            ));
+        }
 
         let mut tools = Vec::with_capacity(self.tools.len());
         let mut tool_index = BTreeMap::new();
@@ -455,6 +476,12 @@ impl ServiceBuilder {
                 return Err(BuildError::DuplicateTool(tool.name));
             }
             check_input_schema(&tool)?;
+            let header_params = crate::headers::scan(&tool.input_schema).map_err(|reason| {
+                BuildError::InvalidInputSchema {
+                    tool: tool.name.clone(),
+                    reason,
+                }
+            })?;
             if let Some(out) = &tool.output_schema {
                 if !out.is_object() {
                     return Err(BuildError::InvalidOutputSchema {
@@ -489,6 +516,7 @@ impl ServiceBuilder {
             tools.push(ToolEntry {
                 tool,
                 handler,
+                header_params,
                 #[cfg(feature = "std")]
                 input,
                 #[cfg(feature = "std")]
@@ -615,6 +643,7 @@ impl ServiceBuilder {
                 profile,
                 server_info: self.server_info,
                 limits,
+                http: self.http,
                 cache: self.cache,
                 logging: self.logging,
                 capabilities,

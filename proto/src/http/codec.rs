@@ -1,0 +1,574 @@
+//! HTTP/1.1 request decoding and response encoding, sans-I/O.
+//!
+//! Requests are parsed with `httparse` from a buffer the connection owns, so
+//! partial heads and bodies survive across reads. Bodies are framed by
+//! `Content-Length` or `Transfer-Encoding: chunked` (RFC 9112 § 6); a
+//! request carrying both is refused, as is any other transfer coding.
+//! Limits: head bytes and header count (431), body bytes (413).
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use bytes::{Buf, Bytes, BytesMut};
+
+/// A parsed request head.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Head {
+    /// Request method, as sent.
+    pub method: String,
+    /// Request target's path (query string removed).
+    pub path: String,
+    /// `1` for HTTP/1.1, `0` for HTTP/1.0.
+    pub minor_version: u8,
+    /// Headers with lower-cased names, in order.
+    pub headers: Vec<(String, Vec<u8>)>,
+}
+
+impl Head {
+    /// The first value of header `name` (lower-case).
+    pub fn get(&self, name: &str) -> Option<&[u8]> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// How many times header `name` (lower-case) appears.
+    pub fn count(&self, name: &str) -> usize {
+        self.headers.iter().filter(|(n, _)| n == name).count()
+    }
+
+    /// Whether the client asked to keep the connection open afterwards
+    /// (RFC 9112 § 9.3).
+    pub fn keep_alive(&self) -> bool {
+        let tokens = |v: &[u8]| -> (bool, bool) {
+            let s = String::from_utf8_lossy(v).to_ascii_lowercase();
+            (
+                s.split(',').any(|t| t.trim() == "close"),
+                s.split(',').any(|t| t.trim() == "keep-alive"),
+            )
+        };
+        let (close, keep) = self
+            .headers
+            .iter()
+            .filter(|(n, _)| n == "connection")
+            .map(|(_, v)| tokens(v))
+            .fold((false, false), |a, b| (a.0 || b.0, a.1 || b.1));
+        if close {
+            false
+        } else {
+            self.minor_version >= 1 || keep
+        }
+    }
+
+    /// Whether the client sent `Expect: 100-continue`.
+    pub fn expects_continue(&self) -> bool {
+        self.get("expect")
+            .is_some_and(|v| v.eq_ignore_ascii_case(b"100-continue"))
+    }
+}
+
+/// Limits of the decoder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CodecLimits {
+    /// Most bytes in a request head.
+    pub max_head_bytes: usize,
+    /// Most header fields.
+    pub max_headers: usize,
+    /// Most body bytes.
+    pub max_body_bytes: usize,
+}
+
+/// A request the decoder refused; the connection must answer `status` and close.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpError {
+    /// Status code.
+    pub status: u16,
+    /// One sentence for the response body.
+    pub reason: String,
+}
+
+impl HttpError {
+    fn new(status: u16, reason: impl Into<String>) -> Self {
+        HttpError {
+            status,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// What the decoder produced.
+#[derive(Debug, PartialEq)]
+pub enum Decoded {
+    /// A head is complete; its body (if any) follows. Validate it before
+    /// the body arrives (and answer `100 Continue` if it expects one).
+    Head(Head),
+    /// The body of the last head is complete.
+    Body(Bytes),
+    /// Malformed or over a limit.
+    Error(HttpError),
+}
+
+#[derive(Debug)]
+enum State {
+    Head,
+    Length {
+        remaining: usize,
+    },
+    Chunked {
+        chunk: ChunkState,
+    },
+    /// After an error: nothing more is decoded.
+    Failed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChunkState {
+    Size,
+    Data { remaining: usize },
+    DataEnd,
+    Trailers,
+}
+
+/// Incremental request decoder for one connection.
+#[derive(Debug)]
+pub struct Decoder {
+    buf: BytesMut,
+    state: State,
+    body: BytesMut,
+    limits: CodecLimits,
+}
+
+impl Decoder {
+    /// A decoder with `limits`.
+    pub fn new(limits: CodecLimits) -> Self {
+        Decoder {
+            buf: BytesMut::new(),
+            state: State::Head,
+            body: BytesMut::new(),
+            limits,
+        }
+    }
+
+    /// Append received bytes.
+    pub fn push(&mut self, data: &[u8]) {
+        if !matches!(self.state, State::Failed) {
+            self.buf.extend_from_slice(data);
+        }
+    }
+
+    /// Bytes received and not yet decoded.
+    pub fn buffered(&self) -> usize {
+        self.buf.len() + self.body.len()
+    }
+
+    /// Whether the decoder is between requests with nothing buffered.
+    pub fn is_idle(&self) -> bool {
+        matches!(self.state, State::Head) && self.buf.is_empty()
+    }
+
+    /// Whether a request has started arriving but is not complete.
+    pub fn in_request(&self) -> bool {
+        match self.state {
+            State::Head => !self.buf.is_empty(),
+            State::Length { .. } | State::Chunked { .. } => true,
+            State::Failed => false,
+        }
+    }
+
+    /// Decode the next event, if the buffer holds one.
+    pub fn decode(&mut self) -> Option<Decoded> {
+        match self.state {
+            State::Failed => None,
+            State::Head => self.decode_head(),
+            State::Length { remaining } => {
+                let take = remaining.min(self.buf.len());
+                self.body.extend_from_slice(&self.buf[..take]);
+                self.buf.advance(take);
+                let remaining = remaining - take;
+                if remaining == 0 {
+                    self.state = State::Head;
+                    Some(Decoded::Body(self.body.split().freeze()))
+                } else {
+                    self.state = State::Length { remaining };
+                    None
+                }
+            }
+            State::Chunked { .. } => self.decode_chunked(),
+        }
+    }
+
+    fn fail(&mut self, status: u16, reason: impl Into<String>) -> Option<Decoded> {
+        self.state = State::Failed;
+        self.buf.clear();
+        self.body.clear();
+        Some(Decoded::Error(HttpError::new(status, reason)))
+    }
+
+    fn decode_head(&mut self) -> Option<Decoded> {
+        // Tolerate empty lines before a request (RFC 9112 § 2.2).
+        while self.buf.starts_with(b"\r\n") {
+            self.buf.advance(2);
+        }
+        if self.buf.is_empty() {
+            return None;
+        }
+        let mut storage = alloc::vec![httparse::EMPTY_HEADER; self.limits.max_headers];
+        let mut req = httparse::Request::new(&mut storage);
+        let parsed = req.parse(&self.buf);
+        let head_len = match parsed {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) => {
+                if self.buf.len() > self.limits.max_head_bytes {
+                    return self.fail(431, "Request header fields too large");
+                }
+                return None;
+            }
+            Err(httparse::Error::TooManyHeaders) => {
+                return self.fail(431, "Too many request header fields");
+            }
+            Err(e) => return self.fail(400, format!("Malformed HTTP request: {e}")),
+        };
+        if head_len > self.limits.max_head_bytes {
+            return self.fail(431, "Request header fields too large");
+        }
+        let method = String::from(req.method.unwrap_or(""));
+        let target = req.path.unwrap_or("");
+        let path = String::from(target.split(['?', '#']).next().unwrap_or(""));
+        let minor_version = req.version.unwrap_or(1);
+        let headers: Vec<(String, Vec<u8>)> = req
+            .headers
+            .iter()
+            .map(|h| (h.name.to_ascii_lowercase(), h.value.to_vec()))
+            .collect();
+        let head = Head {
+            method,
+            path,
+            minor_version,
+            headers,
+        };
+        self.buf.advance(head_len);
+
+        // Body framing (RFC 9112 § 6.3).
+        let te = head.get("transfer-encoding");
+        let cl_count = head.count("content-length");
+        if te.is_some() && cl_count > 0 {
+            return self.fail(400, "Both Transfer-Encoding and Content-Length are present");
+        }
+        if let Some(te) = te {
+            if head.count("transfer-encoding") > 1 || !te.eq_ignore_ascii_case(b"chunked") {
+                return self.fail(501, "Only the chunked transfer coding is supported");
+            }
+            self.state = State::Chunked {
+                chunk: ChunkState::Size,
+            };
+        } else if cl_count > 0 {
+            let mut length: Option<usize> = None;
+            for (_, v) in head.headers.iter().filter(|(n, _)| n == "content-length") {
+                let parsed = core::str::from_utf8(v)
+                    .ok()
+                    .map(str::trim)
+                    .filter(|s| {
+                        !s.is_empty() && s.len() <= 19 && s.bytes().all(|b| b.is_ascii_digit())
+                    })
+                    .and_then(|s| s.parse::<u64>().ok());
+                match (parsed, length) {
+                    (None, _) => return self.fail(400, "Invalid Content-Length"),
+                    (Some(n), Some(prev)) if prev as u64 != n => {
+                        return self.fail(400, "Conflicting Content-Length values")
+                    }
+                    (Some(n), _) => {
+                        if n > self.limits.max_body_bytes as u64 {
+                            return self.fail(413, "Request body too large");
+                        }
+                        length = Some(n as usize);
+                    }
+                }
+            }
+            self.state = State::Length {
+                remaining: length.unwrap_or(0),
+            };
+        } else {
+            self.state = State::Length { remaining: 0 };
+        }
+        Some(Decoded::Head(head))
+    }
+
+    fn decode_chunked(&mut self) -> Option<Decoded> {
+        loop {
+            let State::Chunked { chunk } = self.state else {
+                return None;
+            };
+            match chunk {
+                ChunkState::Size => {
+                    let line_end = self.buf.windows(2).position(|w| w == b"\r\n");
+                    let Some(end) = line_end else {
+                        if self.buf.len() > 1024 {
+                            return self.fail(400, "Chunk size line too long");
+                        }
+                        return None;
+                    };
+                    let line = &self.buf[..end];
+                    let size_part = line.split(|&b| b == b';').next().unwrap_or(b"");
+                    let size_str = core::str::from_utf8(size_part)
+                        .ok()
+                        .map(str::trim)
+                        .unwrap_or("");
+                    if size_str.is_empty()
+                        || size_str.len() > 15
+                        || !size_str.bytes().all(|b| b.is_ascii_hexdigit())
+                    {
+                        return self.fail(400, "Invalid chunk size");
+                    }
+                    let size = usize::from_str_radix(size_str, 16).unwrap_or(usize::MAX);
+                    self.buf.advance(end + 2);
+                    if size == 0 {
+                        self.state = State::Chunked {
+                            chunk: ChunkState::Trailers,
+                        };
+                    } else {
+                        if self.body.len().saturating_add(size) > self.limits.max_body_bytes {
+                            return self.fail(413, "Request body too large");
+                        }
+                        self.state = State::Chunked {
+                            chunk: ChunkState::Data { remaining: size },
+                        };
+                    }
+                }
+                ChunkState::Data { remaining } => {
+                    if self.buf.is_empty() {
+                        return None;
+                    }
+                    let take = remaining.min(self.buf.len());
+                    self.body.extend_from_slice(&self.buf[..take]);
+                    self.buf.advance(take);
+                    self.state = State::Chunked {
+                        chunk: if take == remaining {
+                            ChunkState::DataEnd
+                        } else {
+                            ChunkState::Data {
+                                remaining: remaining - take,
+                            }
+                        },
+                    };
+                }
+                ChunkState::DataEnd => {
+                    if self.buf.len() < 2 {
+                        return None;
+                    }
+                    if &self.buf[..2] != b"\r\n" {
+                        return self.fail(400, "Malformed chunk");
+                    }
+                    self.buf.advance(2);
+                    self.state = State::Chunked {
+                        chunk: ChunkState::Size,
+                    };
+                }
+                ChunkState::Trailers => {
+                    // Trailer fields are read and ignored up to the empty line.
+                    let Some(end) = self.buf.windows(2).position(|w| w == b"\r\n") else {
+                        if self.buf.len() > self.limits.max_head_bytes {
+                            return self.fail(431, "Trailer fields too large");
+                        }
+                        return None;
+                    };
+                    self.buf.advance(end + 2);
+                    if end == 0 {
+                        self.state = State::Head;
+                        return Some(Decoded::Body(self.body.split().freeze()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The reason phrase of the statuses snodo sends.
+pub fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        100 => "Continue",
+        200 => "OK",
+        202 => "Accepted",
+        400 => "Bad Request",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        408 => "Request Timeout",
+        413 => "Content Too Large",
+        415 => "Unsupported Media Type",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        501 => "Not Implemented",
+        503 => "Service Unavailable",
+        _ => "Unknown",
+    }
+}
+
+/// Append a status line and headers; `extra` are complete `Name: value` lines.
+pub fn write_head(
+    out: &mut Vec<u8>,
+    status: u16,
+    content_type: Option<&str>,
+    length: Option<usize>,
+    close: bool,
+    extra: &[&str],
+) {
+    out.extend_from_slice(format!("HTTP/1.1 {status} {}\r\n", reason_phrase(status)).as_bytes());
+    if let Some(ct) = content_type {
+        out.extend_from_slice(b"Content-Type: ");
+        out.extend_from_slice(ct.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    match length {
+        Some(n) => out.extend_from_slice(format!("Content-Length: {n}\r\n").as_bytes()),
+        None => out.extend_from_slice(b"Transfer-Encoding: chunked\r\n"),
+    }
+    for line in extra {
+        out.extend_from_slice(line.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    if close {
+        out.extend_from_slice(b"Connection: close\r\n");
+    }
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Append one chunk of a chunked body.
+pub fn write_chunk(out: &mut Vec<u8>, data: &[u8]) {
+    if data.is_empty() {
+        return;
+    }
+    out.extend_from_slice(format!("{:x}\r\n", data.len()).as_bytes());
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Append the last chunk of a chunked body.
+pub fn write_last_chunk(out: &mut Vec<u8>) {
+    out.extend_from_slice(b"0\r\n\r\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: CodecLimits = CodecLimits {
+        max_head_bytes: 1024,
+        max_headers: 8,
+        max_body_bytes: 64,
+    };
+
+    fn head_of(d: Option<Decoded>) -> Head {
+        match d {
+            Some(Decoded::Head(h)) => h,
+            other => panic!("expected head, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn content_length_body_split_across_reads() {
+        let mut d = Decoder::new(LIMITS);
+        d.push(b"POST /mcp?x=1 HTTP/1.1\r\nHost: a\r\nContent-Le");
+        assert_eq!(d.decode(), None);
+        d.push(b"ngth: 5\r\n\r\nhe");
+        let h = head_of(d.decode());
+        assert_eq!(
+            (h.method.as_str(), h.path.as_str(), h.minor_version),
+            ("POST", "/mcp", 1)
+        );
+        assert_eq!(h.get("host"), Some(&b"a"[..]));
+        assert_eq!(d.decode(), None);
+        d.push(b"lloGET");
+        assert_eq!(
+            d.decode(),
+            Some(Decoded::Body(Bytes::from_static(b"hello")))
+        );
+        assert_eq!(d.decode(), None, "pipelined bytes wait for a full head");
+        assert!(d.in_request());
+    }
+
+    #[test]
+    fn chunked_body_with_extension_and_trailer() {
+        let mut d = Decoder::new(LIMITS);
+        d.push(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nX-T: 1\r\n\r\n");
+        head_of(d.decode());
+        assert_eq!(
+            d.decode(),
+            Some(Decoded::Body(Bytes::from_static(b"abcde")))
+        );
+        assert!(d.is_idle());
+    }
+
+    #[test]
+    fn chunked_body_one_byte_at_a_time() {
+        let mut d = Decoder::new(LIMITS);
+        let wire = b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
+        let mut events = Vec::new();
+        for b in wire {
+            d.push(&[*b]);
+            while let Some(e) = d.decode() {
+                events.push(e);
+            }
+        }
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[1], Decoded::Body(Bytes::from_static(b"abc")));
+    }
+
+    #[test]
+    fn limits_and_malformed_framing() {
+        let cases: &[(&[u8], u16)] = &[
+            (b"POST / HTTP/1.1\r\nContent-Length: 65\r\n\r\n", 413),
+            (b"POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+            (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+            (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n41\r\n", 413),
+            (b"POST / HTTP/1.1\r\nA: 1\r\nB: 1\r\nC: 1\r\nD: 1\r\nE: 1\r\nF: 1\r\nG: 1\r\nH: 1\r\nI: 1\r\n\r\n", 431),
+            (b"GARBAGE\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nBad Header\r\n\r\n", 400),
+        ];
+        for (wire, status) in cases {
+            let mut d = Decoder::new(LIMITS);
+            d.push(wire);
+            let mut got = None;
+            while let Some(e) = d.decode() {
+                if let Decoded::Error(err) = e {
+                    got = Some(err.status);
+                    break;
+                }
+            }
+            assert_eq!(got, Some(*status), "{}", String::from_utf8_lossy(wire));
+        }
+    }
+
+    #[test]
+    fn oversized_head_without_end() {
+        let mut d = Decoder::new(LIMITS);
+        d.push(b"POST / HTTP/1.1\r\nX: ");
+        d.push(&[b'a'; 2000]);
+        assert!(matches!(
+            d.decode(),
+            Some(Decoded::Error(HttpError { status: 431, .. }))
+        ));
+        d.push(b"more");
+        assert_eq!(d.decode(), None, "nothing after a failure");
+    }
+
+    #[test]
+    fn keep_alive_rules() {
+        let mk = |v: u8, conn: Option<&str>| Head {
+            method: String::from("POST"),
+            path: String::from("/"),
+            minor_version: v,
+            headers: conn
+                .map(|c| alloc::vec![(String::from("connection"), c.as_bytes().to_vec())])
+                .unwrap_or_default(),
+        };
+        assert!(mk(1, None).keep_alive());
+        assert!(!mk(1, Some("close")).keep_alive());
+        assert!(!mk(0, None).keep_alive());
+        assert!(mk(0, Some("Keep-Alive")).keep_alive());
+    }
+}

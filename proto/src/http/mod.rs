@@ -1,0 +1,74 @@
+//! Streamable HTTP (`basic/transports/streamable-http.mdx`), sans-I/O.
+//!
+//! [`codec`] frames HTTP/1.1; [`rules`] holds every Streamable HTTP rule
+//! (endpoint and method, `Origin`/`Host`, `Accept`/`Content-Type`, header
+//! mirrors, status codes). The per-connection exchange state lives in
+//! [`Connection`](crate::Connection).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::time::Duration;
+
+pub mod codec;
+pub mod rules;
+
+/// Which `Origin` headers are accepted (`§ Security & Endpoint`: a present
+/// but invalid Origin is answered 403). A request without `Origin` (not a
+/// browser) is always accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OriginPolicy {
+    /// `http(s)://localhost`, `127.0.0.1` and `[::1]`, any port: the safe
+    /// default for a local server (DNS-rebinding protection).
+    Loopback,
+    /// Exactly these origins (`scheme://host[:port]`, compared
+    /// case-insensitively), plus nothing else.
+    List(Vec<String>),
+    /// Any origin. Only for servers that authenticate every request.
+    Any,
+}
+
+/// Which `Host` headers are accepted; others get 403 (DNS rebinding: a
+/// browser tricked into resolving a foreign name to 127.0.0.1 still sends
+/// that foreign name as `Host`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostPolicy {
+    /// `localhost`, `127.0.0.1`, `[::1]`, any port.
+    Loopback,
+    /// These host names (without port, compared case-insensitively).
+    List(Vec<String>),
+    /// Any host.
+    Any,
+}
+
+/// HTTP settings of a [`Service`](crate::Service).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpConfig {
+    /// The MCP endpoint path; other paths get 404.
+    pub endpoint: String,
+    /// Accepted origins.
+    pub origins: OriginPolicy,
+    /// Accepted hosts.
+    pub hosts: HostPolicy,
+    /// Most bytes in a request head (431 beyond).
+    pub max_head_bytes: usize,
+    /// Most header fields in a request (431 beyond).
+    pub max_headers: usize,
+    /// Time a client has to deliver a whole request once it started (408).
+    pub request_timeout: Duration,
+    /// Time an idle keep-alive connection is kept open.
+    pub idle_timeout: Duration,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            endpoint: String::from("/mcp"),
+            origins: OriginPolicy::Loopback,
+            hosts: HostPolicy::Loopback,
+            max_head_bytes: 16 * 1024,
+            max_headers: 64,
+            request_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(120),
+        }
+    }
+}

@@ -1,0 +1,450 @@
+//! The rules of Streamable HTTP, in the order a request meets them
+//! (`SERVER-REQUIREMENTS.md` § 4.3, conformance `SCENARIOS.md` § 4):
+//!
+//! 1. head checks before the body is read: endpoint path (404), method
+//!    (405 with `Allow: POST`), `Host` (400 missing, 403 foreign),
+//!    `Origin` (403), `Content-Type` (415), `Accept` (406);
+//! 2. the body through the transport-neutral admission of
+//!    [`dispatch`](crate::dispatch), with this module's [`Mirrors`] as its
+//!    header check: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
+//!    `Mcp-Param-*` must be present where required and equal the body
+//!    (400 + `-32020`);
+//! 3. the HTTP status of every JSON-RPC error ([`status_of`]).
+
+use alloc::format;
+use alloc::string::String;
+use serde_json::{Map, Value};
+
+use super::codec::Head;
+use super::{HostPolicy, HttpConfig, OriginPolicy};
+use crate::dispatch::HeaderCheck;
+use crate::error::{code, ErrorObject};
+use crate::headers::{self, ValueError};
+use crate::service::Service;
+
+/// A head-level refusal: answer `status` with `message` and close.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// HTTP status.
+    pub status: u16,
+    /// One sentence.
+    pub message: String,
+    /// Extra header lines (e.g. `Allow: POST`).
+    pub allow_post: bool,
+}
+
+fn refuse(status: u16, message: impl Into<String>) -> Refusal {
+    Refusal {
+        status,
+        message: message.into(),
+        allow_post: false,
+    }
+}
+
+/// Step 1: checks that need only the head.
+pub fn check_head(config: &HttpConfig, head: &Head) -> Result<(), Refusal> {
+    if head.path != config.endpoint {
+        return Err(refuse(404, "Not Found"));
+    }
+    // Origin and Host are checked before the method so that a hostile page
+    // learns nothing about the endpoint (DNS rebinding).
+    let host = match head.get("host") {
+        Some(h) if head.count("host") == 1 => h,
+        Some(_) => return Err(refuse(400, "Multiple Host headers")),
+        None if head.minor_version >= 1 => return Err(refuse(400, "Missing Host header")),
+        None => b"",
+    };
+    if !host.is_empty() && !host_allowed(&config.hosts, host) {
+        return Err(refuse(403, "Forbidden: Host not allowed"));
+    }
+    if let Some(origin) = head.get("origin") {
+        if head.count("origin") > 1 || !origin_allowed(&config.origins, origin) {
+            return Err(refuse(403, "Forbidden: Origin not allowed"));
+        }
+    }
+    if head.method != "POST" {
+        // `§ Earlier Streamable HTTP Revisions`: GET and DELETE get 405.
+        return Err(Refusal {
+            status: 405,
+            message: String::from("Method Not Allowed: the MCP endpoint accepts POST only"),
+            allow_post: true,
+        });
+    }
+    match head.get("content-type") {
+        Some(ct) if media_type_is(ct, "application/json") => {}
+        _ => {
+            return Err(refuse(
+                415,
+                "Unsupported Media Type: the body must be application/json",
+            ))
+        }
+    }
+    // `§ Sending Messages` 2: Accept lists application/json and text/event-stream.
+    let accept = head.get("accept").unwrap_or(b"");
+    if !(accepts(accept, "application", "json") && accepts(accept, "text", "event-stream")) {
+        return Err(refuse(
+            406,
+            "Not Acceptable: Accept must list application/json and text/event-stream",
+        ));
+    }
+    Ok(())
+}
+
+fn media_type_is(value: &[u8], expected: &str) -> bool {
+    let s = String::from_utf8_lossy(value);
+    s.split(';')
+        .next()
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case(expected))
+}
+
+fn accepts(accept: &[u8], ty: &str, sub: &str) -> bool {
+    let s = String::from_utf8_lossy(accept);
+    s.split(',').any(|range| {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim();
+        // `q=0` means "not acceptable".
+        let refused = parts.any(|p| {
+            let p = p.trim();
+            p.len() >= 2
+                && p[..2].eq_ignore_ascii_case("q=")
+                && p[2..].trim().parse::<f32>().is_ok_and(|q| q == 0.0)
+        });
+        if refused {
+            return false;
+        }
+        let Some((t, st)) = media.split_once('/') else {
+            return false;
+        };
+        (t == "*" && st == "*")
+            || (t.eq_ignore_ascii_case(ty) && (st == "*" || st.eq_ignore_ascii_case(sub)))
+    })
+}
+
+const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
+
+/// Split `host[:port]` (bracketed IPv6 kept whole).
+fn host_name(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return match authority.find(']') {
+            Some(i) => &authority[..=i],
+            None => authority,
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+        _ => authority,
+    }
+}
+
+fn host_allowed(policy: &HostPolicy, raw: &[u8]) -> bool {
+    let Ok(authority) = core::str::from_utf8(headers::trim_ows(raw)) else {
+        return false;
+    };
+    let name = host_name(authority);
+    match policy {
+        HostPolicy::Any => true,
+        HostPolicy::Loopback => LOOPBACK_HOSTS.iter().any(|h| h.eq_ignore_ascii_case(name)),
+        HostPolicy::List(list) => list.iter().any(|h| h.eq_ignore_ascii_case(name)),
+    }
+}
+
+fn origin_allowed(policy: &OriginPolicy, raw: &[u8]) -> bool {
+    let Ok(origin) = core::str::from_utf8(headers::trim_ows(raw)) else {
+        return false;
+    };
+    match policy {
+        OriginPolicy::Any => true,
+        OriginPolicy::List(list) => list.iter().any(|o| o.eq_ignore_ascii_case(origin)),
+        OriginPolicy::Loopback => {
+            let Some((scheme, rest)) = origin.split_once("://") else {
+                return false;
+            };
+            if !(scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https"))
+                || rest.contains('/')
+            {
+                return false;
+            }
+            let name = host_name(rest);
+            LOOPBACK_HOSTS.iter().any(|h| h.eq_ignore_ascii_case(name))
+        }
+    }
+}
+
+/// Step 2: the header mirrors of one request, checked against its body.
+pub struct Mirrors<'a> {
+    /// The request head.
+    pub head: &'a Head,
+    /// The service (for the tools' `x-mcp-header` annotations).
+    pub service: &'a Service,
+}
+
+impl Mirrors<'_> {
+    /// The single value of a standard header, decoded; `None` if absent.
+    fn single(
+        &self,
+        name: &str,
+        display: &str,
+        sentinel: bool,
+    ) -> Result<Option<String>, ErrorObject> {
+        let Some(raw) = self.head.get(name) else {
+            return Ok(None);
+        };
+        if self.head.count(name) > 1 {
+            return Err(ErrorObject::header_mismatch(format!(
+                "Header mismatch: {display} appears more than once"
+            )));
+        }
+        let decoded = if sentinel {
+            headers::decode_value(raw)
+        } else {
+            let t = headers::trim_ows(raw);
+            if t.iter().all(|&b| b == b'\t' || (0x20..=0x7e).contains(&b)) {
+                Ok(String::from_utf8_lossy(t).into_owned())
+            } else {
+                Err(ValueError::InvalidCharacters)
+            }
+        };
+        decoded.map(Some).map_err(|e| invalid_value(display, e))
+    }
+}
+
+fn invalid_value(display: &str, e: ValueError) -> ErrorObject {
+    ErrorObject::header_mismatch(match e {
+        ValueError::InvalidCharacters => {
+            format!("Header mismatch: {display} contains invalid characters")
+        }
+        ValueError::InvalidBase64 => {
+            format!("Header mismatch: {display} has an invalid Base64 value")
+        }
+    })
+}
+
+fn missing(display: &str) -> ErrorObject {
+    ErrorObject::header_mismatch(format!(
+        "Header mismatch: missing required header {display}"
+    ))
+}
+
+fn differs(display: &str) -> ErrorObject {
+    ErrorObject::header_mismatch(format!(
+        "Header mismatch: {display} header does not match the request body"
+    ))
+}
+
+impl HeaderCheck for Mirrors<'_> {
+    fn check(
+        &self,
+        method: &str,
+        params: Option<&Map<String, Value>>,
+        version: &str,
+    ) -> Result<(), ErrorObject> {
+        // `§ Protocol Version Header`: required, equal to `_meta`'s version.
+        match self.single("mcp-protocol-version", "MCP-Protocol-Version", false)? {
+            None => return Err(missing("MCP-Protocol-Version")),
+            Some(v) if v != version => return Err(differs("MCP-Protocol-Version")),
+            Some(_) => {}
+        }
+        // `§ Standard Request Headers`: Mcp-Method on every request.
+        match self.single("mcp-method", "Mcp-Method", false)? {
+            None => return Err(missing("Mcp-Method")),
+            Some(m) if m != method => return Err(differs("Mcp-Method")),
+            Some(_) => {}
+        }
+        let name_source = match method {
+            "tools/call" | "prompts/get" => Some("name"),
+            "resources/read" => Some("uri"),
+            _ => None,
+        };
+        if let Some(field) = name_source {
+            let header = self
+                .single("mcp-name", "Mcp-Name", true)?
+                .ok_or_else(|| missing("Mcp-Name"))?;
+            // A body without the field is refused later as invalid params.
+            if let Some(Value::String(body)) = params.and_then(|p| p.get(field)) {
+                if &header != body {
+                    return Err(differs("Mcp-Name"));
+                }
+            }
+        }
+        if method == "tools/call" {
+            self.check_params(params)?;
+        }
+        Ok(())
+    }
+}
+
+impl Mirrors<'_> {
+    /// `§ Server Behavior for Custom Headers`.
+    fn check_params(&self, params: Option<&Map<String, Value>>) -> Result<(), ErrorObject> {
+        let Some(params) = params else { return Ok(()) };
+        let Some(Value::String(name)) = params.get("name") else {
+            return Ok(());
+        };
+        let inner = &self.service.inner;
+        let Some(&i) = inner.tool_index.get(name.as_str()) else {
+            return Ok(());
+        };
+        let empty = Map::new();
+        let arguments = params
+            .get("arguments")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        for param in &inner.tools[i].header_params {
+            let display = format!("Mcp-Param-{}", param.name);
+            let header = match self.head.count(&param.header_lower) {
+                0 => None,
+                1 => {
+                    let raw = self.head.get(&param.header_lower).unwrap_or(b"");
+                    Some(headers::decode_value(raw).map_err(|e| invalid_value(&display, e))?)
+                }
+                _ => {
+                    return Err(ErrorObject::header_mismatch(format!(
+                        "Header mismatch: {display} appears more than once"
+                    )))
+                }
+            };
+            match (headers::value_at(arguments, &param.path), header) {
+                // Value null or absent: the header is not expected.
+                (None, _) => {}
+                (Some(_), None) => return Err(missing(&display)),
+                (Some(body), Some(h)) => {
+                    if !headers::mirrors(param.kind, &h, body) {
+                        return Err(differs(&display));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The HTTP status of a JSON-RPC error response. `admission` is true for
+/// errors raised before the method's own params were examined, so that a
+/// missing `_meta` (`-32602`) gets 400 as `basic/index.mdx` requires while
+/// an unknown tool keeps the conventional 200.
+pub fn status_of(error: &ErrorObject, admission: bool) -> u16 {
+    match error.code {
+        code::PARSE_ERROR | code::INVALID_REQUEST => 400,
+        code::METHOD_NOT_FOUND => 404,
+        code::HEADER_MISMATCH
+        | code::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | code::UNSUPPORTED_PROTOCOL_VERSION => 400,
+        code::INVALID_PARAMS if admission => 400,
+        _ => 200,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    fn head(method: &str, path: &str, headers: &[(&str, &str)]) -> Head {
+        Head {
+            method: String::from(method),
+            path: String::from(path),
+            minor_version: 1,
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_ascii_lowercase(), v.as_bytes().to_vec()))
+                .collect::<Vec<_>>(),
+        }
+    }
+
+    const GOOD: &[(&str, &str)] = &[
+        ("Host", "127.0.0.1:3000"),
+        ("Content-Type", "application/json; charset=utf-8"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+
+    fn status(h: &Head) -> Option<u16> {
+        check_head(&HttpConfig::default(), h)
+            .err()
+            .map(|r| r.status)
+    }
+
+    #[test]
+    fn head_checks_in_order() {
+        assert_eq!(status(&head("POST", "/mcp", GOOD)), None);
+        assert_eq!(status(&head("POST", "/other", GOOD)), Some(404));
+        assert_eq!(status(&head("GET", "/mcp", GOOD)), Some(405));
+        assert_eq!(status(&head("DELETE", "/mcp", GOOD)), Some(405));
+        let mut h = head("POST", "/mcp", GOOD);
+        h.headers
+            .push((String::from("origin"), b"http://evil.example.com".to_vec()));
+        assert_eq!(status(&h), Some(403));
+        let mut h = head("POST", "/mcp", GOOD);
+        h.headers[0].1 = b"evil.example.com".to_vec();
+        assert_eq!(status(&h), Some(403));
+        let h = head("POST", "/mcp", &GOOD[1..]);
+        assert_eq!(status(&h), Some(400), "HTTP/1.1 requires Host");
+        let mut h = head("POST", "/mcp", GOOD);
+        h.headers[1].1 = b"text/plain".to_vec();
+        assert_eq!(status(&h), Some(415));
+        let mut h = head("POST", "/mcp", GOOD);
+        h.headers[2].1 = b"application/json".to_vec();
+        assert_eq!(status(&h), Some(406));
+    }
+
+    #[test]
+    fn loopback_origins_and_hosts() {
+        for o in [
+            "http://127.0.0.1:3000",
+            "http://localhost",
+            "https://[::1]:8443",
+            "HTTP://LOCALHOST:1",
+        ] {
+            assert!(origin_allowed(&OriginPolicy::Loopback, o.as_bytes()), "{o}");
+        }
+        for o in [
+            "null",
+            "http://evil.example.com",
+            "http://127.0.0.1.evil.com",
+            "file://localhost",
+            "http://localhost/x",
+        ] {
+            assert!(
+                !origin_allowed(&OriginPolicy::Loopback, o.as_bytes()),
+                "{o}"
+            );
+        }
+        for h in ["127.0.0.1", "localhost:80", "[::1]:3000"] {
+            assert!(host_allowed(&HostPolicy::Loopback, h.as_bytes()), "{h}");
+        }
+        for h in ["evil.example.com", "127.0.0.2", "[::2]"] {
+            assert!(!host_allowed(&HostPolicy::Loopback, h.as_bytes()), "{h}");
+        }
+        assert!(host_allowed(
+            &HostPolicy::List(alloc::vec![String::from("mcp.example.com")]),
+            b"MCP.example.com:443"
+        ));
+    }
+
+    #[test]
+    fn accept_media_ranges() {
+        let ok = |a: &str| {
+            accepts(a.as_bytes(), "application", "json")
+                && accepts(a.as_bytes(), "text", "event-stream")
+        };
+        assert!(ok("application/json, text/event-stream"));
+        assert!(ok("text/event-stream, application/json"));
+        assert!(ok("*/*"));
+        assert!(ok("application/*, text/*"));
+        assert!(!ok("application/json"));
+        assert!(!ok("application/json, text/event-stream;q=0"));
+        assert!(!ok(""));
+    }
+
+    #[test]
+    fn statuses() {
+        assert_eq!(status_of(&ErrorObject::method_not_found("x"), true), 404);
+        assert_eq!(status_of(&ErrorObject::invalid_params("x"), true), 400);
+        assert_eq!(status_of(&ErrorObject::invalid_params("x"), false), 200);
+        assert_eq!(status_of(&ErrorObject::header_mismatch("x"), true), 400);
+        assert_eq!(
+            status_of(&ErrorObject::missing_client_capability(Value::Null), false),
+            400
+        );
+        assert_eq!(status_of(&ErrorObject::internal("x"), false), 200);
+    }
+}
