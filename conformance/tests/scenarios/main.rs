@@ -1,0 +1,11 @@
+//! The fixture driven through `snodo_proto::Connection` directly, checking
+//! what each conformance scenario it serves checks (`SCENARIOS.md` § 3).
+//! Requests are literal JSON lines, as a client would write them.
+
+mod harness;
+
+mod caching;
+mod completion;
+mod prompts;
+mod resources;
+mod tools;
