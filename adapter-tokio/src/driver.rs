@@ -1,0 +1,207 @@
+//! The loop that drives one [`Connection`] over a byte stream: bytes and
+//! time in, bytes out, handler calls run on their own tasks.
+//!
+//! The driving contract (`proto/src/connection.rs`): after every input,
+//! drain `poll_output` until `None`; then wait for input, a handler report,
+//! the next deadline, or write progress, whichever comes first. Input is
+//! read only while the connection wants it and the output backlog is under
+//! its high-water mark.
+
+use std::io;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+use tokio::sync::watch;
+use tokio::time::Instant as TokioInstant;
+
+use snodo_proto::{Connection, Output, Service, Transport};
+
+use crate::calls::{Calls, Report};
+use crate::clock::Clock;
+use crate::options::Options;
+use crate::outbox::Outbox;
+
+/// The server-wide shutdown signal, as one connection sees it.
+pub(crate) struct Stop(Option<watch::Receiver<bool>>);
+
+impl Stop {
+    /// A connection that only ends by itself (stdio).
+    pub(crate) fn never() -> Self {
+        Stop(None)
+    }
+
+    pub(crate) fn on(rx: watch::Receiver<bool>) -> Self {
+        Stop(Some(rx))
+    }
+
+    /// Resolves once shutdown is requested; never if no one can request it.
+    async fn requested(&mut self) {
+        if let Some(rx) = &mut self.0 {
+            if rx.wait_for(|stop| *stop).await.is_ok() {
+                return;
+            }
+        }
+        std::future::pending().await
+    }
+}
+
+/// Serve one connection until it closes, fails, or winds down.
+pub(crate) async fn drive<R, W>(
+    service: &Service,
+    transport: Transport,
+    mut reader: R,
+    mut writer: W,
+    options: &Options,
+    mut stop: Stop,
+) -> io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let clock = Clock::start();
+    let mut conn = Connection::new(service, transport, clock.now());
+    let mut calls = Calls::new(options.report_capacity);
+    let mut out = Outbox::default();
+    let mut buf = vec![0_u8; options.read_chunk_bytes.max(1)];
+
+    let mut input_open = true;
+    // `Output::Close` was emitted: write what is left, then close.
+    let mut closed = false;
+    // Server shutdown: read nothing more, end once no call is left.
+    let mut stopping = false;
+    // While winding down (end of input, or shutdown), calls must finish by this.
+    let mut grace_until: Option<TokioInstant> = None;
+
+    let timer = tokio::time::sleep_until(TokioInstant::now());
+    tokio::pin!(timer);
+    let mut armed: Option<TokioInstant> = None;
+
+    loop {
+        while let Some(output) = conn.poll_output() {
+            match output {
+                Output::Transmit(bytes) => out.push(bytes),
+                Output::Invoke(invocation) => calls.start(invocation),
+                Output::Cancel(call) => calls.cancel(call),
+                Output::Close => closed = true,
+            }
+        }
+        if closed && out.is_idle() {
+            break;
+        }
+        if stopping && conn.in_flight() == 0 && conn.queued() == 0 && out.is_idle() {
+            break;
+        }
+
+        let wake = earliest(
+            conn.poll_timeout().and_then(|t| clock.to_tokio(t)),
+            grace_until,
+        );
+        if wake != armed {
+            if let Some(at) = wake {
+                timer.as_mut().reset(at);
+            }
+            armed = wake;
+        }
+
+        let below_high_water = out.queued() < options.write_high_water;
+        let read_more =
+            input_open && !closed && !stopping && conn.wants_input() && below_high_water;
+
+        tokio::select! {
+            read = reader.read(&mut buf), if read_more => match read {
+                Ok(0) => {
+                    input_open = false;
+                    conn.handle_input_closed(clock.now());
+                    grace_until.get_or_insert(TokioInstant::now() + options.shutdown_grace);
+                }
+                Ok(n) => conn.handle_input(&buf[..n], clock.now()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    tracing::debug!(error = %e, "read failed; treating it as end of input");
+                    input_open = false;
+                    conn.handle_input_closed(clock.now());
+                    grace_until.get_or_insert(TokioInstant::now() + options.shutdown_grace);
+                }
+            },
+            report = calls.next(), if below_high_water => match report {
+                Report::Done(call, outcome) => {
+                    // Err: the call was cancelled or timed out meanwhile; its
+                    // late outcome is dropped by design.
+                    let _ = conn.complete(call, outcome, clock.now());
+                }
+                Report::Event(call, event) => conn.call_event(call, event, clock.now()),
+            },
+            written = out.step(&mut writer), if !out.is_idle() => written?,
+            () = &mut timer, if armed.is_some() => {
+                armed = None;
+                if grace_until.is_some_and(|g| g <= TokioInstant::now()) {
+                    tracing::warn!(
+                        running = calls.running(),
+                        "shutdown grace expired; cancelling the calls still running"
+                    );
+                    break;
+                }
+                conn.handle_timeout(clock.now());
+            },
+            () = stop.requested(), if !stopping => {
+                stopping = true;
+                grace_until.get_or_insert(TokioInstant::now() + options.shutdown_grace);
+            },
+        }
+    }
+
+    // Abort whatever still runs before spending time on the close.
+    drop(calls);
+    close(
+        &mut out,
+        &mut writer,
+        input_open.then_some(&mut reader),
+        &mut buf,
+        options,
+    )
+    .await
+}
+
+/// Write the last bytes and shut the writer; then read and discard what
+/// the peer still sends, until its EOF, so closing a socket with unread
+/// input does not reset it and destroy the response in flight (RFC 9112
+/// § 9.6, "tear-down"). Both are bounded by `close_linger`.
+async fn close<R, W>(
+    out: &mut Outbox,
+    writer: &mut W,
+    reader: Option<&mut R>,
+    buf: &mut [u8],
+    options: &Options,
+) -> io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let deadline = TokioInstant::now() + options.close_linger;
+    match tokio::time::timeout_at(deadline, out.finish(writer)).await {
+        Ok(result) => result?,
+        Err(_) => {
+            tracing::debug!(
+                unwritten = out.queued(),
+                "peer did not take the last bytes in time"
+            );
+            return Ok(());
+        }
+    }
+    if let Some(reader) = reader {
+        let discard = async {
+            while let Ok(n) = reader.read(buf).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout_at(deadline, discard).await;
+    }
+    Ok(())
+}
+
+fn earliest(a: Option<TokioInstant>, b: Option<TokioInstant>) -> Option<TokioInstant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}

@@ -1,0 +1,93 @@
+//! Bytes waiting to be written, written one step at a time so the
+//! connection loop can keep reading and taking completions while a slow
+//! peer drains its side.
+
+use bytes::Bytes;
+use std::collections::VecDeque;
+use std::io;
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+
+#[derive(Debug, Default)]
+pub(crate) struct Outbox {
+    queue: VecDeque<Bytes>,
+    queued: usize,
+    /// Something was written since the last flush (stdout buffers in a
+    /// blocking thread; a flush waits until the bytes reached the fd).
+    unflushed: bool,
+}
+
+impl Outbox {
+    pub(crate) fn push(&mut self, bytes: Bytes) {
+        if !bytes.is_empty() {
+            self.queued += bytes.len();
+            self.queue.push_back(bytes);
+        }
+    }
+
+    /// Bytes not yet handed to the writer.
+    pub(crate) fn queued(&self) -> usize {
+        self.queued
+    }
+
+    /// Nothing to write and nothing to flush.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.queue.is_empty() && !self.unflushed
+    }
+
+    /// One write, or a flush once the queue is empty. Cancel-safe: a
+    /// cancelled `write` wrote nothing, and a cancelled flush is redone.
+    pub(crate) async fn step<W: AsyncWrite + Unpin>(&mut self, w: &mut W) -> io::Result<()> {
+        if let Some(front) = self.queue.front_mut() {
+            let n = w.write(front).await?;
+            if n == 0 {
+                return Err(io::ErrorKind::WriteZero.into());
+            }
+            self.unflushed = true;
+            self.queued -= n;
+            if n == front.len() {
+                self.queue.pop_front();
+            } else {
+                *front = front.slice(n..);
+            }
+        } else if self.unflushed {
+            w.flush().await?;
+            self.unflushed = false;
+        }
+        Ok(())
+    }
+
+    /// Write and flush everything, then shut the writer down (EOF on a
+    /// pipe, FIN on a socket).
+    pub(crate) async fn finish<W: AsyncWrite + Unpin>(&mut self, w: &mut W) -> io::Result<()> {
+        while !self.is_idle() {
+            self.step(w).await?;
+        }
+        w.shutdown().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    #[tokio::test]
+    async fn writes_in_order_across_partial_writes() {
+        // A 4-byte pipe forces partial writes.
+        let (mut w, mut r) = tokio::io::duplex(4);
+        let reader = tokio::spawn(async move {
+            let mut got = Vec::new();
+            r.read_to_end(&mut got).await.unwrap();
+            got
+        });
+        let mut out = Outbox::default();
+        out.push(Bytes::from_static(b"hello "));
+        out.push(Bytes::new());
+        out.push(Bytes::from_static(b"world\n"));
+        assert_eq!(out.queued(), 12);
+        out.finish(&mut w).await.unwrap();
+        assert_eq!(out.queued(), 0);
+        assert!(out.is_idle());
+        assert_eq!(reader.await.unwrap(), b"hello world\n");
+    }
+}

@@ -1,0 +1,402 @@
+//! Streamable HTTP through `serve_http` over real loopback sockets: literal
+//! request bytes in, raw response bytes out. Only what the adapter adds is
+//! under test (sockets, tasks, cancellation on disconnect, the connection
+//! cap, shutdown); HTTP and MCP rules are `proto`'s and tested there.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use common::{service, Probe, STEP};
+use serde_json::Value;
+use snodo_tokio::{bind_http, serve_http, Options};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::timeout;
+
+const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+/// A POST to `/mcp` with the standard headers and `extra` header lines.
+fn post(extra: &str, body: &str) -> Vec<u8> {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn discover_request() -> Vec<u8> {
+    post("Mcp-Method: server/discover\r\n", DISCOVER)
+}
+
+struct Server {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    async fn start(probe: Probe, options: Options) -> Server {
+        let listener = bind_http("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let service = service(probe);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let shutdown = async {
+                let _ = stopped.await;
+            };
+            serve_http(&service, listener, shutdown, options).await
+        });
+        Server {
+            addr,
+            stop: Some(stop),
+            task,
+        }
+    }
+
+    /// Signal shutdown; the server task is awaited with [`Server::join`].
+    fn signal(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+
+    async fn join(mut self) {
+        self.signal();
+        timeout(Duration::from_secs(15), self.task)
+            .await
+            .expect("serve_http returns after shutdown")
+            .expect("no panic")
+            .expect("Ok");
+    }
+}
+
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "body is not JSON ({e}): {}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+}
+
+/// Read one response with a `Content-Length` body; `buf` keeps what was
+/// read past it.
+async fn read_response(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Response {
+    timeout(STEP, async {
+        let head_end = loop {
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i;
+            }
+            let mut chunk = [0_u8; 4096];
+            let n = stream.read(&mut chunk).await.expect("read");
+            assert!(
+                n > 0,
+                "EOF before a response head: {:?}",
+                String::from_utf8_lossy(buf)
+            );
+            buf.extend_from_slice(&chunk[..n]);
+        };
+        let head = String::from_utf8(buf[..head_end].to_vec()).expect("ASCII head");
+        buf.drain(..head_end + 4);
+        let mut lines = head.split("\r\n");
+        let status_line = lines.next().unwrap();
+        let mut parts = status_line.splitn(3, ' ');
+        assert_eq!(parts.next(), Some("HTTP/1.1"), "{status_line}");
+        let status = parts.next().unwrap().parse().unwrap();
+        let headers: Vec<(String, String)> = lines
+            .map(|l| {
+                let (n, v) = l.split_once(':').expect("header line");
+                (n.trim().to_string(), v.trim().to_string())
+            })
+            .collect();
+        let length: usize = headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+            .expect("a Content-Length response")
+            .1
+            .parse()
+            .unwrap();
+        while buf.len() < length {
+            let mut chunk = [0_u8; 4096];
+            let n = stream.read(&mut chunk).await.expect("read");
+            assert!(n > 0, "EOF inside a body");
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        let body = buf.drain(..length).collect();
+        Response {
+            status,
+            headers,
+            body,
+        }
+    })
+    .await
+    .expect("a response in time")
+}
+
+/// The server closed the connection: EOF (or a reset) with no byte sent.
+async fn expect_closed(stream: &mut TcpStream) {
+    let mut byte = [0_u8; 1];
+    match timeout(STEP, stream.read(&mut byte))
+        .await
+        .expect("closed in time")
+    {
+        Ok(0) => {}
+        Ok(_) => panic!("unexpected bytes from a connection that should be closed"),
+        Err(e) => assert!(
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
+            ),
+            "{e}"
+        ),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discover_over_http() {
+    let server = Server::start(Probe::default(), Options::default()).await;
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    s.write_all(&discover_request()).await.unwrap();
+    let mut buf = Vec::new();
+    let r = read_response(&mut s, &mut buf).await;
+    assert_eq!(r.status, 200);
+    assert!(r
+        .header("content-type")
+        .unwrap()
+        .starts_with("application/json"));
+    let v = r.json();
+    assert_eq!(v["id"], 1);
+    assert_eq!(v["result"]["capabilities"]["tools"], serde_json::json!({}));
+    assert!(v["result"]["supportedVersions"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("2026-07-28")));
+    drop(s);
+    server.join().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keep_alive_serves_requests_in_turn_and_a_panic_is_internal_error() {
+    let server = Server::start(Probe::default(), Options::default()).await;
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    let mut buf = Vec::new();
+
+    s.write_all(&post(
+        "Mcp-Method: tools/call\r\nMcp-Name: boom\r\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    ))
+    .await
+    .unwrap();
+    let r = read_response(&mut s, &mut buf).await;
+    assert_eq!(r.status, 200);
+    let v = r.json();
+    assert_eq!(v["id"], 1);
+    assert_eq!(v["error"]["code"], -32603);
+    assert_eq!(v["error"]["message"], "Internal error");
+
+    s.write_all(&post(
+        "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"same socket"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    ))
+    .await
+    .unwrap();
+    let r = read_response(&mut s, &mut buf).await;
+    assert_eq!(r.status, 200);
+    let v = r.json();
+    assert_eq!(v["id"], 2);
+    assert_eq!(v["result"]["content"][0]["text"], "same socket");
+    drop(s);
+    server.join().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_disconnect_cancels_the_call() {
+    let (dropped_tx, mut dropped) = mpsc::unbounded_channel();
+    let probe = Probe {
+        dropped: Some(dropped_tx),
+        ..Probe::default()
+    };
+    let started = probe.started.clone();
+    let server = Server::start(probe, Options::default()).await;
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    s.write_all(&post(
+        "Mcp-Method: tools/call\r\nMcp-Name: hang\r\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    ))
+    .await
+    .unwrap();
+    timeout(STEP, started.notified())
+        .await
+        .expect("handler started");
+    drop(s);
+    let flagged = timeout(STEP, dropped.recv())
+        .await
+        .expect("the handler was dropped after the client left")
+        .unwrap();
+    assert!(flagged, "its CancelFlag was set");
+    server.join().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_hundred_concurrent_connections() {
+    const CLIENTS: usize = 300;
+    let server = Server::start(Probe::default(), Options::default()).await;
+    let addr = server.addr;
+    let began = Instant::now();
+    let mut clients = tokio::task::JoinSet::new();
+    for i in 0..CLIENTS {
+        clients.spawn(async move {
+            let mut s = TcpStream::connect(addr).await.unwrap();
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"client {i}"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+            );
+            s.write_all(&post("Mcp-Method: tools/call\r\nMcp-Name: echo\r\n", &body))
+                .await
+                .unwrap();
+            let mut buf = Vec::new();
+            let r = read_response(&mut s, &mut buf).await;
+            assert_eq!(r.status, 200);
+            let v = r.json();
+            assert_eq!(v["id"], i);
+            assert_eq!(v["result"]["content"][0]["text"], format!("client {i}"));
+            s
+        });
+    }
+    let mut open = Vec::new();
+    let all = async {
+        while let Some(done) = clients.join_next().await {
+            open.push(done.expect("client task"));
+        }
+    };
+    timeout(Duration::from_secs(30), all)
+        .await
+        .expect("all clients answered in time");
+    assert_eq!(open.len(), CLIENTS, "every connection was served at once");
+    eprintln!("{CLIENTS} connections answered in {:?}", began.elapsed());
+    drop(open);
+    server.join().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_over_the_cap_are_closed_at_once() {
+    let server = Server::start(Probe::default(), Options::default().max_connections(2)).await;
+    let mut buf = Vec::new();
+    let mut a = TcpStream::connect(server.addr).await.unwrap();
+    a.write_all(&discover_request()).await.unwrap();
+    assert_eq!(read_response(&mut a, &mut buf).await.status, 200);
+    let mut b = TcpStream::connect(server.addr).await.unwrap();
+    b.write_all(&discover_request()).await.unwrap();
+    assert_eq!(read_response(&mut b, &mut buf).await.status, 200);
+
+    // Both slots are held by idle keep-alive connections.
+    let mut c = TcpStream::connect(server.addr).await.unwrap();
+    expect_closed(&mut c).await;
+
+    // Freeing a slot lets a new connection in (the slot is released when the
+    // server notices the close, so retry for a bounded time).
+    drop(a);
+    let deadline = Instant::now() + STEP;
+    loop {
+        let mut d = TcpStream::connect(server.addr).await.unwrap();
+        let mut buf = Vec::new();
+        let sent = d.write_all(&discover_request()).await;
+        let mut probe = [0_u8; 1];
+        let answered = sent.is_ok() && matches!(timeout(STEP, d.peek(&mut probe)).await, Ok(Ok(1)));
+        if answered {
+            assert_eq!(read_response(&mut d, &mut buf).await.status, 200);
+            break;
+        }
+        assert!(Instant::now() < deadline, "a freed slot was never reused");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(b);
+    server.join().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_lets_calls_in_flight_finish_then_closes() {
+    let mut server = Server::start(Probe::default(), Options::default()).await;
+    let addr = server.addr;
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(&post(
+        "Mcp-Method: tools/call\r\nMcp-Name: sleep\r\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":300,"label":"finished"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    ))
+    .await
+    .unwrap();
+    // Let the request reach the server before the shutdown signal.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    server.signal();
+    let mut buf = Vec::new();
+    let r = read_response(&mut s, &mut buf).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"]["content"][0]["text"], "finished");
+    expect_closed(&mut s).await;
+    // Closing our side too ends the server's lingering read at once.
+    drop(s);
+    let began = Instant::now();
+    server.join().await;
+    assert!(
+        began.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        began.elapsed()
+    );
+    // The listener is gone.
+    assert!(TcpStream::connect(addr).await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_grace_bounds_a_call_that_never_finishes() {
+    let (dropped_tx, mut dropped) = mpsc::unbounded_channel();
+    let probe = Probe {
+        dropped: Some(dropped_tx),
+        ..Probe::default()
+    };
+    let started = probe.started.clone();
+    let options = Options::default().shutdown_grace(Duration::from_millis(200));
+    let mut server = Server::start(probe, options).await;
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    s.write_all(&post(
+        "Mcp-Method: tools/call\r\nMcp-Name: hang\r\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    ))
+    .await
+    .unwrap();
+    timeout(STEP, started.notified()).await.expect("started");
+    let began = Instant::now();
+    server.signal();
+    expect_closed(&mut s).await;
+    let waited = began.elapsed();
+    assert!(
+        waited >= Duration::from_millis(150),
+        "closed after {waited:?}"
+    );
+    assert!(waited < Duration::from_secs(2), "closed after {waited:?}");
+    assert!(timeout(STEP, dropped.recv()).await.unwrap().unwrap());
+    drop(s);
+    server.join().await;
+    assert!(
+        began.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        began.elapsed()
+    );
+}
