@@ -1,0 +1,29 @@
+//! What the driver thread is told by the other threads.
+//!
+//! Everything reaches the driver through one bounded channel, so the driver
+//! sleeps in a single `recv_timeout` and wakes for whichever comes first:
+//! input, a finished call, a handler's report, the writer, or a deadline.
+
+use std::io;
+
+use snodo_proto::{CallEvent, CallId, Outcome};
+
+#[derive(Debug)]
+pub(crate) enum Event {
+    /// The reader read these bytes (never empty).
+    Input(Vec<u8>),
+    /// The reader reached end of input.
+    Eof,
+    /// Reading failed; treated as end of input.
+    ReadError(io::Error),
+    /// A worker finished a call.
+    Completed(CallId, Outcome),
+    /// A running handler reported progress or a log message.
+    Report(CallId, CallEvent),
+    /// The writer's backlog fell below the high-water mark after the driver
+    /// asked to be told.
+    Drained,
+    /// The writer stopped: `Ok` once its queue closed and everything was
+    /// flushed, `Err` on a write or flush failure (fatal).
+    WriterClosed(io::Result<()>),
+}
