@@ -228,6 +228,57 @@ async fn keep_alive_serves_requests_in_turn_and_a_panic_is_internal_error() {
     server.join().await;
 }
 
+/// Read until `needle` has arrived; returns everything read so far.
+async fn read_until(stream: &mut TcpStream, buf: &mut Vec<u8>, needle: &[u8]) {
+    timeout(STEP, async {
+        while !buf.windows(needle.len()).any(|w| w == needle) {
+            let mut chunk = [0_u8; 4096];
+            let n = stream.read(&mut chunk).await.expect("read");
+            assert!(n > 0, "EOF before {:?}", String::from_utf8_lossy(needle));
+            buf.extend_from_slice(&chunk[..n]);
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("{:?} in time", String::from_utf8_lossy(needle)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sse_events_reach_the_client_while_the_call_runs() {
+    let probe = Probe::default();
+    let release = probe.release.clone();
+    let server = Server::start(probe, Options::default()).await;
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    s.write_all(&post(
+        "Mcp-Method: tools/call\r\nMcp-Name: step\r\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"step","_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    ))
+    .await
+    .unwrap();
+    let mut buf = Vec::new();
+    // The progress event arrives while the handler still waits.
+    read_until(&mut s, &mut buf, br#""message":"waiting""#).await;
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    assert!(text.starts_with("HTTP/1.1 200 "), "{text}");
+    assert!(
+        text.contains("Content-Type: text/event-stream\r\n"),
+        "{text}"
+    );
+    assert!(text.contains("Transfer-Encoding: chunked\r\n"), "{text}");
+    assert!(
+        text.contains(r#"data: {"jsonrpc":"2.0","method":"notifications/progress""#),
+        "{text}"
+    );
+    assert!(!text.contains("released"), "the result is not there yet");
+    release.notify_one();
+    // Then the result, and the last chunk.
+    read_until(&mut s, &mut buf, b"\r\n0\r\n\r\n").await;
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    assert!(text.contains(r#""id":1"#), "{text}");
+    assert!(text.contains(r#""text":"released""#), "{text}");
+    drop(s);
+    server.join().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_disconnect_cancels_the_call() {
     let (dropped_tx, mut dropped) = mpsc::unbounded_channel();

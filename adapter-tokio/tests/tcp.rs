@@ -41,11 +41,11 @@ async fn line_framed_clients_are_served_independently() {
     let mut slow_lines = BufReader::new(slow_r).lines();
     let mut fast_lines = BufReader::new(fast_r).lines();
 
-    slow_w.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":400,\"label\":\"slow\"},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n").await.unwrap();
+    slow_w.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":1000,\"label\":\"slow\"},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n").await.unwrap();
     fast_w.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"fast\"},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n").await.unwrap();
 
     // The second connection is not held up by the first one's slow call.
-    let line = timeout(Duration::from_millis(300), fast_lines.next_line())
+    let line = timeout(Duration::from_millis(800), fast_lines.next_line())
         .await
         .expect("the fast answer does not wait for the slow call")
         .unwrap()

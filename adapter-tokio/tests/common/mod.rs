@@ -20,6 +20,8 @@ pub struct Probe {
     pub started: Arc<Notify>,
     /// Receives `ctx.is_cancelled()` when a `hang` call's future is dropped.
     pub dropped: Option<mpsc::UnboundedSender<bool>>,
+    /// A `step` call reports progress, then waits for this before answering.
+    pub release: Arc<Notify>,
 }
 
 #[derive(Deserialize)]
@@ -61,6 +63,7 @@ pub fn service(probe: Probe) -> Service {
         "additionalProperties": false
     });
     let hang_probe = probe.clone();
+    let release = probe.release.clone();
     Service::builder()
         .tool(
             Tool::new("echo", "Echo the text").input_schema(text_schema),
@@ -103,6 +106,17 @@ pub fn service(probe: Probe) -> Service {
                     tokio::task::yield_now().await;
                 }
                 CallToolResult::text("counted")
+            },
+        )
+        .tool(
+            Tool::new("step", "Report progress, then answer once released"),
+            move |_: NoArgs, ctx: Context| {
+                let release = release.clone();
+                async move {
+                    ctx.progress(1.0, None, Some(String::from("waiting")));
+                    release.notified().await;
+                    CallToolResult::text("released")
+                }
             },
         )
         .build()
