@@ -1,0 +1,57 @@
+//! What a transport under test must provide, and the shape every message a
+//! server writes must have.
+
+use serde_json::Value;
+
+/// A way to talk to a server: write request bytes, read what comes back.
+pub trait Transport {
+    /// Write `request` (one or more JSON lines separated by `\n`; the
+    /// transport adds the final newline) and return every message the server
+    /// writes in reply, in order, once `responses` of them are responses
+    /// (`result` or `error`) and the server has nothing more to say about
+    /// this request.
+    ///
+    /// Implementations must fail the test (panic) on anything that is not a
+    /// JSON-RPC message, so that [`check_message`] holds for every returned
+    /// value.
+    fn exchange(&mut self, request: &str, responses: usize) -> Vec<Value>;
+
+    /// A label for failure reports.
+    fn name(&self) -> String;
+}
+
+/// Check that `line` is one well-formed JSON-RPC message as the 2026-07-28
+/// schema allows a server to send it (`schema.ts` JSONRPCMessage): an object
+/// with `"jsonrpc":"2.0"` that is either a notification (`method`, no `id`)
+/// or a response (`result` xor `error`, and an `id` that is a string or an
+/// integer when present — never `null`). Servers never send requests
+/// (`basic/patterns/index.mdx`).
+pub fn check_message(line: &str) -> Result<Value, String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e}): {line}"))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| format!("not a JSON object: {line}"))?;
+    if obj.get("jsonrpc") != Some(&Value::String(String::from("2.0"))) {
+        return Err(format!("jsonrpc is not \"2.0\": {line}"));
+    }
+    match obj.get("id") {
+        None | Some(Value::String(_)) => {}
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {}
+        Some(_) => {
+            return Err(format!(
+                "id must be a string or an integer when present: {line}"
+            ))
+        }
+    }
+    let method = obj.contains_key("method");
+    let result = obj.contains_key("result");
+    let error = obj.contains_key("error");
+    match (method, result, error) {
+        (true, false, false) if !obj.contains_key("id") => Ok(v),
+        (true, _, _) => Err(format!("a server must not send requests: {line}")),
+        (false, true, false) if obj.contains_key("id") => Ok(v),
+        (false, true, false) => Err(format!("a result without an id: {line}")),
+        (false, false, true) => Ok(v),
+        _ => Err(format!("neither a notification nor a response: {line}")),
+    }
+}
