@@ -175,6 +175,8 @@ pub struct Connection {
     queued: VecDeque<Box<Admitted>>,
     next_call: u64,
     input_closed: bool,
+    /// [`Connection::begin_shutdown`] was called.
+    shutting_down: bool,
     closed: bool,
 }
 
@@ -220,6 +222,7 @@ impl Connection {
             queued: VecDeque::new(),
             next_call: 1,
             input_closed: false,
+            shutting_down: false,
             closed: false,
         }
     }
@@ -254,10 +257,11 @@ impl Connection {
     /// processed; calls in flight finish and are answered; then
     /// [`Output::Close`] is emitted.
     pub fn handle_input_closed(&mut self, now: Instant) {
-        if self.input_closed {
+        if self.closed {
             return;
         }
         match &mut self.wire {
+            Wire::Stdio(_) if self.input_closed => {}
             Wire::Stdio(framer) => {
                 if let Some(line) = framer.finish() {
                     self.handle_line(line, now);
@@ -280,6 +284,25 @@ impl Connection {
                 self.close();
             }
         }
+    }
+
+    /// The server is going away (graceful shutdown): read nothing more,
+    /// answer what is in progress, then emit [`Output::Close`]. On stdio
+    /// calls in flight and queued are finished; on HTTP the request being
+    /// answered gets its response with `Connection: close`, and requests
+    /// not yet fully received are dropped unanswered (the client may retry
+    /// them elsewhere: nothing was processed). Calls still running at the
+    /// adapter's grace deadline are the adapter's to cancel.
+    pub fn begin_shutdown(&mut self, _now: Instant) {
+        if self.shutting_down {
+            return;
+        }
+        self.shutting_down = true;
+        self.input_closed = true;
+        if let Wire::Http(http) = &mut self.wire {
+            http.closing = true;
+        }
+        self.maybe_close();
     }
 
     /// Time passed: expire calls whose deadline is at or before `now`.
@@ -697,7 +720,7 @@ impl Connection {
                     tracing::error!("HTTP final message without an exchange");
                     return;
                 };
-                let close = !ex.keep_alive;
+                let close = !ex.keep_alive || self.shutting_down;
                 if ex.sse {
                     write_sse_event(&mut self.out, &json);
                     codec::write_last_chunk(&mut self.out);

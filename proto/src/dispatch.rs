@@ -128,12 +128,37 @@ pub fn dispatch(
                 },
                 Err(error) => Dispatch::Error {
                     id: Some(id),
-                    error,
+                    error: if method == "initialize" {
+                        name_supported_versions(error, service.inner.profile)
+                    } else {
+                        error
+                    },
                     admission: true,
                 },
             }
         }
     }
+}
+
+/// `basic/versioning.mdx` § Backward Compatibility: a modern-only server
+/// SHOULD name the versions it supports in any error it returns to
+/// `initialize`; for a legacy client this message may be the only
+/// diagnostic it can show.
+fn name_supported_versions(
+    mut error: ErrorObject,
+    profile: &crate::profile::Profile,
+) -> ErrorObject {
+    let versions = meta::supported_versions(profile);
+    if error.data.is_none() {
+        error.message = format!(
+            "{} (initialize belongs to protocol versions before 2026-07-28; this server supports {})",
+            error.message,
+            versions.join(", ")
+        )
+        .into();
+        error.data = Some(json!({ "supported": versions }));
+    }
+    error
 }
 
 fn notification(method: &str, params: Option<Map<String, Value>>) -> Dispatch {

@@ -73,7 +73,7 @@ impl ErrorObject {
     pub fn method_not_found(method: &str) -> Self {
         Self::new(
             code::METHOD_NOT_FOUND,
-            alloc::format!("Method not found: {}", truncate(method, 128)),
+            alloc::format!("Method not found: {}", quoted(method)),
         )
     }
 

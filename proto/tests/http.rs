@@ -572,3 +572,64 @@ fn truncated_request_then_eof_answers_nothing() {
     assert_eq!(h.close_input(), "");
     assert!(h.closed);
 }
+
+#[test]
+fn begin_shutdown_finishes_the_exchange_with_connection_close() {
+    let mut h = Harness::new(&service(), Transport::Http);
+    h.run_handlers = false;
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"ping_tool",{META}}}}}"#
+    );
+    let hdr =
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: ping_tool\r\n";
+    // One request in progress, a second one pipelined behind it.
+    let wire = post(hdr, &call) + &post(DISCOVER_HEADERS, &discover_body());
+    assert_eq!(h.send(wire.as_bytes()), "");
+    h.conn.begin_shutdown(h.now);
+    assert_eq!(h.drain(), "");
+    assert!(!h.closed, "the call in progress is still answered");
+    assert!(!h.conn.wants_input());
+    let out = h.run_pending();
+    let result = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"result":{{{SERVER_INFO},"content":[{{"text":"pong","type":"text"}}],"resultType":"complete"}}}}"#
+    );
+    assert_eq!(
+        out,
+        json_response_close("200 OK", &result),
+        "the pipelined request is not started"
+    );
+    assert!(h.closed);
+}
+
+#[test]
+fn begin_shutdown_closes_an_idle_connection_at_once() {
+    let mut h = Harness::new(&service(), Transport::Http);
+    assert_eq!(
+        h.send(post(DISCOVER_HEADERS, &discover_body()).as_bytes()),
+        json_response("200 OK", &discover_result())
+    );
+    h.conn.begin_shutdown(h.now);
+    assert_eq!(h.drain(), "");
+    assert!(h.closed);
+}
+
+#[test]
+fn disconnect_during_shutdown_still_cancels() {
+    let mut h = Harness::new(&service(), Transport::Http);
+    h.run_handlers = false;
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"ping_tool",{META}}}}}"#
+    );
+    h.send(
+        post(
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: ping_tool\r\n",
+            &call,
+        )
+        .as_bytes(),
+    );
+    h.conn.begin_shutdown(h.now);
+    h.drain();
+    assert_eq!(h.close_input(), "");
+    assert_eq!(h.cancelled.len(), 1);
+    assert!(h.closed);
+}
