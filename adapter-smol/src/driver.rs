@@ -1,0 +1,198 @@
+//! The loop that drives one [`Connection`]: the only place bytes, reports
+//! and time meet the state machine.
+//!
+//! It follows the driving contract of `snodo_proto::connection`: after every
+//! input, drain `poll_output` until `None` (writing transmits, starting and
+//! cancelling calls); then wait for whichever comes first of more input
+//! (only while `wants_input`), a call's report, the connection's next
+//! deadline, or the server's shutdown signal.
+//!
+//! Transmits are written in order before the loop waits again, so a peer
+//! that does not read holds the loop (and, through `wants_input` and the
+//! bounded report queue, everything behind it) instead of growing a buffer.
+
+use smol::channel::Receiver;
+use smol::future::{self, FutureExt};
+use smol::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use smol::Timer;
+use snodo_proto::{Connection, Output};
+use std::io;
+use std::pin::pin;
+use std::time::{Duration, Instant};
+
+use crate::calls::{Calls, Report};
+use crate::clock::Clock;
+
+/// What one connection needs besides its byte streams.
+pub(crate) struct Driver {
+    pub(crate) conn: Connection,
+    pub(crate) calls: Calls,
+    pub(crate) clock: Clock,
+    /// Closed by the server when it shuts down; `None` for a stream that
+    /// only ends at EOF.
+    pub(crate) shutdown: Option<Receiver<()>>,
+    pub(crate) read_buffer: usize,
+    /// Once winding down (end of input, or shutdown), how long calls in
+    /// flight may still run before they are cancelled and the stream closed.
+    pub(crate) grace: Duration,
+}
+
+enum Event {
+    Read(io::Result<usize>),
+    Report(Report),
+    Timeout,
+    Shutdown,
+}
+
+impl Driver {
+    /// Run until the connection closes. Returns after the writer is flushed
+    /// and closed; an I/O error on the writer ends it early. Calls still
+    /// running when it returns are cancelled.
+    pub(crate) async fn run<R, W>(self, reader: R, writer: W) -> io::Result<()>
+    where
+        R: AsyncRead,
+        W: AsyncWrite,
+    {
+        let Driver {
+            mut conn,
+            mut calls,
+            clock,
+            shutdown,
+            read_buffer,
+            grace,
+        } = self;
+        let mut reader = pin!(reader);
+        let mut writer = pin!(writer);
+        let mut buf = vec![0u8; read_buffer.max(1)];
+        // False once the reader hit EOF or failed.
+        let mut reading = true;
+        // True once the server asked to shut down: read nothing more, close
+        // when the calls in flight are answered.
+        let mut draining = false;
+        // Set when winding down starts; calls must be done by then.
+        let mut grace_until: Option<Instant> = None;
+        loop {
+            if drain(&mut conn, &mut calls, &mut writer).await? {
+                break;
+            }
+            let idle = conn.in_flight() == 0 && conn.queued() == 0;
+            if idle && (draining || (!reading && conn.poll_timeout().is_none())) {
+                // Draining and done; or nothing left that could ever wake
+                // this loop again (a liveness guard: `proto` normally emits
+                // `Output::Close` first).
+                break;
+            }
+
+            let want_input = reading && !draining && conn.wants_input();
+            let deadline = conn.poll_timeout().and_then(|t| clock.to_std(t));
+            let wake = match (deadline, grace_until) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let event = {
+                let read = async {
+                    if want_input {
+                        Event::Read(reader.read(&mut buf).await)
+                    } else {
+                        future::pending().await
+                    }
+                };
+                let report = async { Event::Report(calls.next().await) };
+                let timer = async {
+                    match wake {
+                        Some(at) => {
+                            Timer::at(at).await;
+                            Event::Timeout
+                        }
+                        None => future::pending().await,
+                    }
+                };
+                let stop = async {
+                    match &shutdown {
+                        Some(signal) if !draining => {
+                            // Resolves when the server closes the channel.
+                            let _ = signal.recv().await;
+                            Event::Shutdown
+                        }
+                        _ => future::pending().await,
+                    }
+                };
+                // Shutdown and deadlines first; reads and reports at random
+                // so neither a chatty peer nor a chatty handler starves the other.
+                stop.or(timer).or(read.race(report)).await
+            };
+
+            let now = clock.now();
+            match event {
+                Event::Read(Ok(0)) => {
+                    reading = false;
+                    grace_until.get_or_insert_with(|| Instant::now() + grace);
+                    conn.handle_input_closed(now);
+                }
+                Event::Read(Ok(n)) => conn.handle_input(&buf[..n], now),
+                Event::Read(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+                Event::Read(Err(e)) => {
+                    tracing::debug!(error = %e, "read failed: treating it as end of input");
+                    reading = false;
+                    grace_until.get_or_insert_with(|| Instant::now() + grace);
+                    conn.handle_input_closed(now);
+                }
+                Event::Report(Report::Done(call, outcome)) => {
+                    calls.finished(call);
+                    // Refused when the call was cancelled or timed out first:
+                    // its answer must not be written then.
+                    let _ = conn.complete(call, outcome, now);
+                }
+                Event::Report(Report::Event(call, event)) => conn.call_event(call, event, now),
+                Event::Timeout => {
+                    if grace_until.is_some_and(|g| g <= Instant::now()) {
+                        tracing::warn!(
+                            in_flight = conn.in_flight(),
+                            "shutdown grace expired: cancelling the calls still running"
+                        );
+                        break;
+                    }
+                    conn.handle_timeout(now);
+                }
+                Event::Shutdown => {
+                    tracing::debug!("shutting down: reading no more requests");
+                    draining = true;
+                    grace_until.get_or_insert_with(|| Instant::now() + grace);
+                }
+            }
+        }
+        // Cancel whatever still runs before spending time on the close.
+        drop(calls);
+        writer.flush().await?;
+        writer.close().await
+    }
+}
+
+/// Carry out everything the connection asks for. Returns whether it
+/// emitted `Output::Close`.
+async fn drain<W: AsyncWrite + Unpin>(
+    conn: &mut Connection,
+    calls: &mut Calls,
+    writer: &mut W,
+) -> io::Result<bool> {
+    let mut wrote = false;
+    let mut closed = false;
+    while let Some(out) = conn.poll_output() {
+        match out {
+            Output::Transmit(bytes) => {
+                writer.write_all(&bytes).await?;
+                wrote = true;
+            }
+            Output::Invoke(invocation) => calls.start(invocation),
+            Output::Cancel(call) => calls.cancel(call),
+            Output::Close => {
+                closed = true;
+                break;
+            }
+        }
+    }
+    if wrote {
+        writer.flush().await?;
+    }
+    Ok(closed)
+}
