@@ -66,8 +66,9 @@ impl Driver {
         let mut buf = vec![0u8; read_buffer.max(1)];
         // False once the reader hit EOF or failed.
         let mut reading = true;
-        // True once the server asked to shut down: read nothing more, close
-        // when the calls in flight are answered.
+        // True once the server asked to shut down (`begin_shutdown`): from
+        // then on reads only watch for the peer going away, which still
+        // cancels the call in flight; what they return is discarded.
         let mut draining = false;
         // Set when winding down starts; calls must be done by then.
         let mut grace_until: Option<Instant> = None;
@@ -76,14 +77,13 @@ impl Driver {
                 break;
             }
             let idle = conn.in_flight() == 0 && conn.queued() == 0;
-            if idle && (draining || (!reading && conn.poll_timeout().is_none())) {
-                // Draining and done; or nothing left that could ever wake
-                // this loop again (a liveness guard: `proto` normally emits
-                // `Output::Close` first).
+            if idle && !reading && conn.poll_timeout().is_none() {
+                // Nothing left that could ever wake this loop again (a
+                // liveness guard: `proto` emits `Output::Close` first).
                 break;
             }
 
-            let want_input = reading && !draining && conn.wants_input();
+            let want_input = reading && (draining || conn.wants_input());
             let deadline = conn.poll_timeout().and_then(|t| clock.to_std(t));
             let wake = match (deadline, grace_until) {
                 (Some(a), Some(b)) => Some(a.min(b)),
@@ -129,6 +129,7 @@ impl Driver {
                     grace_until.get_or_insert_with(|| Instant::now() + grace);
                     conn.handle_input_closed(now);
                 }
+                Event::Read(Ok(_)) if draining => {}
                 Event::Read(Ok(n)) => conn.handle_input(&buf[..n], now),
                 Event::Read(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                 Event::Read(Err(e)) => {
@@ -155,9 +156,10 @@ impl Driver {
                     conn.handle_timeout(now);
                 }
                 Event::Shutdown => {
-                    tracing::debug!("shutting down: reading no more requests");
+                    tracing::debug!("shutting down: answering what is in progress");
                     draining = true;
                     grace_until.get_or_insert_with(|| Instant::now() + grace);
+                    conn.begin_shutdown(now);
                 }
             }
         }

@@ -35,12 +35,5 @@ pub fn serve_http<S>(
 where
     S: Future<Output = ()>,
 {
-    serve_tcp(
-        ex.clone(),
-        service,
-        Transport::Http,
-        listener,
-        shutdown,
-        options,
-    )
+    serve_tcp(ex, service, listener, Transport::Http, shutdown, options)
 }

@@ -7,7 +7,9 @@
 //! - [`serve_stdio`] / [`serve_stream`]: one client over stdin/stdout or any
 //!   `AsyncRead` + `AsyncWrite` pair (`basic/transports/stdio.mdx`).
 //! - [`serve_http`] on a listener from [`bind_http`]: one task per TCP
-//!   connection, each owning its own `Connection`.
+//!   connection, each owning its own `Connection`, a connection cap and a
+//!   graceful shutdown. [`serve_tcp`] is the same for any transport (stdio
+//!   framing over TCP, say).
 //!
 //! # Executors
 //!
@@ -54,7 +56,8 @@ mod stdio;
 
 pub use http::serve_http;
 pub use options::Options;
-pub use server::bind_http;
+pub use server::{bind_http, serve_tcp};
 pub use stdio::{serve_stdio, serve_stream};
 
 pub use smol::Executor;
+pub use snodo_proto::Transport;

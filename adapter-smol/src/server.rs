@@ -3,8 +3,9 @@
 //! Each accepted stream gets its own [`Connection`] owned by its own task,
 //! so connections share nothing but the immutable [`Service`] and never
 //! lock each other. Shutdown is in three steps: stop accepting (the listener
-//! is dropped), let every connection finish the calls it has in flight
-//! while reading nothing new, and after [`Options::shutdown_grace`] cancel
+//! is dropped), tell every connection (`Connection::begin_shutdown`: no new
+//! request is read, the one in progress is answered, on HTTP with
+//! `Connection: close`), and after [`Options::shutdown_grace`] cancel
 //! whatever is left. Each connection enforces the grace period itself and
 //! closes cleanly; the server cancels any task still alive a little later
 //! (one stuck writing to a peer that does not read, say).
@@ -42,14 +43,32 @@ const BACKSTOP_MARGIN: Duration = Duration::from_millis(500);
 /// file descriptors, say), so the loop does not spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
-/// Bind a listener for [`serve_http`](crate::serve_http).
+/// Bind a listener for [`serve_http`](crate::serve_http) or [`serve_tcp`].
 pub async fn bind_http<A: AsyncToSocketAddrs>(addr: A) -> io::Result<TcpListener> {
     TcpListener::bind(addr).await
 }
 
-/// Accept on `listener` and serve each connection with `transport` until
-/// `shutdown` resolves, then shut down gracefully.
-pub(crate) async fn serve_tcp<S>(
+/// Serve `transport` on every connection `listener` accepts until
+/// `shutdown` resolves, then shut down gracefully; see
+/// [`serve_http`](crate::serve_http), which is this with
+/// [`Transport::Http`]. With [`Transport::Stdio`] it serves
+/// newline-delimited JSON-RPC over TCP: the stdio framing on another
+/// reliable stream (`basic/transports/stdio.mdx`; a custom transport).
+pub fn serve_tcp<S>(
+    ex: &Arc<Executor<'static>>,
+    service: Service,
+    listener: TcpListener,
+    transport: Transport,
+    shutdown: S,
+    options: Options,
+) -> impl Future<Output = io::Result<()>>
+where
+    S: Future<Output = ()>,
+{
+    run(ex.clone(), service, transport, listener, shutdown, options)
+}
+
+async fn run<S>(
     ex: Arc<Executor<'static>>,
     service: Service,
     transport: Transport,

@@ -310,8 +310,11 @@ fn graceful_shutdown_answers_calls_in_flight_and_closes_idle_connections() {
             .unwrap();
         server.shut_down();
         idle.expect_eof(Duration::from_secs(2)).await;
+        let response = busy.response().await;
+        // The last response on a connection that is going away says so.
+        assert_eq!(response.header("connection"), Some("close"));
         assert_eq!(
-            busy.response().await.json(),
+            response.json(),
             json(
                 r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"finished"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"smol-test","version":"1.0.0"}}}}"#
             )
@@ -369,6 +372,41 @@ fn shutdown_grace_expiry_cancels_what_is_left() {
         .unwrap();
         assert!(flagged);
         drop(client);
+        within(Duration::from_secs(2), "serve_http to return", server.task)
+            .await
+            .unwrap();
+    });
+}
+
+#[test]
+fn a_disconnect_during_shutdown_still_cancels_the_call() {
+    run(LIMIT, |ex| async move {
+        let (probes, events) = probes();
+        let options = Options::default().shutdown_grace(Duration::from_secs(30));
+        let server = HttpServer::start(&ex, service(probes), options).await;
+        let mut client = HttpClient::connect(server.addr).await;
+        client
+            .send(&post(
+                "tools/call",
+                Some("hang"),
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            ))
+            .await;
+        within(LIMIT, "the handler to start", events.started.recv())
+            .await
+            .unwrap();
+        server.shut_down();
+        Timer::after(Duration::from_millis(50)).await;
+        drop(client);
+        // Long before the 30 s grace period: the disconnect is the cancellation.
+        let flagged = within(
+            Duration::from_secs(2),
+            "the handler to be dropped",
+            events.dropped.recv(),
+        )
+        .await
+        .unwrap();
+        assert!(flagged);
         within(Duration::from_secs(2), "serve_http to return", server.task)
             .await
             .unwrap();
