@@ -12,7 +12,9 @@
 
 #![warn(missing_docs)]
 
+pub mod cli;
 mod completion;
+mod listen;
 pub mod media;
 mod prompts;
 mod resources;

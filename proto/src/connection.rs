@@ -293,6 +293,12 @@ impl Connection {
     /// not yet fully received are dropped unanswered (the client may retry
     /// them elsewhere: nothing was processed). Calls still running at the
     /// adapter's grace deadline are the adapter's to cancel.
+    ///
+    /// [`wants_input`](Connection::wants_input) is false from here on; an
+    /// adapter may still read and discard bytes only to notice that the
+    /// peer went away, and report it with
+    /// [`handle_input_closed`](Connection::handle_input_closed) (on HTTP that
+    /// still cancels the call in flight).
     pub fn begin_shutdown(&mut self, _now: Instant) {
         if self.shutting_down {
             return;

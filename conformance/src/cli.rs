@@ -1,0 +1,248 @@
+//! The `snodo-fixture` command line: serve the fixture on stdio, or on
+//! Streamable HTTP with the chosen runtime.
+//!
+//! On stdio, stdout carries protocol messages only. With `--listen`, the
+//! first (and only) stdout line is the bound address, so a caller that asked
+//! for port 0 learns the port. Every diagnostic goes to stderr through
+//! `tracing` (level from `RUST_LOG`, default `warn`).
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use tracing_subscriber::EnvFilter;
+
+const USAGE: &str = "\
+usage: snodo-fixture --stdio
+       snodo-fixture --listen ADDR [--runtime tokio|smol|blocking]
+       snodo-fixture --help
+
+Serve the snodo MCP conformance fixture (protocol revision 2026-07-28).
+
+options:
+  --stdio                      serve newline-delimited JSON-RPC on stdin/stdout
+  --listen ADDR                serve Streamable HTTP at http://ADDR/mcp; port 0
+                               picks a free port; the bound address is printed
+                               as the first line on stdout
+  --runtime tokio|smol|blocking
+                               adapter for --listen (default: tokio)
+  -h, --help                   print this help
+
+Diagnostics go to stderr; set RUST_LOG (default: warn) to change the level.
+";
+
+/// The adapter serving `--listen`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runtime {
+    /// `snodo-tokio`.
+    Tokio,
+    /// `snodo-smol`.
+    Smol,
+    /// `snodo-blocking`.
+    Blocking,
+}
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
+    Help,
+    Stdio,
+    Listen(SocketAddr, Runtime),
+}
+
+/// Why the command line was refused.
+#[derive(Debug, PartialEq, Eq)]
+enum ArgError {
+    Unknown(String),
+    MissingValue(&'static str),
+    BadAddress(String),
+    BadRuntime(String),
+    RuntimeWithoutListen,
+    NoMode,
+    Conflict,
+}
+
+impl std::fmt::Display for ArgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArgError::Unknown(a) => write!(f, "unknown argument {a:?}"),
+            ArgError::MissingValue(flag) => write!(f, "{flag} needs a value"),
+            ArgError::BadAddress(a) => write!(
+                f,
+                "--listen needs an address such as 127.0.0.1:0, got {a:?}"
+            ),
+            ArgError::BadRuntime(r) => {
+                write!(f, "--runtime must be tokio, smol or blocking, got {r:?}")
+            }
+            ArgError::RuntimeWithoutListen => f.write_str("--runtime only applies to --listen"),
+            ArgError::NoMode => f.write_str("choose a transport: --stdio or --listen ADDR"),
+            ArgError::Conflict => f.write_str("--stdio and --listen exclude each other"),
+        }
+    }
+}
+
+fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, ArgError> {
+    let mut stdio = false;
+    let mut listen: Option<SocketAddr> = None;
+    let mut runtime: Option<Runtime> = None;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "--stdio" => stdio = true,
+            "--listen" => {
+                let value = args.next().ok_or(ArgError::MissingValue("--listen"))?;
+                listen = Some(value.parse().map_err(|_| ArgError::BadAddress(value))?);
+            }
+            "--runtime" => {
+                let value = args.next().ok_or(ArgError::MissingValue("--runtime"))?;
+                runtime = Some(match value.as_str() {
+                    "tokio" => Runtime::Tokio,
+                    "smol" => Runtime::Smol,
+                    "blocking" => Runtime::Blocking,
+                    _ => return Err(ArgError::BadRuntime(value)),
+                });
+            }
+            _ => return Err(ArgError::Unknown(arg)),
+        }
+    }
+    match (stdio, listen, runtime) {
+        (true, None, None) => Ok(Command::Stdio),
+        (true, Some(_), _) => Err(ArgError::Conflict),
+        (false, Some(addr), rt) => Ok(Command::Listen(addr, rt.unwrap_or(Runtime::Tokio))),
+        (_, None, Some(_)) => Err(ArgError::RuntimeWithoutListen),
+        (false, None, None) => Err(ArgError::NoMode),
+    }
+}
+
+fn init_tracing() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .init();
+}
+
+/// Run the command line; the `snodo-fixture` binary is just this.
+pub fn main() -> ExitCode {
+    let command = match parse(std::env::args().skip(1)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("snodo-fixture: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match command {
+        Command::Help => {
+            eprint!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Command::Stdio => {
+            init_tracing();
+            let Some(service) = service() else {
+                return ExitCode::FAILURE;
+            };
+            match snodo_blocking::serve_stdio(&service, snodo_blocking::StdioOptions::default()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    tracing::error!(error = %e, "stdio serving failed");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Listen(addr, runtime) => {
+            init_tracing();
+            let Some(service) = service() else {
+                return ExitCode::FAILURE;
+            };
+            match crate::listen::serve(&service, addr, runtime, announce) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    tracing::error!(error = %e, %addr, ?runtime, "HTTP serving failed");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+fn service() -> Option<snodo_proto::Service> {
+    match crate::try_service() {
+        Ok(s) => Some(s),
+        Err(e) => {
+            tracing::error!(error = %e, "the fixture does not build");
+            None
+        }
+    }
+}
+
+/// Print the bound address as the first stdout line.
+fn announce(addr: SocketAddr) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{addr}");
+    let _ = out.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| String::from(*s)).collect()
+    }
+
+    #[test]
+    fn stdio_and_help_parse() {
+        assert_eq!(parse(args(&["--stdio"])), Ok(Command::Stdio));
+        assert_eq!(parse(args(&["--help"])), Ok(Command::Help));
+        assert_eq!(parse(args(&["--stdio", "-h"])), Ok(Command::Help));
+    }
+
+    #[test]
+    fn listen_parses() {
+        let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        assert_eq!(
+            parse(args(&["--listen", "127.0.0.1:0"])),
+            Ok(Command::Listen(addr, Runtime::Tokio))
+        );
+        assert_eq!(
+            parse(args(&["--listen", "127.0.0.1:0", "--runtime", "blocking"])),
+            Ok(Command::Listen(addr, Runtime::Blocking))
+        );
+        assert_eq!(
+            parse(args(&["--runtime", "smol", "--listen", "127.0.0.1:0"])),
+            Ok(Command::Listen(addr, Runtime::Smol))
+        );
+    }
+
+    #[test]
+    fn refusals() {
+        assert_eq!(parse(args(&[])), Err(ArgError::NoMode));
+        assert_eq!(
+            parse(args(&["--bogus"])),
+            Err(ArgError::Unknown(String::from("--bogus")))
+        );
+        assert_eq!(
+            parse(args(&["--listen"])),
+            Err(ArgError::MissingValue("--listen"))
+        );
+        assert_eq!(
+            parse(args(&["--listen", "nowhere"])),
+            Err(ArgError::BadAddress(String::from("nowhere")))
+        );
+        assert_eq!(
+            parse(args(&["--listen", "127.0.0.1:0", "--runtime", "async-std"])),
+            Err(ArgError::BadRuntime(String::from("async-std")))
+        );
+        assert_eq!(
+            parse(args(&["--stdio", "--listen", "127.0.0.1:0"])),
+            Err(ArgError::Conflict)
+        );
+        assert_eq!(
+            parse(args(&["--stdio", "--runtime", "smol"])),
+            Err(ArgError::RuntimeWithoutListen)
+        );
+    }
+}
