@@ -58,6 +58,8 @@ use crate::jsonrpc::{self, Incoming, RequestId};
 use crate::meta::{LogLevel, ProgressToken};
 use crate::service::Service;
 use crate::stdio::{Line, LineFramer};
+use crate::subscriptions::filter::notification_for;
+use crate::subscriptions::{ChangeEvent, Filter};
 use crate::time::Instant;
 
 /// The transport a connection speaks.
@@ -125,6 +127,15 @@ struct Call {
 enum Slot {
     Running(CallId),
     Queued,
+    /// An open `subscriptions/listen` stream.
+    Listening,
+}
+
+/// An open `subscriptions/listen` stream.
+#[derive(Debug)]
+struct Stream {
+    id: RequestId,
+    filter: Filter,
 }
 
 /// The request an HTTP connection is answering.
@@ -133,6 +144,9 @@ struct Exchange {
     keep_alive: bool,
     /// The SSE response head was written.
     sse: bool,
+    /// This exchange is a listen stream; the time its next keep-alive
+    /// comment is due.
+    keep_alive_due: Option<Instant>,
 }
 
 /// HTTP framing state.
@@ -173,6 +187,9 @@ pub struct Connection {
     calls: BTreeMap<CallId, Call>,
     by_request: BTreeMap<RequestId, Slot>,
     queued: VecDeque<Box<Admitted>>,
+    streams: Vec<Stream>,
+    #[cfg(feature = "std")]
+    listener: Option<crate::subscriptions::hub::Listener>,
     next_call: u64,
     input_closed: bool,
     /// [`Connection::begin_shutdown`] was called.
@@ -220,6 +237,9 @@ impl Connection {
             calls: BTreeMap::new(),
             by_request: BTreeMap::new(),
             queued: VecDeque::new(),
+            streams: Vec::new(),
+            #[cfg(feature = "std")]
+            listener: None,
             next_call: 1,
             input_closed: false,
             shutting_down: false,
@@ -267,6 +287,7 @@ impl Connection {
                     self.handle_line(line, now);
                 }
                 self.input_closed = true;
+                self.teardown_streams(now);
                 self.maybe_close();
             }
             Wire::Http(_) => {
@@ -299,7 +320,7 @@ impl Connection {
     /// peer went away, and report it with
     /// [`handle_input_closed`](Connection::handle_input_closed) (on HTTP that
     /// still cancels the call in flight).
-    pub fn begin_shutdown(&mut self, _now: Instant) {
+    pub fn begin_shutdown(&mut self, now: Instant) {
         if self.shutting_down {
             return;
         }
@@ -308,6 +329,7 @@ impl Connection {
         if let Wire::Http(http) = &mut self.wire {
             http.closing = true;
         }
+        self.teardown_streams(now);
         self.maybe_close();
     }
 
@@ -328,7 +350,16 @@ impl Connection {
                 self.emit_final(Some(&c.id), Final::Error(&err, false), now);
             }
         }
+        let keep_alive = self.service.limits().keep_alive;
         if let Wire::Http(http) = &mut self.wire {
+            if let Some(ex) = http.exchange.as_mut() {
+                if ex.keep_alive_due.is_some_and(|d| d <= now) {
+                    // An SSE comment line: ignored by clients, keeps
+                    // intermediaries from timing the stream out.
+                    codec::write_chunk(&mut self.out, b":\n\n");
+                    ex.keep_alive_due = Some(now + keep_alive);
+                }
+            }
             if http.request_deadline.is_some_and(|d| d <= now) {
                 http.request_deadline = None;
                 tracing::debug!("HTTP request not received in time");
@@ -438,7 +469,11 @@ impl Connection {
                 } else {
                     None
                 };
-                [h.request_deadline, idle].into_iter().flatten().min()
+                let keep_alive = h.exchange.as_ref().and_then(|e| e.keep_alive_due);
+                [h.request_deadline, idle, keep_alive]
+                    .into_iter()
+                    .flatten()
+                    .min()
             }
             _ => None,
         };
@@ -523,6 +558,13 @@ impl Connection {
                     self.queued.push_back(admitted);
                 }
             }
+            Dispatch::Listen { id, filter } => {
+                if self.is_in_use(&id) {
+                    self.write_duplicate(&id, now);
+                    return;
+                }
+                self.open_stream(id, filter, now);
+            }
             Dispatch::Cancel { request_id } => self.cancel(&request_id),
             Dispatch::Ignore => {}
         }
@@ -547,6 +589,13 @@ impl Connection {
             Some(Slot::Queued) => {
                 self.queued.retain(|a| &a.id != id);
                 tracing::debug!(%id, "cancelled by client before it started");
+            }
+            Some(Slot::Listening) => {
+                // The client ended its subscription: no response
+                // (`subscriptions.mdx` § Cancellation).
+                self.streams.retain(|st| &st.id != id);
+                tracing::debug!(%id, "subscription cancelled by client");
+                self.release_listener();
             }
             // Unknown or finished: ignored (`cancellation.mdx` § Behavior Requirements).
             None => {}
@@ -604,14 +653,170 @@ impl Connection {
 
     fn maybe_close(&mut self) {
         let http_closing = matches!(&self.wire, Wire::Http(h) if h.closing && h.exchange.is_none());
-        if (self.input_closed || http_closing) && self.calls.is_empty() && self.queued.is_empty() {
+        if (self.input_closed || http_closing)
+            && self.calls.is_empty()
+            && self.queued.is_empty()
+            && self.streams.is_empty()
+        {
             self.close();
+        }
+    }
+
+    /// Open a listen stream: acknowledge first, then deliver what its filter
+    /// asked for (`subscriptions.mdx` § Acknowledgment).
+    fn open_stream(&mut self, id: RequestId, filter: Filter, now: Instant) {
+        let limits = self.service.limits();
+        if self.streams.len() >= limits.max_subscriptions {
+            let err = ErrorObject::invalid_params(alloc::format!(
+                "Too many open subscriptions on this connection (at most {})",
+                limits.max_subscriptions
+            ));
+            self.emit_final(Some(&id), Final::Error(&err, false), now);
+            return;
+        }
+        let keep_alive = limits.keep_alive;
+        if let Wire::Http(http) = &mut self.wire {
+            let Some(ex) = http.exchange.as_mut() else {
+                return;
+            };
+            if !ex.sse {
+                ex.sse = true;
+                codec::write_head(
+                    &mut self.out,
+                    200,
+                    Some("text/event-stream"),
+                    None,
+                    !ex.keep_alive,
+                    &["Cache-Control: no-cache", "X-Accel-Buffering: no"],
+                );
+            }
+            ex.keep_alive_due = Some(now + keep_alive);
+        }
+        let mut params = Map::new();
+        params.insert(String::from("notifications"), filter.to_json());
+        self.by_request.insert(id.clone(), Slot::Listening);
+        self.streams.push(Stream {
+            id: id.clone(),
+            filter,
+        });
+        self.emit_stream_notification(&id, "notifications/subscriptions/acknowledged", params);
+        #[cfg(feature = "std")]
+        if self.listener.is_none() {
+            self.listener = self.service.hub().map(|h| h.listen());
+        }
+        tracing::debug!(%id, "subscription opened");
+    }
+
+    /// Deliver `event` to every listen stream of this connection that asked
+    /// for it, tagged with the stream's subscription id. Events are
+    /// normally fed from the service's [`Hub`](crate::Hub) by
+    /// [`handle_changes`](Connection::handle_changes); this is the same
+    /// path for an application (or a `no_std` build) without one.
+    pub fn publish(&mut self, event: &ChangeEvent, _now: Instant) {
+        if self.closed {
+            return;
+        }
+        let targets: Vec<RequestId> = self
+            .streams
+            .iter()
+            .filter(|st| st.filter.wants(event))
+            .map(|st| st.id.clone())
+            .collect();
+        if targets.is_empty() {
+            return;
+        }
+        let (method, params) = notification_for(event);
+        for id in targets {
+            self.emit_stream_notification(&id, method, params.clone());
+        }
+    }
+
+    /// Ready when the service's hub has queued change events for this
+    /// connection; otherwise registers `cx`'s waker to be woken when it
+    /// does. Pending forever while the connection has no listen streams
+    /// (opening one is an input, after which the driver polls again). An
+    /// adapter whose write backlog is high should stop polling this until
+    /// it drains: the hub then applies its overflow policy instead of the
+    /// connection's output growing.
+    #[cfg(feature = "std")]
+    pub fn poll_changes(&mut self, cx: &mut core::task::Context<'_>) -> core::task::Poll<()> {
+        match &self.listener {
+            Some(l) => l.poll(cx),
+            None => core::task::Poll::Pending,
+        }
+    }
+
+    /// Deliver the change events the hub queued for this connection.
+    #[cfg(feature = "std")]
+    pub fn handle_changes(&mut self, now: Instant) {
+        let Some(l) = &self.listener else { return };
+        for event in l.drain() {
+            self.publish(&event, now);
+        }
+    }
+
+    /// Open listen streams on this connection.
+    pub fn subscriptions(&self) -> usize {
+        self.streams.len()
+    }
+
+    /// A notification on a listen stream: `_meta.subscriptionId` is the
+    /// stream's id (`subscriptions.mdx` § Receiving Notifications).
+    fn emit_stream_notification(
+        &mut self,
+        id: &RequestId,
+        method: &str,
+        mut params: Map<String, Value>,
+    ) {
+        let mut meta = Map::new();
+        meta.insert(String::from(SUBSCRIPTION_ID), id.to_value());
+        params.insert(String::from("_meta"), Value::Object(meta));
+        self.emit_notification(method, &Value::Object(params));
+    }
+
+    /// The server ends every listen stream (shutdown, or EOF on stdio): a
+    /// successful `subscriptions/listen` result carrying the subscription id
+    /// (`subscriptions.mdx` § Graceful Closure), and on stdio also
+    /// `notifications/cancelled` for it (`cancellation.mdx`: the server MUST
+    /// send it when it tears a subscription down).
+    fn teardown_streams(&mut self, now: Instant) {
+        let streams = core::mem::take(&mut self.streams);
+        for st in streams {
+            self.by_request.remove(&st.id);
+            let mut meta = self.service.inner.server_meta.clone();
+            meta.insert(String::from(SUBSCRIPTION_ID), st.id.to_value());
+            let mut result = Map::new();
+            result.insert(String::from("_meta"), Value::Object(meta));
+            result.insert(
+                String::from("resultType"),
+                Value::String(String::from("complete")),
+            );
+            let mut bytes = Vec::new();
+            crate::json::write(&mut bytes, &result);
+            self.emit_final(Some(&st.id), Final::Result(&bytes), now);
+            if let Wire::Stdio(_) = self.wire {
+                let params = serde_json::json!({
+                    "requestId": st.id.to_value(),
+                    "reason": "The server ended the subscription",
+                });
+                self.emit_notification("notifications/cancelled", &params);
+            }
+        }
+        self.release_listener();
+    }
+
+    fn release_listener(&mut self) {
+        #[cfg(feature = "std")]
+        if self.streams.is_empty() {
+            self.listener = None;
         }
     }
 
     fn close(&mut self) {
         if !self.closed {
             self.closed = true;
+            self.streams.clear();
+            self.release_listener();
             self.push_event(Output::Close);
         }
     }
@@ -833,6 +1038,7 @@ impl Connection {
                     http.exchange = Some(Exchange {
                         keep_alive: head.keep_alive(),
                         sse: false,
+                        keep_alive_due: None,
                     });
                     self.handle_http_message(&head, &body, now);
                 }
@@ -877,6 +1083,7 @@ impl Connection {
                 self.emit_final(id.as_ref(), Final::Error(&error, admission), now)
             }
             Dispatch::Invoke(admitted) => self.start(admitted, now),
+            Dispatch::Listen { id, filter } => self.open_stream(id, filter, now),
             Dispatch::Cancel { .. } | Dispatch::Ignore => {}
         }
     }
@@ -924,6 +1131,8 @@ impl Connection {
         self.maybe_close();
     }
 }
+
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// One SSE event carrying one JSON-RPC message on a single `data:` line,
 /// as a chunk of the chunked response body.

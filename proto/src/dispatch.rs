@@ -66,6 +66,13 @@ pub enum Dispatch {
     },
     /// Hand to the application.
     Invoke(Box<Admitted>),
+    /// Open a `subscriptions/listen` stream with this (narrowed) filter.
+    Listen {
+        /// The listen request's id: the stream's subscription id.
+        id: RequestId,
+        /// What the stream receives.
+        filter: crate::subscriptions::Filter,
+    },
     /// `notifications/cancelled` for `request_id`.
     Cancel {
         /// The id of the request to cancel.
@@ -259,6 +266,10 @@ fn route(
         Method::ResourcesRead => read_resource(service, id, &params, meta),
         Method::PromptsGet => get_prompt(service, id, &params, meta),
         Method::CompletionComplete => complete(service, id, &params, meta),
+        Method::SubscriptionsListen => Ok(Dispatch::Listen {
+            id: id.clone(),
+            filter: crate::subscriptions::Filter::parse(&params)?.narrow(&inner.notifications),
+        }),
         _ => Err(ErrorObject::method_not_found(spec.name)),
     }
 }

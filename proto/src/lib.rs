@@ -86,6 +86,7 @@ pub mod schema;
 pub mod service;
 mod shape;
 pub mod stdio;
+pub mod subscriptions;
 pub mod time;
 pub mod uri_template;
 
@@ -102,4 +103,7 @@ pub use meta::{ClientCapabilities, LogLevel, ProgressToken, RequestMeta};
 pub use model::*;
 pub use profile::{Profile, PROTOCOL_VERSION, REVISION_2026_07_28};
 pub use service::{BuildError, CachePolicy, Limits, Service, ServiceBuilder};
+pub use subscriptions::{ChangeEvent, Notifications};
+#[cfg(feature = "std")]
+pub use subscriptions::{Hub, HubStats, Overflow};
 pub use time::Instant;

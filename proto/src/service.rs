@@ -30,6 +30,7 @@ use crate::model::{
 use crate::pagination::Fingerprint;
 use crate::profile::{Profile, ServerCapability, REVISION_2026_07_28};
 use crate::shape;
+use crate::subscriptions::Notifications;
 use crate::uri_template::UriTemplate;
 
 /// Explicit bounds on everything a client can make the server hold.
@@ -48,6 +49,12 @@ pub struct Limits {
     /// Entries per page of `tools/list`, `prompts/list`, `resources/list`,
     /// `resources/templates/list`.
     pub page_size: usize,
+    /// Open `subscriptions/listen` streams per connection.
+    pub max_subscriptions: usize,
+    /// How often a quiet listen stream on HTTP gets an SSE comment, so
+    /// intermediaries and clients do not time it out
+    /// (`streamable-http.mdx` § Receiving Messages).
+    pub keep_alive: Duration,
 }
 
 impl Default for Limits {
@@ -58,6 +65,8 @@ impl Default for Limits {
             max_queued_calls: 256,
             call_timeout: Some(Duration::from_secs(300)),
             page_size: 100,
+            max_subscriptions: 16,
+            keep_alive: Duration::from_secs(15),
         }
     }
 }
@@ -188,6 +197,9 @@ pub(crate) struct Inner {
     pub(crate) http: HttpConfig,
     pub(crate) cache: CachePolicy,
     pub(crate) logging: bool,
+    pub(crate) notifications: Notifications,
+    #[cfg(feature = "std")]
+    pub(crate) hub: Option<crate::subscriptions::Hub>,
     pub(crate) capabilities: Vec<ServerCapability>,
     pub(crate) tools: Vec<ToolEntry>,
     pub(crate) tool_index: BTreeMap<String, usize>,
@@ -252,7 +264,19 @@ impl Service {
 
     /// The `capabilities` object as published.
     pub fn capabilities_json(&self) -> Value {
-        capabilities_json(&self.inner.capabilities)
+        capabilities_json(&self.inner.capabilities, &self.inner.notifications)
+    }
+
+    /// The change notifications this service declares (`listChanged`,
+    /// `subscribe`).
+    pub fn notifications(&self) -> &Notifications {
+        &self.inner.notifications
+    }
+
+    /// The hub listen streams receive change events from, if one is attached.
+    #[cfg(feature = "std")]
+    pub fn hub(&self) -> Option<&crate::subscriptions::Hub> {
+        self.inner.hub.as_ref()
     }
 
     /// The registered tools, in `tools/list` order.
@@ -265,18 +289,33 @@ impl Service {
     }
 }
 
-fn capabilities_json(caps: &[ServerCapability]) -> Value {
+fn capabilities_json(caps: &[ServerCapability], notifications: &Notifications) -> Value {
     let mut m = Map::new();
     for cap in caps {
-        let key = match cap {
-            ServerCapability::Tools => "tools",
-            ServerCapability::Prompts => "prompts",
-            ServerCapability::Resources => "resources",
-            ServerCapability::Completions => "completions",
-            ServerCapability::Logging => "logging",
+        let (key, value) = match cap {
+            ServerCapability::Tools if notifications.tools_list_changed => {
+                ("tools", json!({"listChanged": true}))
+            }
+            ServerCapability::Tools => ("tools", json!({})),
+            ServerCapability::Prompts if notifications.prompts_list_changed => {
+                ("prompts", json!({"listChanged": true}))
+            }
+            ServerCapability::Prompts => ("prompts", json!({})),
+            ServerCapability::Resources => {
+                let mut r = Map::new();
+                if notifications.resource_updates {
+                    r.insert(String::from("subscribe"), Value::Bool(true));
+                }
+                if notifications.resources_list_changed {
+                    r.insert(String::from("listChanged"), Value::Bool(true));
+                }
+                ("resources", Value::Object(r))
+            }
+            ServerCapability::Completions => ("completions", json!({})),
+            ServerCapability::Logging => ("logging", json!({})),
             ServerCapability::Subscriptions => continue,
         };
-        m.insert(String::from(key), json!({}));
+        m.insert(String::from(key), value);
     }
     Value::Object(m)
 }
@@ -290,6 +329,9 @@ pub struct ServiceBuilder {
     http: HttpConfig,
     cache: CachePolicy,
     logging: bool,
+    notifications: Notifications,
+    #[cfg(feature = "std")]
+    hub: Option<crate::subscriptions::Hub>,
     tools: Vec<(Tool, Option<Arc<ToolFn>>)>,
     resources: Vec<(Resource, Option<Arc<ResourceFn>>)>,
     templates: Vec<(ResourceTemplate, Option<Arc<ResourceFn>>)>,
@@ -307,6 +349,9 @@ impl Default for ServiceBuilder {
             http: HttpConfig::default(),
             cache: CachePolicy::default(),
             logging: false,
+            notifications: Notifications::default(),
+            #[cfg(feature = "std")]
+            hub: None,
             tools: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
@@ -358,6 +403,23 @@ impl ServiceBuilder {
     /// advertises the `logging` capability.
     pub fn logging(mut self, enabled: bool) -> Self {
         self.logging = enabled;
+        self
+    }
+
+    /// Declare the change notifications the application will publish: the
+    /// `listChanged` / `subscribe` capabilities, and `subscriptions/listen`
+    /// (`basic/patterns/subscriptions.mdx`). A kind is advertised only if
+    /// something of that kind is registered.
+    pub fn notifications(mut self, notifications: Notifications) -> Self {
+        self.notifications = notifications;
+        self
+    }
+
+    /// Attach the hub whose events every connection delivers to its listen
+    /// streams (see [`Connection::poll_changes`](crate::Connection::poll_changes)).
+    #[cfg(feature = "std")]
+    pub fn hub(mut self, hub: crate::subscriptions::Hub) -> Self {
+        self.hub = Some(hub);
         self
     }
 
@@ -581,6 +643,19 @@ impl ServiceBuilder {
         if self.logging {
             capabilities.push(ServerCapability::Logging);
         }
+        // Change notifications only for kinds that exist.
+        let declared = self.notifications;
+        let notifications = Notifications {
+            tools_list_changed: declared.tools_list_changed && !tools.is_empty(),
+            prompts_list_changed: declared.prompts_list_changed && !prompts.is_empty(),
+            resources_list_changed: declared.resources_list_changed
+                && (!resources.is_empty() || !templates.is_empty()),
+            resource_updates: declared.resource_updates
+                && (!resources.is_empty() || !templates.is_empty()),
+        };
+        if notifications.any() {
+            capabilities.push(ServerCapability::Subscriptions);
+        }
 
         let profile = &REVISION_2026_07_28;
         let mut server_meta = Map::new();
@@ -598,7 +673,7 @@ impl ServiceBuilder {
         );
         discover.insert(
             String::from("capabilities"),
-            capabilities_json(&capabilities),
+            capabilities_json(&capabilities, &notifications),
         );
         if let Some(i) = &self.instructions {
             discover.insert(String::from("instructions"), Value::String(i.clone()));
@@ -646,6 +721,9 @@ impl ServiceBuilder {
                 http: self.http,
                 cache: self.cache,
                 logging: self.logging,
+                notifications,
+                #[cfg(feature = "std")]
+                hub: self.hub,
                 capabilities,
                 tools,
                 tool_index,

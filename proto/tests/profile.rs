@@ -29,15 +29,15 @@ const FROZEN: &[Row] = &[
     ("resources/templates/list", Kind::Request, Direction::ClientToServer, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Resources)),
     ("resources/read", Kind::Request, Direction::ClientToServer, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Resources)),
     ("completion/complete", Kind::Request, Direction::ClientToServer, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Completions)),
-    ("subscriptions/listen", Kind::Request, Direction::ClientToServer, Placement::TopLevel, Lifecycle::Active, Status::NotImplemented, Gate::Server(S::Subscriptions)),
+    ("subscriptions/listen", Kind::Request, Direction::ClientToServer, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Subscriptions)),
     ("notifications/cancelled", Kind::Notification, Direction::Both, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::None),
     ("notifications/progress", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::None),
     ("notifications/message", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Deprecated, Status::Implemented, Gate::Server(S::Logging)),
-    ("notifications/resources/updated", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::NotImplemented, Gate::Server(S::Subscriptions)),
-    ("notifications/resources/list_changed", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::NotImplemented, Gate::Server(S::Subscriptions)),
-    ("notifications/tools/list_changed", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::NotImplemented, Gate::Server(S::Subscriptions)),
-    ("notifications/prompts/list_changed", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::NotImplemented, Gate::Server(S::Subscriptions)),
-    ("notifications/subscriptions/acknowledged", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::NotImplemented, Gate::Server(S::Subscriptions)),
+    ("notifications/resources/updated", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Subscriptions)),
+    ("notifications/resources/list_changed", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Subscriptions)),
+    ("notifications/tools/list_changed", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Subscriptions)),
+    ("notifications/prompts/list_changed", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Subscriptions)),
+    ("notifications/subscriptions/acknowledged", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Subscriptions)),
     ("elicitation/create", Kind::InputRequest, Direction::ServerToClient, Placement::Embedded, Lifecycle::Active, Status::NotImplemented, Gate::Client(C::Elicitation)),
     ("sampling/createMessage", Kind::InputRequest, Direction::ServerToClient, Placement::Embedded, Lifecycle::Deprecated, Status::NotImplemented, Gate::Client(C::Sampling)),
     ("roots/list", Kind::InputRequest, Direction::ServerToClient, Placement::Embedded, Lifecycle::Deprecated, Status::NotImplemented, Gate::Client(C::Roots)),
@@ -126,7 +126,8 @@ fn capabilities_and_limitations_are_stated() {
             S::Prompts,
             S::Resources,
             S::Completions,
-            S::Logging
+            S::Logging,
+            S::Subscriptions
         ]
     );
     assert!(!p.limitations.is_empty());
