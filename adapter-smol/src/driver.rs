@@ -41,6 +41,8 @@ enum Event {
     Read(io::Result<usize>),
     Report(Report),
     Timeout,
+    /// The hub queued change events for this connection's listen streams.
+    Changes,
     Shutdown,
 }
 
@@ -117,9 +119,14 @@ impl Driver {
                         _ => future::pending().await,
                     }
                 };
-                // Shutdown and deadlines first; reads and reports at random
-                // so neither a chatty peer nor a chatty handler starves the other.
-                stop.or(timer).or(read.race(report)).await
+                // Change events from the service's hub for listen streams.
+                let changes = async {
+                    future::poll_fn(|cx| conn.poll_changes(cx)).await;
+                    Event::Changes
+                };
+                // Shutdown and deadlines first; reads, reports and changes at
+                // random so no busy source starves the others.
+                stop.or(timer).or(read.race(report).race(changes)).await
             };
 
             let now = clock.now();
@@ -155,6 +162,7 @@ impl Driver {
                     }
                     conn.handle_timeout(now);
                 }
+                Event::Changes => conn.handle_changes(now),
                 Event::Shutdown => {
                     tracing::debug!("shutting down: answering what is in progress");
                     draining = true;

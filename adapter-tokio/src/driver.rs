@@ -141,8 +141,17 @@ where
                 }
                 conn.handle_timeout(clock.now());
             },
+            // Change events from the service's hub, for listen streams; not
+            // polled while the write backlog is high, so the hub's bounded
+            // queue (and its overflow policy) absorbs a slow reader.
+            () = std::future::poll_fn(|cx| conn.poll_changes(cx)), if below_high_water && !closed => {
+                conn.handle_changes(clock.now());
+            },
             () = stop.requested(), if !stopping => {
                 stopping = true;
+                // proto answers what is in progress, ends listen streams
+                // gracefully, and reads nothing more.
+                conn.begin_shutdown(clock.now());
                 grace_until.get_or_insert(TokioInstant::now() + options.shutdown_grace);
             },
         }
