@@ -121,6 +121,8 @@ struct Call {
     last_progress: Option<f64>,
     log_level: Option<LogLevel>,
     deadline: Option<Instant>,
+    /// What an `InputRequiredResult` for this call is bound to (MRTR).
+    origin: Option<crate::mrtr::Origin>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -530,7 +532,7 @@ impl Connection {
             }
         };
         let incoming = jsonrpc::parse(&bytes);
-        match dispatch::dispatch(&self.service, incoming, None) {
+        match dispatch::dispatch(&self.service, incoming, None, now) {
             Dispatch::Answer { id, result } => {
                 if self.is_in_use(&id) {
                     self.write_duplicate(&id, now);
@@ -610,6 +612,8 @@ impl Connection {
             id,
             request,
             meta,
+            round,
+            origin,
             handler,
             tool,
         } = *admitted;
@@ -629,6 +633,7 @@ impl Connection {
                 last_progress: None,
                 log_level: meta.log_level,
                 deadline,
+                origin,
             },
         );
         self.by_request.insert(id, Slot::Running(call));
@@ -636,6 +641,7 @@ impl Connection {
             call,
             request,
             meta: Arc::new(meta),
+            round: Arc::new(round),
             handler,
             cancel: CancelFlag::default(),
         }));
@@ -894,6 +900,15 @@ impl Connection {
                     &inner.server_meta,
                 ))
             }
+            // `mrtr.mdx` § Supported Requests: only tools/call,
+            // resources/read and prompts/get may answer input_required.
+            (
+                Expect::Tool(_) | Expect::Resource(_) | Expect::Prompt,
+                Outcome::InputRequired(ir),
+            ) => match &call.origin {
+                Some(origin) => crate::mrtr::shape(&self.service, origin, ir, now),
+                None => Err(ErrorObject::internal("Internal error")),
+            },
             (expect, _) => {
                 tracing::error!(id = %call.id, ?expect, "handler returned an outcome of the wrong kind");
                 Err(ErrorObject::internal("Internal error"))
@@ -1070,7 +1085,7 @@ impl Connection {
             head,
             service: &self.service,
         };
-        match dispatch::dispatch(&self.service, incoming, Some(&mirrors)) {
+        match dispatch::dispatch(&self.service, incoming, Some(&mirrors), now) {
             Dispatch::Answer { id, result } => {
                 self.emit_final(Some(&id), Final::Result(&result), now)
             }

@@ -29,8 +29,10 @@ use crate::handler::{Handler, Request};
 use crate::jsonrpc::{Incoming, RequestId};
 use crate::meta::{self, RequestMeta};
 use crate::model::{CompletionRef, CompletionRequest};
+use crate::mrtr::{self, Origin, Round};
 use crate::profile::{Direction, Gate, Kind, Method, MethodSpec, Placement, Status};
 use crate::service::{Pages, Service};
+use crate::time::Instant;
 
 /// A transport's check of its header mirrors against the body (step 3).
 pub trait HeaderCheck {
@@ -90,6 +92,11 @@ pub struct Admitted {
     pub request: Request,
     /// Admitted `_meta`.
     pub meta: RequestMeta,
+    /// Input responses and verified state of a retried request (MRTR).
+    pub round: Round,
+    /// The request an `InputRequiredResult` would answer; `None` for
+    /// requests that may not carry one (`mrtr.mdx` § Supported Requests).
+    pub(crate) origin: Option<Origin>,
     pub(crate) handler: Option<Handler>,
     /// Index of the tool, for output-schema validation of its result.
     pub(crate) tool: Option<usize>,
@@ -110,11 +117,13 @@ pub fn resource_not_found(uri: &str) -> ErrorObject {
     ErrorObject::invalid_params("Resource not found").with_data(json!({ "uri": uri }))
 }
 
-/// Dispatch one classified message.
+/// Dispatch one classified message received at `now` (which expires
+/// sealed `requestState`).
 pub fn dispatch(
     service: &Service,
     incoming: Incoming,
     headers: Option<&dyn HeaderCheck>,
+    now: Instant,
 ) -> Dispatch {
     match incoming {
         Incoming::Invalid { id, error } => Dispatch::Error {
@@ -125,7 +134,7 @@ pub fn dispatch(
         Incoming::Notification { method, params } => notification(&method, params),
         Incoming::Request { id, method, params } => {
             match admit(service, &method, params, headers) {
-                Ok((spec, meta, params)) => match route(service, &id, spec, params, meta) {
+                Ok((spec, meta, params)) => match route(service, &id, spec, params, meta, now) {
                     Ok(d) => d,
                     Err(error) => Dispatch::Error {
                         id: Some(id),
@@ -251,6 +260,7 @@ fn route(
     spec: &'static MethodSpec,
     params: Map<String, Value>,
     meta: RequestMeta,
+    now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
     match spec.method {
@@ -262,9 +272,9 @@ fn route(
         Method::PromptsList => list(id, &params, &inner.prompt_pages),
         Method::ResourcesList => list(id, &params, &inner.resource_pages),
         Method::ResourcesTemplatesList => list(id, &params, &inner.template_pages),
-        Method::ToolsCall => call_tool(service, id, params, meta),
-        Method::ResourcesRead => read_resource(service, id, &params, meta),
-        Method::PromptsGet => get_prompt(service, id, &params, meta),
+        Method::ToolsCall => call_tool(service, id, params, meta, now),
+        Method::ResourcesRead => read_resource(service, id, &params, meta, now),
+        Method::PromptsGet => get_prompt(service, id, &params, meta, now),
         Method::CompletionComplete => complete(service, id, &params, meta),
         Method::SubscriptionsListen => Ok(Dispatch::Listen {
             id: id.clone(),
@@ -309,13 +319,20 @@ fn invoke(
     id: &RequestId,
     request: Request,
     meta: RequestMeta,
+    mrtr: Option<(Origin, Round)>,
     handler: Option<Handler>,
     tool: Option<usize>,
 ) -> Dispatch {
+    let (origin, round) = match mrtr {
+        Some((o, r)) => (Some(o), r),
+        None => (None, Round::default()),
+    };
     Dispatch::Invoke(Box::new(Admitted {
         id: id.clone(),
         request,
         meta,
+        round,
+        origin,
         handler,
         tool,
     }))
@@ -326,6 +343,7 @@ fn call_tool(
     id: &RequestId,
     mut params: Map<String, Value>,
     meta: RequestMeta,
+    now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
     let name = string_param(&params, "name")?;
@@ -336,6 +354,14 @@ fn call_tool(
         )));
     };
     let entry = &inner.tools[index];
+    let mrtr = mrtr::admit(
+        service,
+        "tools/call",
+        &entry.tool.name,
+        &params,
+        &meta.client_capabilities,
+        now,
+    )?;
     let arguments = match params.remove("arguments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(a)) => a,
@@ -366,6 +392,7 @@ fn call_tool(
                 arguments,
             },
             meta,
+            Some(mrtr),
             entry.handler.clone().map(Handler::Tool),
             Some(index),
         ));
@@ -377,6 +404,7 @@ fn call_tool(
             arguments,
         },
         meta,
+        Some(mrtr),
         entry.handler.clone().map(Handler::Tool),
         Some(index),
     ))
@@ -387,33 +415,40 @@ fn read_resource(
     id: &RequestId,
     params: &Map<String, Value>,
     meta: RequestMeta,
+    now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
     let uri = string_param(params, "uri")?;
-    if let Some(&i) = inner.resource_index.get(uri) {
-        let handler = inner.resources[i].handler.clone().map(Handler::Resource);
-        let request = Request::ReadResource {
-            uri: String::from(uri),
-            variables: BTreeMap::new(),
-        };
-        return Ok(invoke(id, request, meta, handler, None));
-    }
-    for t in &inner.templates {
-        if let Some(variables) = t.parsed.matches(uri) {
-            let request = Request::ReadResource {
-                uri: String::from(uri),
-                variables,
-            };
-            return Ok(invoke(
-                id,
-                request,
-                meta,
-                t.handler.clone().map(Handler::Resource),
-                None,
-            ));
-        }
-    }
-    Err(resource_not_found(uri))
+    let handler = if let Some(&i) = inner.resource_index.get(uri) {
+        (inner.resources[i].handler.clone(), BTreeMap::new())
+    } else {
+        inner
+            .templates
+            .iter()
+            .find_map(|t| Some((t.handler.clone(), t.parsed.matches(uri)?)))
+            .ok_or_else(|| resource_not_found(uri))?
+    };
+    let (handler, variables) = handler;
+    let mrtr = mrtr::admit(
+        service,
+        "resources/read",
+        uri,
+        params,
+        &meta.client_capabilities,
+        now,
+    )?;
+    let request = Request::ReadResource {
+        uri: String::from(uri),
+        variables,
+    };
+    Ok(invoke(
+        id,
+        request,
+        meta,
+        Some(mrtr),
+        handler.map(Handler::Resource),
+        None,
+    ))
 }
 
 fn get_prompt(
@@ -421,6 +456,7 @@ fn get_prompt(
     id: &RequestId,
     params: &Map<String, Value>,
     meta: RequestMeta,
+    now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
     let name = string_param(params, "name")?;
@@ -440,6 +476,14 @@ fn get_prompt(
             )));
         }
     }
+    let mrtr = mrtr::admit(
+        service,
+        "prompts/get",
+        &entry.prompt.name,
+        params,
+        &meta.client_capabilities,
+        now,
+    )?;
     let request = Request::GetPrompt {
         name: entry.prompt.name.clone(),
         arguments,
@@ -448,6 +492,7 @@ fn get_prompt(
         id,
         request,
         meta,
+        Some(mrtr),
         entry.handler.clone().map(Handler::Prompt),
         None,
     ))
@@ -538,5 +583,5 @@ fn complete(
         context,
     });
     let handler = inner.completer.clone().flatten().map(Handler::Complete);
-    Ok(invoke(id, request, meta, handler, None))
+    Ok(invoke(id, request, meta, None, handler, None))
 }

@@ -23,6 +23,9 @@ use crate::meta::{LogLevel, RequestMeta};
 use crate::model::{
     CallToolResult, Completion, CompletionRequest, GetPromptResult, ReadResourceResult,
 };
+use crate::mrtr::{
+    CreateMessageResult, ElicitResult, InputRequired, ListRootsResult, Reply, Round,
+};
 
 /// A boxed, sendable future: what every registered handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -85,6 +88,11 @@ pub enum Outcome {
     GetPrompt(GetPromptResult),
     /// Answer to [`Request::Complete`].
     Complete(Completion),
+    /// More input is needed before [`Request::CallTool`],
+    /// [`Request::ReadResource`] or [`Request::GetPrompt`] can be answered
+    /// (`basic/patterns/mrtr.mdx`); for any other request it is an
+    /// internal error.
+    InputRequired(InputRequired),
     /// A JSON-RPC error for any request.
     Error(ErrorObject),
 }
@@ -164,6 +172,7 @@ impl CancelFlag {
 pub struct Context {
     call: CallId,
     meta: Arc<RequestMeta>,
+    round: Arc<Round>,
     sink: Arc<dyn CallSink>,
     cancel: CancelFlag,
 }
@@ -175,6 +184,7 @@ impl Context {
         Context {
             call: CallId(0),
             meta: Arc::new(meta),
+            round: Arc::new(Round::default()),
             sink: Arc::new(NullSink),
             cancel: CancelFlag::default(),
         }
@@ -224,6 +234,37 @@ impl Context {
     /// Whether the call was cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.cancel.is_cancelled()
+    }
+
+    /// What this request brought back from a previous round (MRTR): the
+    /// client's input responses and this handler's verified state.
+    pub fn round(&self) -> &Round {
+        &self.round
+    }
+
+    /// The answer to the `elicitation/create` input request issued as
+    /// `key` in the previous round, if the client sent one.
+    pub fn elicitation(&self, key: &str) -> Option<ElicitResult> {
+        self.round.elicitation(key)
+    }
+
+    /// The answer to the `sampling/createMessage` input request issued as
+    /// `key`, if the client sent one.
+    pub fn sampling(&self, key: &str) -> Option<CreateMessageResult> {
+        self.round.sampling(key)
+    }
+
+    /// The answer to the `roots/list` input request issued as `key`, if
+    /// the client sent one.
+    pub fn roots(&self, key: &str) -> Option<ListRootsResult> {
+        self.round.roots(key)
+    }
+
+    /// The state this handler attached to its previous
+    /// [`InputRequired`], verified, if the client sent it back and it
+    /// deserializes as `T`.
+    pub fn state<T: DeserializeOwned>(&self) -> Option<T> {
+        self.round.state()
     }
 }
 
@@ -279,6 +320,21 @@ impl IntoToolOutcome for &'static str {
     }
 }
 
+impl IntoToolOutcome for InputRequired {
+    fn into_outcome(self) -> Outcome {
+        Outcome::InputRequired(self)
+    }
+}
+
+impl<T: IntoToolOutcome> IntoToolOutcome for Reply<T> {
+    fn into_outcome(self) -> Outcome {
+        match self {
+            Reply::Complete(t) => t.into_outcome(),
+            Reply::InputRequired(ir) => Outcome::InputRequired(ir),
+        }
+    }
+}
+
 impl<T: IntoToolOutcome, E: Into<ToolError>> IntoToolOutcome for Result<T, E> {
     fn into_outcome(self) -> Outcome {
         match self {
@@ -303,6 +359,67 @@ pub enum ResourceError {
 impl From<ErrorObject> for ResourceError {
     fn from(e: ErrorObject) -> Self {
         ResourceError::Protocol(e)
+    }
+}
+
+/// What a resource reader may return: `Result<ReadResourceResult,
+/// ResourceError>`, or `Result<Reply<ReadResourceResult>, ResourceError>`
+/// to ask for input.
+pub trait IntoResourceOutcome {
+    /// Convert into the outcome of reading `uri`.
+    fn into_outcome(self, uri: &str) -> Outcome;
+}
+
+fn resource_error(e: ResourceError, uri: &str) -> Outcome {
+    match e {
+        ResourceError::NotFound => Outcome::Error(crate::dispatch::resource_not_found(uri)),
+        ResourceError::Protocol(e) => Outcome::Error(e),
+    }
+}
+
+impl IntoResourceOutcome for Result<ReadResourceResult, ResourceError> {
+    fn into_outcome(self, uri: &str) -> Outcome {
+        match self {
+            Ok(r) => Outcome::ReadResource(r),
+            Err(e) => resource_error(e, uri),
+        }
+    }
+}
+
+impl IntoResourceOutcome for Result<Reply<ReadResourceResult>, ResourceError> {
+    fn into_outcome(self, uri: &str) -> Outcome {
+        match self {
+            Ok(Reply::Complete(r)) => Outcome::ReadResource(r),
+            Ok(Reply::InputRequired(ir)) => Outcome::InputRequired(ir),
+            Err(e) => resource_error(e, uri),
+        }
+    }
+}
+
+/// What a prompt handler may return: `Result<GetPromptResult,
+/// ErrorObject>`, or `Result<Reply<GetPromptResult>, ErrorObject>` to ask
+/// for input.
+pub trait IntoPromptOutcome {
+    /// Convert into the call's outcome.
+    fn into_outcome(self) -> Outcome;
+}
+
+impl IntoPromptOutcome for Result<GetPromptResult, ErrorObject> {
+    fn into_outcome(self) -> Outcome {
+        match self {
+            Ok(r) => Outcome::GetPrompt(r),
+            Err(e) => Outcome::Error(e),
+        }
+    }
+}
+
+impl IntoPromptOutcome for Result<Reply<GetPromptResult>, ErrorObject> {
+    fn into_outcome(self) -> Outcome {
+        match self {
+            Ok(Reply::Complete(r)) => Outcome::GetPrompt(r),
+            Ok(Reply::InputRequired(ir)) => Outcome::InputRequired(ir),
+            Err(e) => Outcome::Error(e),
+        }
     }
 }
 
@@ -350,33 +467,27 @@ where
     )
 }
 
-pub(crate) fn resource_fn<F, Fut>(f: F) -> Arc<ResourceFn>
+pub(crate) fn resource_fn<F, Fut, R>(f: F) -> Arc<ResourceFn>
 where
     F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ReadResourceResult, ResourceError>> + Send + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoResourceOutcome,
 {
     Arc::new(
         move |args: ResourceArgs, ctx: Context| -> BoxFuture<Outcome> {
             let uri = args.uri.clone();
             let fut = f(args, ctx);
-            Box::pin(async move {
-                match fut.await {
-                    Ok(r) => Outcome::ReadResource(r),
-                    Err(ResourceError::NotFound) => {
-                        Outcome::Error(crate::dispatch::resource_not_found(&uri))
-                    }
-                    Err(ResourceError::Protocol(e)) => Outcome::Error(e),
-                }
-            })
+            Box::pin(async move { fut.await.into_outcome(&uri) })
         },
     )
 }
 
-pub(crate) fn prompt_fn<A, F, Fut>(f: F) -> Arc<PromptFn>
+pub(crate) fn prompt_fn<A, F, Fut, R>(f: F) -> Arc<PromptFn>
 where
     A: DeserializeOwned + Send + 'static,
     F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoPromptOutcome,
 {
     Arc::new(
         move |args: BTreeMap<String, String>, ctx: Context| -> BoxFuture<Outcome> {
@@ -387,12 +498,7 @@ where
             match A::deserialize(Value::Object(map)) {
                 Ok(a) => {
                     let fut = f(a, ctx);
-                    Box::pin(async move {
-                        match fut.await {
-                            Ok(r) => Outcome::GetPrompt(r),
-                            Err(e) => Outcome::Error(e),
-                        }
-                    })
+                    Box::pin(async move { fut.await.into_outcome() })
                 }
                 Err(e) => Box::pin(core::future::ready(Outcome::Error(
                     ErrorObject::invalid_params(alloc::format!("Invalid prompt arguments: {e}")),
@@ -439,6 +545,10 @@ pub struct Invocation {
     pub request: Request,
     /// The request's `_meta`.
     pub meta: Arc<RequestMeta>,
+    /// What a retry brought back from the previous round (MRTR); empty on
+    /// a first attempt. Answer with [`Outcome::InputRequired`] to ask for
+    /// (more) input.
+    pub round: Arc<Round>,
     pub(crate) handler: Option<Handler>,
     pub(crate) cancel: CancelFlag,
 }
@@ -473,6 +583,7 @@ impl Invocation {
         let ctx = Context {
             call: self.call,
             meta: self.meta,
+            round: self.round,
             sink,
             cancel: self.cancel,
         };

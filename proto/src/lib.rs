@@ -80,6 +80,7 @@ mod json;
 pub mod jsonrpc;
 pub mod meta;
 pub mod model;
+pub mod mrtr;
 pub mod pagination;
 pub mod profile;
 pub mod schema;
@@ -93,14 +94,18 @@ pub mod uri_template;
 pub use connection::{CompleteError, Connection, Output, Transport};
 pub use error::{code, ErrorObject};
 pub use handler::{
-    BoxFuture, CallEvent, CallId, CallSink, CancelFlag, Context, IntoToolOutcome, Invocation,
-    LogMessage, NoArgs, NullSink, Outcome, Progress, Request, ResourceArgs, ResourceError,
-    ToolError,
+    BoxFuture, CallEvent, CallId, CallSink, CancelFlag, Context, IntoPromptOutcome,
+    IntoResourceOutcome, IntoToolOutcome, Invocation, LogMessage, NoArgs, NullSink, Outcome,
+    Progress, Request, ResourceArgs, ResourceError, ToolError,
 };
 pub use http::{HostPolicy, HttpConfig, OriginPolicy};
 pub use jsonrpc::RequestId;
 pub use meta::{ClientCapabilities, LogLevel, ProgressToken, RequestMeta};
 pub use model::*;
+pub use mrtr::{
+    CreateMessageRequest, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
+    InputRequest, InputRequired, ListRootsResult, Reply, Root, Round, SamplingMessage, StateKeys,
+};
 pub use profile::{Profile, PROTOCOL_VERSION, REVISION_2026_07_28};
 pub use service::{BuildError, CachePolicy, Limits, Service, ServiceBuilder};
 pub use subscriptions::{ChangeEvent, Notifications};

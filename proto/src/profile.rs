@@ -230,9 +230,9 @@ pub static REVISION_2026_07_28: Profile = Profile {
         row("notifications/tools/list_changed", Method::NotificationsToolsListChanged, Notification, ServerToClient, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Subscriptions)),
         row("notifications/prompts/list_changed", Method::NotificationsPromptsListChanged, Notification, ServerToClient, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Subscriptions)),
         row("notifications/subscriptions/acknowledged", Method::NotificationsSubscriptionsAcknowledged, Notification, ServerToClient, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Subscriptions)),
-        row("elicitation/create", Method::ElicitationCreate, InputRequest, ServerToClient, Embedded, Active, NotImplemented, Gate::Client(ClientCapability::Elicitation)),
-        row("sampling/createMessage", Method::SamplingCreateMessage, InputRequest, ServerToClient, Embedded, Deprecated, NotImplemented, Gate::Client(ClientCapability::Sampling)),
-        row("roots/list", Method::RootsList, InputRequest, ServerToClient, Embedded, Deprecated, NotImplemented, Gate::Client(ClientCapability::Roots)),
+        row("elicitation/create", Method::ElicitationCreate, InputRequest, ServerToClient, Embedded, Active, Implemented, Gate::Client(ClientCapability::Elicitation)),
+        row("sampling/createMessage", Method::SamplingCreateMessage, InputRequest, ServerToClient, Embedded, Deprecated, Implemented, Gate::Client(ClientCapability::Sampling)),
+        row("roots/list", Method::RootsList, InputRequest, ServerToClient, Embedded, Deprecated, Implemented, Gate::Client(ClientCapability::Roots)),
     ],
     removed: &[
         "initialize",
@@ -257,7 +257,6 @@ pub static REVISION_2026_07_28: Profile = Profile {
     ],
     limitations: &[
         "the registry is fixed when the service is built: list-changed events announce changes the application makes elsewhere (for example behind authorization), not a mutable tool/prompt/resource table",
-        "Multi Round-Trip Requests (elicitation/create, sampling/createMessage, roots/list input requests) are not implemented yet",
         "Streamable HTTP is not implemented yet; stdio only",
     ],
 };

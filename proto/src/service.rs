@@ -19,14 +19,15 @@ use serde_json::{json, Map, Value};
 
 use crate::error::ErrorObject;
 use crate::handler::{
-    complete_fn, prompt_fn, resource_fn, tool_fn, CompleteFn, Context, IntoToolOutcome, PromptFn,
-    ResourceArgs, ResourceError, ResourceFn, ToolFn,
+    complete_fn, prompt_fn, resource_fn, tool_fn, CompleteFn, Context, IntoPromptOutcome,
+    IntoResourceOutcome, IntoToolOutcome, PromptFn, ResourceArgs, ResourceFn, ToolFn,
 };
 use crate::http::HttpConfig;
 use crate::model::{
-    CacheHint, Completion, CompletionRequest, GetPromptResult, Implementation, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, Tool,
+    CacheHint, Completion, CompletionRequest, Implementation, Prompt, Resource, ResourceTemplate,
+    Tool,
 };
+use crate::mrtr::StateKeys;
 use crate::pagination::Fingerprint;
 use crate::profile::{Profile, ServerCapability, REVISION_2026_07_28};
 use crate::shape;
@@ -129,6 +130,9 @@ pub enum BuildError {
     DuplicatePrompt(String),
     /// A limit is zero where it must not be.
     InvalidLimit(&'static str),
+    /// The request-state keys are unusable (a secret too short), or none
+    /// were configured and none could be generated.
+    InvalidStateKeys(String),
 }
 
 impl fmt::Display for BuildError {
@@ -151,6 +155,7 @@ impl fmt::Display for BuildError {
             }
             BuildError::DuplicatePrompt(n) => write!(f, "prompt {n:?} is registered twice"),
             BuildError::InvalidLimit(which) => write!(f, "limit {which} must be greater than zero"),
+            BuildError::InvalidStateKeys(why) => write!(f, "request-state keys: {why}"),
         }
     }
 }
@@ -215,6 +220,8 @@ pub(crate) struct Inner {
     pub(crate) resource_pages: Pages,
     pub(crate) template_pages: Pages,
     pub(crate) server_meta: Map<String, Value>,
+    /// Seals and opens `requestState` (MRTR).
+    pub(crate) sealer: crate::mrtr::Sealer,
 }
 
 /// A built server: registry, limits and precomputed answers. Cheap to clone.
@@ -337,6 +344,8 @@ pub struct ServiceBuilder {
     templates: Vec<(ResourceTemplate, Option<Arc<ResourceFn>>)>,
     prompts: Vec<(Prompt, Option<Arc<PromptFn>>)>,
     completer: Option<Option<Arc<CompleteFn>>>,
+    state_keys: Option<StateKeys>,
+    state_ttl: Duration,
 }
 
 impl Default for ServiceBuilder {
@@ -357,6 +366,8 @@ impl Default for ServiceBuilder {
             templates: Vec::new(),
             prompts: Vec::new(),
             completer: None,
+            state_keys: None,
+            state_ttl: crate::mrtr::DEFAULT_STATE_TTL,
         }
     }
 }
@@ -378,6 +389,26 @@ impl ServiceBuilder {
     /// `instructions` of `server/discover`.
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
+        self
+    }
+
+    /// The keys that seal and verify `requestState` (MRTR). Give every
+    /// process that may serve a retry the same keys; rotate by sealing with
+    /// a new key while still accepting the old one. Without keys, a key is
+    /// generated at build (`std`), valid for this process only; without
+    /// `std` and without keys, handlers may ask for input but not keep
+    /// state.
+    pub fn state_keys(mut self, keys: StateKeys) -> Self {
+        self.state_keys = Some(keys);
+        self
+    }
+
+    /// How long a sealed `requestState` is accepted after it is issued
+    /// (default [`DEFAULT_STATE_TTL`](crate::mrtr::DEFAULT_STATE_TTL)).
+    /// Instants are wall-clock based (`time.rs`), so expiry holds across
+    /// processes up to their clock skew.
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl;
         self
     }
 
@@ -425,7 +456,9 @@ impl ServiceBuilder {
 
     /// Register a tool with a handler taking typed arguments `A`
     /// (deserialized from the validated `arguments` object; use
-    /// [`NoArgs`](crate::NoArgs) for none).
+    /// [`NoArgs`](crate::NoArgs) for none). The handler returns anything
+    /// [`IntoToolOutcome`]: a result, text, a [`Reply`](crate::Reply) asking
+    /// for input, or a `Result` of those.
     pub fn tool<A, F, Fut, R>(mut self, tool: Tool, handler: F) -> Self
     where
         A: DeserializeOwned + Send + 'static,
@@ -444,11 +477,14 @@ impl ServiceBuilder {
         self
     }
 
-    /// Register a static resource and its reader.
-    pub fn resource<F, Fut>(mut self, resource: Resource, handler: F) -> Self
+    /// Register a static resource and its reader, which returns
+    /// `Result<ReadResourceResult, ResourceError>` or, to ask for input,
+    /// `Result<Reply<ReadResourceResult>, ResourceError>`.
+    pub fn resource<F, Fut, R>(mut self, resource: Resource, handler: F) -> Self
     where
         F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ReadResourceResult, ResourceError>> + Send + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceOutcome,
     {
         self.resources.push((resource, Some(resource_fn(handler))));
         self
@@ -460,11 +496,13 @@ impl ServiceBuilder {
         self
     }
 
-    /// Register a resource template and the reader of matching URIs.
-    pub fn resource_template<F, Fut>(mut self, template: ResourceTemplate, handler: F) -> Self
+    /// Register a resource template and the reader of matching URIs
+    /// (returning what [`resource`](ServiceBuilder::resource) readers return).
+    pub fn resource_template<F, Fut, R>(mut self, template: ResourceTemplate, handler: F) -> Self
     where
         F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ReadResourceResult, ResourceError>> + Send + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceOutcome,
     {
         self.templates.push((template, Some(resource_fn(handler))));
         self
@@ -478,12 +516,15 @@ impl ServiceBuilder {
 
     /// Register a prompt with a handler taking typed arguments `A`
     /// (deserialized from the string arguments; required ones are checked
-    /// against the declaration first).
-    pub fn prompt<A, F, Fut>(mut self, prompt: Prompt, handler: F) -> Self
+    /// against the declaration first). The handler returns
+    /// `Result<GetPromptResult, ErrorObject>` or, to ask for input,
+    /// `Result<Reply<GetPromptResult>, ErrorObject>`.
+    pub fn prompt<A, F, Fut, R>(mut self, prompt: Prompt, handler: F) -> Self
     where
         A: DeserializeOwned + Send + 'static,
         F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptOutcome,
     {
         self.prompts.push((prompt, Some(prompt_fn(handler))));
         self
@@ -515,6 +556,7 @@ impl ServiceBuilder {
     /// Validate everything and precompute what can be.
     pub fn build(self) -> Result<Service, BuildError> {
         let limits = self.limits;
+        let sealer = crate::mrtr::Sealer::new(self.state_keys, self.state_ttl)?;
         if limits.max_message_bytes == 0 {
             return Err(BuildError::InvalidLimit("max_message_bytes"));
         }
@@ -739,6 +781,7 @@ impl ServiceBuilder {
                 resource_pages,
                 template_pages,
                 server_meta,
+                sealer,
             }),
         })
     }

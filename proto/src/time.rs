@@ -1,32 +1,45 @@
 //! Time as a value.
 //!
 //! `proto` never reads a clock: adapters pass `now` into every call that may
-//! start or expire a deadline. [`Instant`] is a monotonic timestamp whose
-//! origin is chosen by the adapter (usually the moment it started), so tests
-//! can jump time at will.
+//! start or expire a deadline, so tests can jump time at will.
+//!
+//! # The contract of [`Instant`]
+//!
+//! An [`Instant`] counts nanoseconds since the UNIX epoch (1970-01-01
+//! 00:00:00 UTC) as the adapter's clock reads it. Adapters anchor a
+//! monotonic clock at the wall-clock time they started: `now` = wall time at
+//! start + monotonic time elapsed since. So instants never go backwards
+//! within a process (a wall-clock step does not move them), and instants of
+//! different processes agree up to their clocks' skew. That second property
+//! is what lets a sealed MRTR `requestState` issued by one server process
+//! have its expiry checked by another (`basic/patterns/mrtr.mdx`: the retry
+//! may reach any instance).
+//!
+//! Tests may use arbitrary values; [`Instant::ZERO`] is the epoch itself.
 
 use core::ops::{Add, Sub};
 use core::time::Duration;
 
-/// A monotonic point in time, in nanoseconds since an origin the adapter picks.
+/// A point in time, in nanoseconds since the UNIX epoch, monotonic within a
+/// process (see the [module docs](self) for the contract).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Instant(u64);
 
 impl Instant {
-    /// The adapter's origin.
+    /// The UNIX epoch.
     pub const ZERO: Instant = Instant(0);
 
-    /// A timestamp `nanos` nanoseconds after the origin.
+    /// A timestamp `nanos` nanoseconds after the epoch.
     pub const fn from_nanos(nanos: u64) -> Self {
         Instant(nanos)
     }
 
-    /// A timestamp `millis` milliseconds after the origin.
+    /// A timestamp `millis` milliseconds after the epoch.
     pub const fn from_millis(millis: u64) -> Self {
         Instant(millis.saturating_mul(1_000_000))
     }
 
-    /// Nanoseconds since the origin.
+    /// Nanoseconds since the epoch.
     pub const fn as_nanos(self) -> u64 {
         self.0
     }

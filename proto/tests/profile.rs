@@ -38,9 +38,10 @@ const FROZEN: &[Row] = &[
     ("notifications/tools/list_changed", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Subscriptions)),
     ("notifications/prompts/list_changed", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Subscriptions)),
     ("notifications/subscriptions/acknowledged", Kind::Notification, Direction::ServerToClient, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::Server(S::Subscriptions)),
-    ("elicitation/create", Kind::InputRequest, Direction::ServerToClient, Placement::Embedded, Lifecycle::Active, Status::NotImplemented, Gate::Client(C::Elicitation)),
-    ("sampling/createMessage", Kind::InputRequest, Direction::ServerToClient, Placement::Embedded, Lifecycle::Deprecated, Status::NotImplemented, Gate::Client(C::Sampling)),
-    ("roots/list", Kind::InputRequest, Direction::ServerToClient, Placement::Embedded, Lifecycle::Deprecated, Status::NotImplemented, Gate::Client(C::Roots)),
+    // Input requests, carried inside InputRequiredResult (`basic/patterns/mrtr.mdx`).
+    ("elicitation/create", Kind::InputRequest, Direction::ServerToClient, Placement::Embedded, Lifecycle::Active, Status::Implemented, Gate::Client(C::Elicitation)),
+    ("sampling/createMessage", Kind::InputRequest, Direction::ServerToClient, Placement::Embedded, Lifecycle::Deprecated, Status::Implemented, Gate::Client(C::Sampling)),
+    ("roots/list", Kind::InputRequest, Direction::ServerToClient, Placement::Embedded, Lifecycle::Deprecated, Status::Implemented, Gate::Client(C::Roots)),
 ];
 
 #[test]

@@ -1,0 +1,346 @@
+//! Shaping a handler's [`InputRequired`] into an `InputRequiredResult`
+//! (`basic/patterns/mrtr.mdx` § Server Requirements; `schema.ts`
+//! InputRequiredResult).
+//!
+//! - At least one of `inputRequests` and `requestState` (rule 6): a handler
+//!   that asks for nothing is a bug, answered as an internal error.
+//! - No input request the client's capabilities do not declare (rule 7;
+//!   `client/elicitation.mdx`, `client/sampling.mdx` § Capabilities): the
+//!   call fails with `-32021` naming what is missing.
+//! - `requestState` is sealed (see `seal`) whenever there is anything to
+//!   protect: the handler's state, or the input requests whose answers are
+//!   checked on the retry.
+//! - `resultType: "input_required"`, the server's identity in `_meta`, and
+//!   no caching hints: an `InputRequiredResult` is not cacheable.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde_json::{Map, Value};
+
+use super::admit::{unix_millis, Origin};
+use super::b64;
+use super::elicit::ElicitRequest;
+use super::request::{InputRequest, InputRequired};
+use super::sampling::IncludeContext;
+use super::seal::{Issued, Payload};
+use crate::error::ErrorObject;
+use crate::meta::ClientCapabilities;
+use crate::service::Service;
+use crate::time::Instant;
+
+/// Serialize `ir` as the result of the request `origin`, or the error that
+/// replaces it.
+pub(crate) fn shape(
+    service: &Service,
+    origin: &Origin,
+    ir: InputRequired,
+    now: Instant,
+) -> Result<Vec<u8>, ErrorObject> {
+    let inner = &service.inner;
+    let (requests, state) = ir.into_parts();
+    let state = match state {
+        None | Some(Ok(Value::Null)) => None,
+        Some(Ok(v)) => Some(v),
+        Some(Err(why)) => return Err(bug(&format!("its state does not serialize: {why}"))),
+    };
+    if requests.is_empty() && state.is_none() {
+        return Err(bug("it has neither input requests nor state"));
+    }
+    let required = missing_capabilities(&requests, &origin.capabilities);
+    if !required.is_empty() {
+        tracing::debug!(
+            method = origin.method,
+            "input requests refused: the client did not declare the capabilities they need"
+        );
+        return Err(ErrorObject::missing_client_capability(Value::Object(
+            required,
+        )));
+    }
+    let mut issued = BTreeMap::new();
+    for (key, request) in &requests {
+        check(request).map_err(|why| bug(&format!("input request {key:?}: {why}")))?;
+        issued.insert(key.clone(), issued_kind(request));
+    }
+
+    let sealer = &inner.sealer;
+    let token = if sealer.can_seal() {
+        let iat = unix_millis(now);
+        let ttl = u64::try_from(sealer.ttl.as_millis()).unwrap_or(u64::MAX);
+        let payload = Payload {
+            m: String::from(origin.method),
+            t: origin.target.clone(),
+            d: b64::encode(&origin.digest),
+            iat,
+            exp: iat.saturating_add(ttl),
+            n: sealer.nonce(),
+            s: state,
+            q: issued,
+        };
+        match sealer.seal(&payload) {
+            Some(t) => Some(t),
+            None => return Err(bug("its state could not be sealed")),
+        }
+    } else if state.is_some() {
+        return Err(bug(
+            "it carries state but the service has no request-state key",
+        ));
+    } else {
+        None
+    };
+
+    let mut result = Map::new();
+    result.insert(
+        String::from("resultType"),
+        Value::String(String::from("input_required")),
+    );
+    if !requests.is_empty() {
+        let mut map = Map::new();
+        for (key, request) in &requests {
+            let v = serde_json::to_value(request).map_err(|e| bug(&format!("{e}")))?;
+            map.insert(key.clone(), v);
+        }
+        result.insert(String::from("inputRequests"), Value::Object(map));
+    }
+    if let Some(t) = token {
+        result.insert(String::from("requestState"), Value::String(t));
+    }
+    if !inner.server_meta.is_empty() {
+        result.insert(
+            String::from("_meta"),
+            Value::Object(inner.server_meta.clone()),
+        );
+    }
+    let mut out = Vec::with_capacity(256);
+    crate::json::write(&mut out, &result);
+    Ok(out)
+}
+
+fn bug(why: &str) -> ErrorObject {
+    tracing::error!(%why, "a handler returned an unusable InputRequired");
+    ErrorObject::internal("Internal error")
+}
+
+fn issued_kind(request: &InputRequest) -> Issued {
+    match request {
+        InputRequest::Elicit(ElicitRequest::Form {
+            requested_schema, ..
+        }) => Issued::Elicit(Some(requested_schema.clone())),
+        InputRequest::Elicit(ElicitRequest::Url { .. }) => Issued::Elicit(None),
+        InputRequest::Sample(_) => Issued::Sample,
+        InputRequest::ListRoots => Issued::Roots,
+    }
+}
+
+/// The `ClientCapabilities` object of everything `requests` need that
+/// `caps` lacks (empty when nothing is missing).
+fn missing_capabilities(
+    requests: &BTreeMap<String, InputRequest>,
+    caps: &ClientCapabilities,
+) -> Map<String, Value> {
+    let mut required = Map::new();
+    let mut need = |cap: &str, sub: Option<&str>| {
+        let entry = required
+            .entry(String::from(cap))
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let (Some(sub), Value::Object(m)) = (sub, entry) {
+            m.insert(String::from(sub), Value::Object(Map::new()));
+        }
+    };
+    let sampling_context = caps
+        .as_map()
+        .get("sampling")
+        .and_then(Value::as_object)
+        .is_some_and(|s| s.contains_key("context"));
+    for request in requests.values() {
+        match request {
+            InputRequest::Elicit(ElicitRequest::Form { .. }) if !caps.elicitation_form() => {
+                need("elicitation", Some("form"))
+            }
+            InputRequest::Elicit(ElicitRequest::Url { .. }) if !caps.elicitation_url() => {
+                need("elicitation", Some("url"))
+            }
+            InputRequest::Elicit(_) => {}
+            InputRequest::Sample(c) => {
+                if !caps.sampling() {
+                    need("sampling", None);
+                }
+                if c.uses_tools() && !caps.sampling_tools() {
+                    need("sampling", Some("tools"));
+                }
+                let deprecated_context = matches!(
+                    c.include_context,
+                    Some(IncludeContext::ThisServer | IncludeContext::AllServers)
+                );
+                if deprecated_context && !sampling_context {
+                    need("sampling", Some("context"));
+                }
+            }
+            InputRequest::ListRoots if !caps.roots() => need("roots", None),
+            InputRequest::ListRoots => {}
+        }
+    }
+    required
+}
+
+/// What the spec requires of each request's params beyond their types.
+fn check(request: &InputRequest) -> Result<(), String> {
+    match request {
+        InputRequest::Elicit(ElicitRequest::Form {
+            requested_schema, ..
+        }) => check_form_schema(requested_schema),
+        InputRequest::Elicit(ElicitRequest::Url { url, .. }) => {
+            if is_url(url) {
+                Ok(())
+            } else {
+                Err(format!("url {url:?} is not a URL"))
+            }
+        }
+        InputRequest::Sample(_) | InputRequest::ListRoots => Ok(()),
+    }
+}
+
+/// `client/elicitation.mdx` § Requested Schema: a flat object whose
+/// properties are strings, numbers, integers, booleans or enums (single or
+/// multi-select).
+fn check_form_schema(schema: &Value) -> Result<(), String> {
+    let obj = schema
+        .as_object()
+        .ok_or("requestedSchema must be an object")?;
+    if obj.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(String::from(
+            "requestedSchema must have \"type\": \"object\"",
+        ));
+    }
+    let props = obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .ok_or("requestedSchema must have an object of properties")?;
+    for (name, p) in props {
+        let flat = match p.get("type").and_then(Value::as_str) {
+            Some("string" | "number" | "integer" | "boolean") => true,
+            Some("array") => p
+                .get("items")
+                .and_then(Value::as_object)
+                .is_some_and(|i| i.contains_key("enum") || i.contains_key("anyOf")),
+            _ => false,
+        };
+        if !flat {
+            return Err(format!(
+                "property {name:?} of requestedSchema is not a primitive or an enum"
+            ));
+        }
+    }
+    match obj.get("required") {
+        None => {}
+        Some(Value::Array(a)) if a.iter().all(Value::is_string) => {}
+        Some(_) => return Err(String::from("required must be an array of strings")),
+    }
+    #[cfg(feature = "std")]
+    crate::schema::Compiled::new(schema)?;
+    Ok(())
+}
+
+/// An absolute URI: a scheme (RFC 3986 § 3.1), a colon, something after
+/// it, and no whitespace.
+fn is_url(url: &str) -> bool {
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        && !rest.is_empty()
+        && !url.chars().any(char::is_whitespace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+    use serde_json::json;
+
+    fn caps(v: Value) -> ClientCapabilities {
+        match v {
+            Value::Object(m) => ClientCapabilities(m),
+            _ => unreachable!(),
+        }
+    }
+
+    fn requests(list: Vec<(&str, InputRequest)>) -> BTreeMap<String, InputRequest> {
+        list.into_iter()
+            .map(|(k, r)| (String::from(k), r))
+            .collect()
+    }
+
+    #[test]
+    fn missing_capabilities_name_exactly_what_is_missing() {
+        let form = InputRequest::Elicit(ElicitRequest::form(
+            "m",
+            json!({"type":"object","properties":{}}),
+        ));
+        let url = InputRequest::Elicit(ElicitRequest::url("m", "https://example.com"));
+        let mut tool_sampling = super::super::sampling::CreateMessageRequest::user_text("x", 1);
+        tool_sampling.tools = Some(Vec::new());
+        let all = requests(vec![
+            ("a", form.clone()),
+            ("b", url.clone()),
+            ("c", InputRequest::Sample(tool_sampling)),
+            ("d", InputRequest::ListRoots),
+        ]);
+        assert_eq!(
+            Value::Object(missing_capabilities(&all, &caps(json!({})))),
+            json!({"elicitation":{"form":{},"url":{}},"sampling":{"tools":{}},"roots":{}})
+        );
+        assert_eq!(
+            Value::Object(missing_capabilities(
+                &all,
+                &caps(json!({"elicitation":{},"sampling":{},"roots":{}}))
+            )),
+            json!({"elicitation":{"url":{}},"sampling":{"tools":{}}})
+        );
+        assert!(missing_capabilities(
+            &all,
+            &caps(json!({"elicitation":{"form":{},"url":{}},"sampling":{"tools":{}},"roots":{}}))
+        )
+        .is_empty());
+        assert_eq!(
+            Value::Object(missing_capabilities(
+                &requests(vec![("a", form)]),
+                &caps(json!({"elicitation":{"url":{}}}))
+            )),
+            json!({"elicitation":{"form":{}}})
+        );
+    }
+
+    #[test]
+    fn form_schemas_must_be_flat() {
+        assert!(check_form_schema(
+            &json!({"type":"object","properties":{"n":{"type":"string"}},"required":["n"]})
+        )
+        .is_ok());
+        assert!(check_form_schema(
+            &json!({"type":"object","properties":{"c":{"type":"array","items":{"enum":["a"]}}}})
+        )
+        .is_ok());
+        assert!(
+            check_form_schema(&json!({"type":"object","properties":{"o":{"type":"object"}}}))
+                .is_err()
+        );
+        assert!(check_form_schema(&json!({"type":"string"})).is_err());
+        assert!(check_form_schema(&json!({"type":"object"})).is_err());
+        assert!(
+            check_form_schema(&json!({"type":"object","properties":{},"required":"x"})).is_err()
+        );
+    }
+
+    #[test]
+    fn urls() {
+        assert!(is_url("https://mcp.example.com/connect?x=1"));
+        assert!(is_url("mailto:a@b"));
+        assert!(!is_url("not a url"));
+        assert!(!is_url("/relative"));
+        assert!(!is_url("https:"));
+    }
+}
