@@ -5,42 +5,90 @@
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::net::{Shutdown, TcpStream};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use snodo_proto::{CallId, Connection, Output, Service, Transport};
 
+use crate::changes::Changes;
 use crate::clock::Clock;
 use crate::event::Event;
 use crate::exec::JobState;
 use crate::gate::ReadGate;
-use crate::options::StdioOptions;
 use crate::pool::{Job, Pool};
 use crate::reader;
+use crate::registry::StopFlag;
 use crate::sink::ChannelSink;
 use crate::writer::{Backlog, WriterHandle};
 
-/// Room in the driver's queue besides one completion per worker: handlers'
-/// reports beyond it are dropped (see `sink.rs`), everything else waits.
+/// Room in the driver's queue besides one completion per call that can run
+/// at once: handlers' reports beyond it are dropped (see `sink.rs`),
+/// everything else waits.
 const EVENT_QUEUE_SLACK: usize = 256;
 
-struct Driver {
+/// The driver's queue: every other thread of the connection sends to it.
+pub(crate) struct Mailbox {
+    pub(crate) tx: SyncSender<Event>,
+    rx: Receiver<Event>,
+}
+
+impl Mailbox {
+    /// A queue for a connection that runs at most `calls` calls at once.
+    pub(crate) fn new(calls: usize) -> Self {
+        let (tx, rx) = mpsc::sync_channel(calls + EVENT_QUEUE_SLACK);
+        Mailbox { tx, rx }
+    }
+}
+
+/// How one connection is run, whatever its stream.
+pub(crate) struct Settings {
+    /// Bytes asked of the reader per `read`.
+    pub(crate) read_chunk_bytes: usize,
+    /// Writer backlog above which input and reports pause.
+    pub(crate) write_high_water: usize,
+    /// How long calls may run once the connection winds down (end of input
+    /// on stdio, server shutdown on HTTP) before they are cancelled.
+    pub(crate) grace: Duration,
+    /// Once the connection is done, how long flushing the last bytes (and on
+    /// a socket, reading what the peer still sends) may take.
+    pub(crate) linger: Duration,
+}
+
+/// What a connection is plugged into besides its stream.
+pub(crate) struct Wiring {
+    pub(crate) transport: Transport,
+    pub(crate) pool: Arc<Pool>,
+    pub(crate) mailbox: Mailbox,
+    /// The server's shutdown signal; `None` where only end of input ends
+    /// the connection (stdio).
+    pub(crate) stop: Option<StopFlag>,
+    pub(crate) settings: Settings,
+}
+
+struct Driver<'s> {
     conn: Connection,
     clock: Clock,
     events: Receiver<Event>,
     gate: Arc<ReadGate>,
     backlog: Arc<Backlog>,
     writer: WriterHandle,
-    pool: Pool,
+    pool: Arc<Pool>,
+    sink: Arc<ChannelSink>,
+    changes: Changes,
     jobs: HashMap<CallId, Arc<JobState>>,
     /// A permit is out and its chunk (or EOF) has not come back yet.
     reading: bool,
     input_done: bool,
     read_error: Option<io::Error>,
-    grace: Duration,
-    /// When calls still running after EOF are abandoned.
+    stop: Option<StopFlag>,
+    stopping: bool,
+    settings: Settings,
+    /// When calls still running are abandoned (after EOF or a shutdown).
     shutdown_at: Option<Instant>,
+    /// Half-closed once everything is written (`None` on stdio).
+    socket: Option<&'s TcpStream>,
 }
 
 /// How the main loop ended.
@@ -51,69 +99,86 @@ enum End {
     GraceExpired,
 }
 
+/// Serve one connection on `input` and `output` until it closes. With a
+/// `socket` (the stream `input` and `output` read and write), its sending
+/// side is shut once everything is written, and input is drained for up to
+/// [`Settings::linger`] so the close does not reset a response in flight.
 pub(crate) fn run<R, W>(
     service: &Service,
     input: R,
     output: W,
-    options: StdioOptions,
+    socket: Option<&TcpStream>,
+    wiring: Wiring,
 ) -> io::Result<()>
 where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
 {
+    let Wiring {
+        transport,
+        pool,
+        mailbox: Mailbox { tx, rx },
+        stop,
+        settings,
+    } = wiring;
     let clock = Clock::start();
-    let workers = options.worker_count(service.limits());
-    let (tx, rx) = mpsc::sync_channel(workers + EVENT_QUEUE_SLACK);
     let gate = Arc::new(ReadGate::default());
-    let backlog = Arc::new(Backlog::new(options.write_high_water));
+    let backlog = Arc::new(Backlog::new(settings.write_high_water));
     let sink = Arc::new(ChannelSink {
         events: tx.clone(),
         backlog: Arc::clone(&backlog),
     });
-    let pool = Pool::start(workers, sink, tx.clone())?;
+    let changes = Changes::new(tx.clone());
     let writer = WriterHandle::spawn(output, Arc::clone(&backlog), tx.clone())?;
     // The reader is never joined: it may sit in a blocking `read` forever
     // (stdin of a parent that never closes it), and that must not keep
-    // `serve` from returning once output is done.
-    if let Err(e) = reader::spawn(input, options.read_chunk_bytes, Arc::clone(&gate), tx) {
+    // `serve` from returning once output is done. A socket's reader is
+    // released by the caller shutting the socket down.
+    if let Err(e) = reader::spawn(input, settings.read_chunk_bytes, Arc::clone(&gate), tx) {
         gate.close();
         return Err(e);
     }
-    tracing::debug!(workers, "serving stdio");
     let mut driver = Driver {
-        conn: Connection::new(service, Transport::Stdio, clock.now()),
+        conn: Connection::new(service, transport, clock.now()),
         clock,
         events: rx,
         gate,
         backlog,
         writer,
         pool,
+        sink,
+        changes,
         jobs: HashMap::new(),
         reading: false,
         input_done: false,
         read_error: None,
-        grace: options.shutdown_grace,
+        stop,
+        stopping: false,
+        settings,
         shutdown_at: None,
+        socket,
     };
-    let result = driver.serve();
-    driver.stop_threads();
-    result
+    driver.serve()
 }
 
-impl Driver {
+impl Driver<'_> {
     fn serve(&mut self) -> io::Result<()> {
         match self.main_loop()? {
             End::Closed => {}
             End::GraceExpired => {
                 tracing::warn!(
                     calls = self.jobs.len(),
-                    grace_ms = u64::try_from(self.grace.as_millis()).unwrap_or(u64::MAX),
+                    grace_ms = u64::try_from(self.settings.grace.as_millis()).unwrap_or(u64::MAX),
                     "calls still running after the shutdown grace period; cancelling them"
                 );
             }
         }
         self.cancel_all();
-        self.flush_writer()?;
+        let deadline = Instant::now() + self.settings.linger;
+        self.flush_writer(deadline)?;
+        if let Some(socket) = self.socket {
+            self.linger(socket, deadline);
+        }
         match self.read_error.take() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -121,8 +186,16 @@ impl Driver {
     }
 
     fn main_loop(&mut self) -> io::Result<End> {
-        self.update_read_permit();
         loop {
+            self.check_stop();
+            self.deliver_changes();
+            if self.drain() {
+                return Ok(End::Closed);
+            }
+            if self.shutdown_at.is_some_and(|t| Instant::now() >= t) {
+                return Ok(End::GraceExpired);
+            }
+            self.update_read_permit();
             let event = match self.next_wake() {
                 None => Some(self.events.recv().map_err(|_| channel_closed())?),
                 Some(at) => match self
@@ -141,13 +214,6 @@ impl Driver {
             if self.conn.poll_timeout().is_some_and(|d| d <= now) {
                 self.conn.handle_timeout(now);
             }
-            if self.drain() {
-                return Ok(End::Closed);
-            }
-            if self.shutdown_at.is_some_and(|t| Instant::now() >= t) {
-                return Ok(End::GraceExpired);
-            }
-            self.update_read_permit();
         }
     }
 
@@ -172,7 +238,8 @@ impl Driver {
                 self.end_input();
             }
             Event::ReadError(e) => {
-                tracing::error!(error = %e, "reading input failed; treating it as end of input");
+                // Returned by `serve`; logged here for when it is not seen.
+                tracing::debug!(error = %e, "reading input failed; treating it as end of input");
                 self.read_error = Some(e);
                 self.end_input();
             }
@@ -185,9 +252,9 @@ impl Driver {
                 }
             }
             Event::Report(call, e) => self.conn.call_event(call, e, now),
-            Event::Drained => {}
+            Event::Drained | Event::Changes | Event::Stop => {}
             Event::WriterClosed(Err(e)) => {
-                tracing::error!(error = %e, "writing output failed");
+                tracing::debug!(error = %e, "writing output failed");
                 return Err(e);
             }
             Event::WriterClosed(Ok(())) => {
@@ -200,8 +267,36 @@ impl Driver {
     fn end_input(&mut self) {
         self.reading = false;
         self.input_done = true;
-        self.shutdown_at = Instant::now().checked_add(self.grace);
+        self.start_grace();
         self.conn.handle_input_closed(self.clock.now());
+    }
+
+    /// On the server's shutdown signal: the connection reads nothing more,
+    /// answers what is in progress and closes; calls get the grace period.
+    fn check_stop(&mut self) {
+        if self.stopping || !self.stop.as_ref().is_some_and(StopFlag::is_raised) {
+            return;
+        }
+        tracing::debug!("server shutting down; winding the connection down");
+        self.stopping = true;
+        self.start_grace();
+        self.conn.begin_shutdown(self.clock.now());
+    }
+
+    /// Change events for listen streams, unless output is backed up: then
+    /// the hub's bounded queue (and its overflow policy) absorbs them until
+    /// the writer drains and wakes the driver.
+    fn deliver_changes(&mut self) {
+        if self.backlog.is_high() && self.backlog.notify_when_low() {
+            return;
+        }
+        self.changes.deliver(&mut self.conn, self.clock.now());
+    }
+
+    fn start_grace(&mut self) {
+        if self.shutdown_at.is_none() {
+            self.shutdown_at = Instant::now().checked_add(self.settings.grace);
+        }
     }
 
     /// Carry out everything the connection asks; `true` on `Output::Close`.
@@ -218,6 +313,7 @@ impl Driver {
                         call,
                         invocation,
                         state,
+                        sink: Arc::clone(&self.sink),
                     });
                 }
                 Output::Cancel(call) => {
@@ -241,6 +337,10 @@ impl Driver {
             tracing::debug!("output backlog is high; pausing input");
             return;
         }
+        self.grant_read();
+    }
+
+    fn grant_read(&mut self) {
         self.reading = true;
         self.gate.grant();
     }
@@ -251,11 +351,10 @@ impl Driver {
         }
     }
 
-    /// Close the writer's queue and wait, at most the grace period, for it
+    /// Close the writer's queue and wait, until `deadline` at most, for it
     /// to write and flush the rest.
-    fn flush_writer(&mut self) -> io::Result<()> {
+    fn flush_writer(&mut self, deadline: Instant) -> io::Result<()> {
         self.writer.close();
-        let deadline = Instant::now() + self.grace;
         loop {
             match self
                 .events
@@ -268,7 +367,7 @@ impl Driver {
                 // Late completions and reports of cancelled calls.
                 Ok(_) => {}
                 Err(RecvTimeoutError::Timeout) => {
-                    tracing::warn!("output was not flushed within the shutdown grace period");
+                    tracing::warn!("output was not flushed in time; dropping the rest");
                     return Ok(());
                 }
                 Err(RecvTimeoutError::Disconnected) => return Ok(()),
@@ -276,10 +375,41 @@ impl Driver {
         }
     }
 
-    fn stop_threads(&mut self) {
+    /// Shut the socket's sending side (the peer sees the end of the
+    /// response), then read and discard what the peer still sends until its
+    /// EOF or `deadline`: closing a socket with unread input resets it, which
+    /// can destroy the response before the peer reads it (RFC 9112 § 9.6).
+    fn linger(&mut self, socket: &TcpStream, deadline: Instant) {
+        if let Err(e) = socket.shutdown(Shutdown::Write) {
+            tracing::debug!(error = %e, "could not shut down the sending side");
+            return;
+        }
+        if self.input_done {
+            return;
+        }
+        if !self.reading {
+            self.grant_read();
+        }
+        loop {
+            match self
+                .events
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                Ok(Event::Input(_)) => self.grant_read(),
+                Ok(Event::Eof | Event::ReadError(_)) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    }
+}
+
+/// However `serve` ends, a panic included: calls still running are
+/// cancelled (freeing their workers), the reader is released and the
+/// writer's queue closed.
+impl Drop for Driver<'_> {
+    fn drop(&mut self) {
         self.cancel_all();
         self.gate.close();
-        self.pool.close();
         self.writer.close();
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Everything reaches the driver through one bounded channel, so the driver
 //! sleeps in a single `recv_timeout` and wakes for whichever comes first:
-//! input, a finished call, a handler's report, the writer, or a deadline.
+//! input, a finished call, a handler's report, the writer, change events
+//! for listen streams, a server shutdown, or a deadline.
 
 use std::io;
 
@@ -26,4 +27,10 @@ pub(crate) enum Event {
     /// The writer stopped: `Ok` once its queue closed and everything was
     /// flushed, `Err` on a write or flush failure (fatal).
     WriterClosed(io::Result<()>),
+    /// The service's hub queued change events for this connection. A
+    /// wake-up only: the driver polls for changes whenever it wakes.
+    Changes,
+    /// The server is shutting down: look at the stop flag. A wake-up only;
+    /// the flag is the signal, so a wake-up lost to a full queue is harmless.
+    Stop,
 }

@@ -1,16 +1,38 @@
-//! Tuning knobs of the stdio adapter.
+//! Tuning knobs of the adapter. Protocol limits (message size, concurrent
+//! calls, call timeout, HTTP limits, endpoint, allowed origins) live in the
+//! [`Service`](snodo_proto::Service); these only bound what the adapter
+//! itself holds: threads, buffers, sockets, time spent closing.
 
 use core::time::Duration;
 use snodo_proto::Limits;
 
-/// Default cap on worker threads when [`StdioOptions::workers`] is unset.
+use crate::driver::Settings;
+
+/// Builder-style setters, one per listed field: `fn field(mut self, value) -> Self`.
+macro_rules! setters {
+    ($options:ident { $($(#[$doc:meta])* $field:ident: $ty:ty,)* }) => {
+        impl $options {
+            $(
+                $(#[$doc])*
+                pub fn $field(mut self, value: $ty) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+        }
+    };
+}
+
+/// Default cap on worker threads when [`StdioOptions::workers`] or
+/// [`HttpOptions::workers`] is unset.
 ///
 /// A worker runs one call at a time and is occupied for as long as that
 /// call's future is pending, so workers bound how many calls make progress
 /// at once. The service's `max_concurrent_calls` (64 by default) is a
-/// protocol-level bound on calls handed out; spawning that many threads for
-/// a single stdio client is rarely useful, so the default stops at 16. Calls
-/// beyond the worker count wait, in order, for a free worker.
+/// protocol-level bound on calls handed out per connection; spawning that
+/// many threads for a single stdio client is rarely useful, so the default
+/// stops at 16. Calls beyond the worker count wait, in order, for a free
+/// worker.
 pub const DEFAULT_MAX_WORKERS: usize = 16;
 
 /// How [`serve`](crate::serve) runs a connection.
@@ -50,28 +72,19 @@ impl Default for StdioOptions {
     }
 }
 
+setters!(StdioOptions {
+    /// Set [`read_chunk_bytes`](StdioOptions::read_chunk_bytes).
+    read_chunk_bytes: usize,
+    /// Set [`shutdown_grace`](StdioOptions::shutdown_grace).
+    shutdown_grace: Duration,
+    /// Set [`write_high_water`](StdioOptions::write_high_water).
+    write_high_water: usize,
+});
+
 impl StdioOptions {
     /// Set the number of worker threads (see [`StdioOptions::workers`]).
     pub fn workers(mut self, n: usize) -> Self {
         self.workers = Some(n);
-        self
-    }
-
-    /// Set the read chunk size.
-    pub fn read_chunk_bytes(mut self, n: usize) -> Self {
-        self.read_chunk_bytes = n;
-        self
-    }
-
-    /// Set the shutdown grace period.
-    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
-        self.shutdown_grace = grace;
-        self
-    }
-
-    /// Set the writer backlog high-water mark.
-    pub fn write_high_water(mut self, bytes: usize) -> Self {
-        self.write_high_water = bytes;
         self
     }
 
@@ -81,6 +94,101 @@ impl StdioOptions {
         match self.workers {
             Some(n) => n.clamp(1, max),
             None => max.min(DEFAULT_MAX_WORKERS),
+        }
+    }
+
+    pub(crate) fn settings(&self) -> Settings {
+        Settings {
+            read_chunk_bytes: self.read_chunk_bytes,
+            write_high_water: self.write_high_water,
+            grace: self.shutdown_grace,
+            linger: self.shutdown_grace,
+        }
+    }
+}
+
+/// How [`serve_http`](crate::serve_http) runs its connections.
+///
+/// Threads: each open connection has three (its driver, a reader and a
+/// writer: blocking sockets need one thread per direction), and handlers of
+/// every connection share one pool of [`workers`](HttpOptions::workers).
+/// So at most `3 × max_connections + workers` threads run, however many
+/// clients connect.
+///
+/// Build with [`HttpOptions::default`] and the setters; fields are public
+/// for inspection and adjustment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// Worker threads running handler futures, shared by all connections.
+    /// `None` picks [`DEFAULT_MAX_WORKERS`]; at least 1. Calls beyond the
+    /// worker count wait, in order, for a free worker; the service's
+    /// `call_timeout` runs while they wait.
+    pub workers: Option<usize>,
+    /// Connections served at once (at least 1). A connection accepted
+    /// beyond this is closed at once, without a byte read or written: the
+    /// listener keeps draining the kernel's backlog, and a client over the
+    /// limit learns it immediately instead of waiting in a queue.
+    pub max_connections: usize,
+    /// Bytes asked of each connection's reader per `read` (at least 1). One
+    /// chunk at most is read ahead of the connection.
+    pub read_chunk_bytes: usize,
+    /// Bytes queued for a connection's writer above which that connection
+    /// reads no more input and drops its handlers' progress and log reports.
+    pub write_high_water: usize,
+    /// After the shutdown signal, how long calls in flight may take before
+    /// they are cancelled (their connections are then closed unanswered).
+    pub shutdown_grace: Duration,
+    /// Once a connection is done, how long the adapter keeps writing its
+    /// last bytes and reading (and discarding) what the peer still sends,
+    /// so the close does not reset a response in flight.
+    pub close_linger: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            workers: None,
+            max_connections: 256,
+            read_chunk_bytes: 16 * 1024,
+            write_high_water: 1024 * 1024,
+            shutdown_grace: Duration::from_secs(5),
+            close_linger: Duration::from_secs(2),
+        }
+    }
+}
+
+setters!(HttpOptions {
+    /// Set [`max_connections`](HttpOptions::max_connections).
+    max_connections: usize,
+    /// Set [`read_chunk_bytes`](HttpOptions::read_chunk_bytes).
+    read_chunk_bytes: usize,
+    /// Set [`write_high_water`](HttpOptions::write_high_water).
+    write_high_water: usize,
+    /// Set [`shutdown_grace`](HttpOptions::shutdown_grace).
+    shutdown_grace: Duration,
+    /// Set [`close_linger`](HttpOptions::close_linger).
+    close_linger: Duration,
+});
+
+impl HttpOptions {
+    /// Set the number of shared worker threads (see [`HttpOptions::workers`]).
+    pub fn workers(mut self, n: usize) -> Self {
+        self.workers = Some(n);
+        self
+    }
+
+    /// The shared worker count actually used.
+    pub fn worker_count(&self) -> usize {
+        self.workers.unwrap_or(DEFAULT_MAX_WORKERS).max(1)
+    }
+
+    pub(crate) fn settings(&self) -> Settings {
+        Settings {
+            read_chunk_bytes: self.read_chunk_bytes,
+            write_high_water: self.write_high_water,
+            grace: self.shutdown_grace,
+            linger: self.close_linger,
         }
     }
 }

@@ -1,24 +1,27 @@
 //! A fixed set of worker threads taking calls from one FIFO queue.
 //!
 //! Each worker runs one call at a time to completion ([`exec::run`]) and
-//! reports its outcome to the driver. Queue order is the order the
-//! connection emitted the invocations.
+//! reports its outcome to the driver of the connection the call came from.
+//! Queue order is the order the invocations were emitted. One pool serves
+//! one stdio stream, or every connection of an HTTP server, so the number
+//! of threads running handlers does not grow with the number of clients.
 
 use std::collections::VecDeque;
 use std::io;
-use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 
 use snodo_proto::{CallId, CallSink, Invocation};
 
-use crate::event::Event;
 use crate::exec::{self, JobState};
+use crate::sink::ChannelSink;
 
 pub(crate) struct Job {
     pub(crate) call: CallId,
     pub(crate) invocation: Invocation,
     pub(crate) state: Arc<JobState>,
+    /// The call's connection: its reports and outcome go there.
+    pub(crate) sink: Arc<ChannelSink>,
 }
 
 #[derive(Default)]
@@ -53,35 +56,37 @@ impl Shared {
     }
 }
 
-/// The driver's handle on the workers. Dropping it closes the pool.
+/// The handle on the workers, shared by the drivers submitting to them.
+/// Dropping it closes the pool.
 pub(crate) struct Pool {
     shared: Arc<Shared>,
 }
 
 impl Pool {
-    pub(crate) fn start(
-        workers: usize,
-        sink: Arc<dyn CallSink>,
-        events: SyncSender<Event>,
-    ) -> io::Result<Self> {
+    pub(crate) fn start(workers: usize) -> io::Result<Self> {
         let pool = Pool {
             shared: Arc::new(Shared::default()),
         };
         for i in 0..workers.max(1) {
             let shared = Arc::clone(&pool.shared);
-            let sink = Arc::clone(&sink);
-            let events = events.clone();
             // On failure `pool` is dropped, which closes it and lets the
             // workers already started exit.
             thread::Builder::new()
                 .name(format!("snodo-worker-{i}"))
-                .spawn(move || work(&shared, &sink, &events))?;
+                .spawn(move || work(&shared))?;
         }
         Ok(pool)
     }
 
+    /// Queue `job`; dropped unrun if the pool is closed (its connection is
+    /// past its grace period by then).
     pub(crate) fn submit(&self, job: Job) {
-        self.shared.lock().jobs.push_back(job);
+        let mut q = self.shared.lock();
+        if q.closed {
+            return;
+        }
+        q.jobs.push_back(job);
+        drop(q);
         self.shared.ready.notify_one();
     }
 
@@ -105,14 +110,16 @@ impl Drop for Pool {
     }
 }
 
-fn work(shared: &Shared, sink: &Arc<dyn CallSink>, events: &SyncSender<Event>) {
+fn work(shared: &Shared) {
     while let Some(job) = shared.take() {
         let Job {
             call,
             invocation,
             state,
+            sink,
         } = job;
-        let Some(outcome) = exec::run(invocation, Arc::clone(sink), &state) else {
+        let reports: Arc<dyn CallSink> = Arc::clone(&sink) as Arc<dyn CallSink>;
+        let Some(outcome) = exec::run(invocation, reports, &state) else {
             continue;
         };
         if state.is_cancelled() {
@@ -120,8 +127,8 @@ fn work(shared: &Shared, sink: &Arc<dyn CallSink>, events: &SyncSender<Event>) {
             // only be refused (`Output::Cancel`: later completions are ignored).
             continue;
         }
-        if events.send(Event::Completed(call, outcome)).is_err() {
-            return;
-        }
+        // A connection that ended meanwhile no longer listens; the worker
+        // carries on with other connections' calls.
+        sink.complete(call, outcome);
     }
 }

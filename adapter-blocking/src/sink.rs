@@ -4,7 +4,7 @@
 use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::Arc;
 
-use snodo_proto::{CallEvent, CallId, CallSink};
+use snodo_proto::{CallEvent, CallId, CallSink, Outcome};
 
 use crate::event::Event;
 use crate::writer::Backlog;
@@ -12,6 +12,15 @@ use crate::writer::Backlog;
 pub(crate) struct ChannelSink {
     pub(crate) events: SyncSender<Event>,
     pub(crate) backlog: Arc<Backlog>,
+}
+
+impl ChannelSink {
+    /// Hand a finished call's outcome to its driver, waiting for room: the
+    /// driver always drains its queue, and an outcome must not be lost.
+    /// Returns without effect if the driver is gone.
+    pub(crate) fn complete(&self, call: CallId, outcome: Outcome) {
+        let _ = self.events.send(Event::Completed(call, outcome));
+    }
 }
 
 impl CallSink for ChannelSink {

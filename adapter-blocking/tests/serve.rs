@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{json as j, Value};
 use snodo_blocking::StdioOptions;
 use snodo_proto::{CallToolResult, Implementation, Limits, NoArgs, Service, Tool};
-use support::{json, response_ids, sleep, DropSignal, Latch, Server, SOON};
+use support::{json, response_ids, sleep, Probes, Server, SOON};
 
 #[derive(Deserialize)]
 struct Text {
@@ -25,20 +25,14 @@ struct SleepArgs {
     text: String,
 }
 
-/// What the test tools let a test observe and control.
+/// The test service and the probes into its `wait` and `hang` tools.
 struct Fixture {
     service: Service,
-    latch: Latch,
-    started: Receiver<&'static str>,
-    dropped: Receiver<()>,
+    probes: Probes,
 }
 
 fn fixture(limits: Limits) -> Fixture {
-    let latch = Latch::default();
-    let (started_tx, started) = mpsc::channel::<&'static str>();
-    let (dropped_tx, dropped) = mpsc::channel::<()>();
-    let started_tx = Arc::new(Mutex::new(started_tx));
-    let dropped_tx = Arc::new(Mutex::new(dropped_tx));
+    let (probes, tools) = support::probes();
     let text_schema =
         j!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]});
     let sleep_schema = j!({
@@ -46,15 +40,7 @@ fn fixture(limits: Limits) -> Fixture {
         "properties":{"ms":{"type":"integer","minimum":0,"maximum":1000},"text":{"type":"string"}},
         "required":["ms","text"]
     });
-    let signal = |tx: &Arc<Mutex<Sender<&'static str>>>, what: &'static str| {
-        let _ = tx.lock().unwrap().send(what);
-    };
-    let (l, s1, s2, d) = (
-        latch.clone(),
-        Arc::clone(&started_tx),
-        Arc::clone(&started_tx),
-        dropped_tx,
-    );
+    let (w, h) = (tools.clone(), tools);
     let service = Service::builder()
         .server_info(Implementation::new("blocking-test", "1.0.0"))
         .limits(limits)
@@ -72,21 +58,17 @@ fn fixture(limits: Limits) -> Fixture {
         .tool(
             Tool::new("wait", "Answer once the test releases the latch"),
             move |_: NoArgs, _ctx| {
-                let (latch, started) = (l.clone(), Arc::clone(&s1));
+                let wait = w.wait();
                 async move {
-                    signal(&started, "wait");
-                    latch.wait().await;
+                    wait.await;
                     "released"
                 }
             },
         )
         .tool(Tool::new("hang", "Never answer"), move |_: NoArgs, _ctx| {
-            let started = Arc::clone(&s2);
-            let guard = DropSignal(d.lock().unwrap().clone());
+            let hang = h.hang();
             async move {
-                let _guard = guard;
-                signal(&started, "hang");
-                std::future::pending::<()>().await;
+                hang.await;
                 "unreachable"
             }
         })
@@ -107,12 +89,7 @@ fn fixture(limits: Limits) -> Fixture {
         )
         .build()
         .expect("test service builds");
-    Fixture {
-        service,
-        latch,
-        started,
-        dropped,
-    }
+    Fixture { service, probes }
 }
 
 fn default_fixture() -> Fixture {
@@ -198,14 +175,14 @@ fn calls_released_out_of_order_are_answered_out_of_order() {
     let f = default_fixture();
     let mut server = Server::start(&f.service, StdioOptions::default().workers(2));
     server.send(r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"wait","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
-    assert_eq!(f.started.recv_timeout(SOON), Ok("wait"));
+    assert_eq!(f.probes.started.recv_timeout(SOON), Ok("wait"));
     server.send(r#"{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"echo","arguments":{"text":"b"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
     assert_eq!(
         server.next()["id"],
         "b",
         "a later call overtakes one still running"
     );
-    f.latch.release();
+    f.probes.latch.release();
     let a = server.next();
     assert_eq!(a["id"], "a");
     assert_eq!(
@@ -220,10 +197,10 @@ fn a_cancelled_call_is_dropped_and_never_answered() {
     let f = default_fixture();
     let mut server = Server::start(&f.service, StdioOptions::default());
     server.send(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
-    assert_eq!(f.started.recv_timeout(SOON), Ok("hang"));
+    assert_eq!(f.probes.started.recv_timeout(SOON), Ok("hang"));
     server.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"changed my mind"}}"#);
     assert_eq!(
-        f.dropped.recv_timeout(SOON),
+        f.probes.dropped.recv_timeout(SOON),
         Ok(()),
         "the handler's future is dropped"
     );
@@ -303,7 +280,7 @@ fn calls_outliving_the_grace_period_are_cancelled_and_serve_returns() {
     let options = StdioOptions::default().shutdown_grace(Duration::from_millis(100));
     let mut server = Server::start(&f.service, options);
     server.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
-    assert_eq!(f.started.recv_timeout(SOON), Ok("hang"));
+    assert_eq!(f.probes.started.recv_timeout(SOON), Ok("hang"));
     server.close_input();
     let began = Instant::now();
     let (result, all) = server.finish();
@@ -315,7 +292,7 @@ fn calls_outliving_the_grace_period_are_cancelled_and_serve_returns() {
     );
     assert!(all.is_empty(), "an abandoned call is not answered: {all:?}");
     assert_eq!(
-        f.dropped.recv_timeout(SOON),
+        f.probes.dropped.recv_timeout(SOON),
         Ok(()),
         "and its future is dropped"
     );
@@ -334,7 +311,7 @@ fn a_call_past_its_timeout_is_answered_with_an_error_and_dropped() {
         server.next(),
         json(r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"Request timed out"}}"#)
     );
-    assert_eq!(f.dropped.recv_timeout(SOON), Ok(()));
+    assert_eq!(f.probes.dropped.recv_timeout(SOON), Ok(()));
     server.finish().0.unwrap();
 }
 
@@ -348,7 +325,7 @@ fn backpressure_stops_reading_until_a_slot_frees() {
     let f = fixture(limits);
     let mut server = Server::start(&f.service, StdioOptions::default());
     server.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
-    assert_eq!(f.started.recv_timeout(SOON), Ok("wait"));
+    assert_eq!(f.probes.started.recv_timeout(SOON), Ok("wait"));
     // Queued behind the running call: the queue is now full.
     server.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"two"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
     server.wait_chunks_read(2);
@@ -359,7 +336,7 @@ fn backpressure_stops_reading_until_a_slot_frees() {
         2,
         "the reader must not take input while the queue is full"
     );
-    f.latch.release();
+    f.probes.latch.release();
     let replies: Vec<Value> = (0..3).map(|_| server.next()).collect();
     assert_eq!(replies[0]["id"], 1);
     assert_eq!(
@@ -381,13 +358,13 @@ fn a_queued_call_cancelled_before_it_starts_is_never_answered() {
     let f = fixture(limits);
     let mut server = Server::start(&f.service, StdioOptions::default());
     server.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
-    assert_eq!(f.started.recv_timeout(SOON), Ok("wait"));
+    assert_eq!(f.probes.started.recv_timeout(SOON), Ok("wait"));
     server.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"two"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
     server.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#);
     server.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"three"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
     server.wait_chunks_read(4);
     server.expect_silence(Duration::from_millis(50));
-    f.latch.release();
+    f.probes.latch.release();
     assert_eq!(server.next()["id"], 1);
     assert_eq!(server.next(), text_result(3, "three"));
     let (result, all) = server.finish();

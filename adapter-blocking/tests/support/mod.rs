@@ -318,3 +318,59 @@ impl Drop for DropSignal {
         let _ = self.0.send(());
     }
 }
+
+/// The test's side of the probe tools: release their latch, and hear when
+/// one started or had its future dropped.
+pub struct Probes {
+    pub latch: Latch,
+    pub started: Receiver<&'static str>,
+    pub dropped: Receiver<()>,
+}
+
+/// The handlers' side, cloned into tool closures.
+#[derive(Clone)]
+pub struct ProbeTools {
+    latch: Latch,
+    started: Sender<&'static str>,
+    dropped: Sender<()>,
+}
+
+pub fn probes() -> (Probes, ProbeTools) {
+    let latch = Latch::default();
+    let (started_tx, started) = mpsc::channel();
+    let (dropped_tx, dropped) = mpsc::channel();
+    let tools = ProbeTools {
+        latch: latch.clone(),
+        started: started_tx,
+        dropped: dropped_tx,
+    };
+    let probes = Probes {
+        latch,
+        started,
+        dropped,
+    };
+    (probes, tools)
+}
+
+impl ProbeTools {
+    /// Says "wait" once polled, then waits for [`Probes::latch`].
+    pub fn wait(&self) -> impl Future<Output = ()> + Send + 'static {
+        let (latch, started) = (self.latch.clone(), self.started.clone());
+        async move {
+            let _ = started.send("wait");
+            latch.wait().await;
+        }
+    }
+
+    /// Says "hang" once polled and never finishes; being dropped is
+    /// reported on [`Probes::dropped`].
+    pub fn hang(&self) -> impl Future<Output = ()> + Send + 'static {
+        let started = self.started.clone();
+        let guard = DropSignal(self.dropped.clone());
+        async move {
+            let _guard = guard;
+            let _ = started.send("hang");
+            std::future::pending::<()>().await;
+        }
+    }
+}
