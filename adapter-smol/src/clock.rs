@@ -70,7 +70,7 @@ mod tests {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap();
         let now = Duration::from_nanos(clock.now().as_nanos());
-        let skew = if now > wall { now - wall } else { wall - now };
+        let skew = now.abs_diff(wall);
         assert!(skew < Duration::from_secs(5), "{now:?} vs {wall:?}");
     }
 }
