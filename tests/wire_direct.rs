@@ -235,7 +235,7 @@ fn tools_list_pages() {
                     {"name":"test_image_content","description":"Returns a 1x1 PNG image","inputSchema":{"type":"object","additionalProperties":false}},
                     {"name":"test_audio_content","description":"Returns a short WAV audio clip","inputSchema":{"type":"object","additionalProperties":false}},
                     {"name":"test_embedded_resource","description":"Returns an embedded text resource","inputSchema":{"type":"object","additionalProperties":false}}],
-                    "nextCursor":"1.21ad1406d4ba4be1",
+                    "nextCursor":"1.ae5d5605275affbd",
                     "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
             ),
@@ -243,22 +243,22 @@ fn tools_list_pages() {
         },
         Vector {
             name: "tools/list page 2",
-            request: r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"1.21ad1406d4ba4be1","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            request: r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"1.ae5d5605275affbd","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
             expect: Expect::Response(
                 r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[
                     {"name":"test_multiple_content_types","description":"Returns text, image and embedded resource content together","inputSchema":{"type":"object","additionalProperties":false}},
                     {"name":"test_error_handling","description":"Always fails with a tool execution error","inputSchema":{"type":"object","additionalProperties":false}},
                     {"name":"test_tool_with_progress","description":"Reports progress 0, 50, 100 of 100, then finishes","inputSchema":{"type":"object","additionalProperties":false}},
                     {"name":"test_missing_capability","description":"Requires the client's sampling capability","inputSchema":{"type":"object","additionalProperties":false}}],
-                    "nextCursor":"2.21ad1406d4ba4be1",
+                    "nextCursor":"2.ae5d5605275affbd",
                     "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
             ),
             scope: Scope::Any,
         },
         Vector {
-            name: "tools/list page 3 (the last) has no nextCursor",
-            request: r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"2.21ad1406d4ba4be1","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            name: "tools/list page 3",
+            request: r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"2.ae5d5605275affbd","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
             expect: Expect::Response(
                 r##"{"jsonrpc":"2.0","id":3,"result":{"tools":[
                     {"name":"test_logging_tool","description":"Emits log messages when the request asks for them","inputSchema":{"type":"object","additionalProperties":false}},
@@ -269,15 +269,46 @@ fn tools_list_pages() {
                         "allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],
                         "if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},
                         "then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}},
-                    {"name":"test_header_param","description":"Echoes a region that is mirrored in the Mcp-Param-Region header","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}}],
+                    {"name":"test_header_param","description":"Echoes a region that is mirrored in the Mcp-Param-Region header","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}},
+                    {"name":"test_streaming_elicitation","description":"Asks for input through an InputRequiredResult, never a request on the stream","inputSchema":{"type":"object","additionalProperties":false}}],
+                    "nextCursor":"3.ae5d5605275affbd",
                     "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
             ),
             scope: Scope::Any,
         },
         Vector {
+            name: "tools/list page 4",
+            request: r#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"cursor":"3.ae5d5605275affbd","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            expect: Expect::Response(
+                r#"{"jsonrpc":"2.0","id":6,"result":{"tools":[
+                    {"name":"test_input_required_result_elicitation","description":"Asks for the user's name, then greets them","inputSchema":{"type":"object","additionalProperties":false}},
+                    {"name":"test_input_required_result_sampling","description":"Asks the client's model a question","inputSchema":{"type":"object","additionalProperties":false}},
+                    {"name":"test_input_required_result_list_roots","description":"Asks for the client's roots","inputSchema":{"type":"object","additionalProperties":false}},
+                    {"name":"test_input_required_result_request_state","description":"Asks for confirmation and keeps state across the retry","inputSchema":{"type":"object","additionalProperties":false}}],
+                    "nextCursor":"4.ae5d5605275affbd",
+                    "resultType":"complete","ttlMs":60000,"cacheScope":"public",
+                    "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
+            ),
+            scope: Scope::Any,
+        },
+        Vector {
+            name: "tools/list page 5 (the last) has no nextCursor",
+            request: r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"4.ae5d5605275affbd","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            expect: Expect::Response(
+                r#"{"jsonrpc":"2.0","id":7,"result":{"tools":[
+                    {"name":"test_input_required_result_multiple_inputs","description":"Asks for a name, a sampled greeting and the roots at once","inputSchema":{"type":"object","additionalProperties":false}},
+                    {"name":"test_input_required_result_multi_round","description":"Asks two questions in two rounds","inputSchema":{"type":"object","additionalProperties":false}},
+                    {"name":"test_input_required_result_tampered_state","description":"Asks for confirmation with integrity-protected state","inputSchema":{"type":"object","additionalProperties":false}},
+                    {"name":"test_input_required_result_capabilities","description":"Asks only for what the client's capabilities allow","inputSchema":{"type":"object","additionalProperties":false}}],
+                    "resultType":"complete","ttlMs":60000,"cacheScope":"public",
+                    "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
+            ),
+            scope: Scope::Any,
+        },
+        Vector {
             name: "a tools/list cursor is refused by prompts/list",
-            request: r#"{"jsonrpc":"2.0","id":4,"method":"prompts/list","params":{"cursor":"1.21ad1406d4ba4be1","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            request: r#"{"jsonrpc":"2.0","id":4,"method":"prompts/list","params":{"cursor":"1.ae5d5605275affbd","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
             expect: Expect::Response(
                 r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid cursor"}}"#,
             ),
@@ -285,7 +316,7 @@ fn tools_list_pages() {
         },
         Vector {
             name: "a cursor past the last page",
-            request: r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"3.21ad1406d4ba4be1","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            request: r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"5.ae5d5605275affbd","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
             expect: Expect::Response(
                 r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Invalid cursor"}}"#,
             ),

@@ -28,6 +28,10 @@ options:
                                adapter for --listen (default: tokio)
   -h, --help                   print this help
 
+Set SNODO_STATE_KEY to a hex secret (at least 32 bytes) to seal MRTR
+requestState with it, so that processes sharing it continue each other's
+rounds; unset, a key is generated for this process alone.
+
 Diagnostics go to stderr; set RUST_LOG (default: warn) to change the level.
 ";
 
@@ -169,7 +173,14 @@ pub fn main() -> ExitCode {
 }
 
 fn service() -> Option<snodo_proto::Service> {
-    match crate::try_service() {
+    let keys = match crate::state_key::from_env() {
+        Ok(k) => k,
+        Err(e) => {
+            tracing::error!(error = %e, "unusable request-state key");
+            return None;
+        }
+    };
+    match crate::try_service_with_keys(keys) {
         Ok(s) => Some(s),
         Err(e) => {
             tracing::error!(error = %e, "the fixture does not build");

@@ -6,9 +6,9 @@
 //! shapes and texts `conformance/SCENARIOS.md` § 2 gives, built on
 //! [`snodo_proto::Service`]. The `snodo-fixture` binary serves it.
 //!
-//! Only what the engine supports today is registered; the MRTR,
-//! subscription and Tasks fixtures arrive with the issues that add those
-//! features (each module lists what it still lacks).
+//! Only what the engine supports today is registered; the subscription
+//! and Tasks fixtures arrive with the issues that add those features (each
+//! module lists what it still lacks).
 
 #![warn(missing_docs)]
 
@@ -16,12 +16,14 @@ pub mod cli;
 mod completion;
 mod listen;
 pub mod media;
+mod mrtr;
 mod prompts;
 mod resources;
+pub mod state_key;
 pub mod timer;
 mod tools;
 
-use snodo_proto::{BuildError, Implementation, Service, ServiceBuilder};
+use snodo_proto::{BuildError, Implementation, Service, ServiceBuilder, StateKeys};
 
 /// The `serverInfo` name the fixture publishes in every result's `_meta`.
 pub const SERVER_NAME: &str = "snodo-fixture";
@@ -36,12 +38,22 @@ pub fn builder() -> ServiceBuilder {
     let b = tools::register(b);
     let b = resources::register(b);
     let b = prompts::register(b);
+    let b = mrtr::register(b);
     completion::register(b)
 }
 
 /// Build the fixture.
 pub fn try_service() -> Result<Service, BuildError> {
     builder().build()
+}
+
+/// Build the fixture sealing MRTR `requestState` with `keys` (every
+/// process that should continue another's rounds needs the same ones).
+pub fn try_service_with_keys(keys: Option<StateKeys>) -> Result<Service, BuildError> {
+    match keys {
+        Some(k) => builder().state_keys(k).build(),
+        None => builder().build(),
+    }
 }
 
 /// Build the fixture. The registry is fixed at compile time, so a failure

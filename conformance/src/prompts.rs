@@ -1,8 +1,7 @@
 //! The fixture's prompts (`SCENARIOS.md` § 2.4). Every one has a
 //! non-empty description, which `prompts-list` checks.
-//!
-//! Not registered yet: `test_input_required_result_prompt`, which arrives
-//! with MRTR (`InputRequiredResult`).
+//! `test_input_required_result_prompt` lives in `mrtr.rs` and is listed
+//! after these.
 
 use serde::Deserialize;
 use snodo_proto::{

@@ -4,12 +4,12 @@
 //! with `arguments: {}` and expects success, so the no-argument
 //! `test_simple_text` comes first (`SCENARIOS.md` § 4 rule 5).
 //!
+//! The MRTR tools (`test_streaming_elicitation`,
+//! `test_input_required_result_*`) live in `mrtr.rs` and are listed after
+//! these.
+//!
 //! Not registered yet, each arriving with the issue that builds the engine
 //! feature it exercises:
-//! - MRTR (`InputRequiredResult`): `test_streaming_elicitation`,
-//!   `test_input_required_result_elicitation`, `…_sampling`, `…_list_roots`,
-//!   `…_request_state`, `…_multiple_inputs`, `…_multi_round`,
-//!   `…_tampered_state`, `…_capabilities`.
 //! - Subscriptions (`subscriptions/listen`): `test_trigger_tool_change`,
 //!   `test_trigger_prompt_change`.
 //! - Tasks extension: `greet`, `slow_compute`, `failing_job`,

@@ -16,8 +16,13 @@ use snodo_proto::{
 
 /// Every line the connection wrote in answer to `request`, parsed.
 pub fn exchange(request: &str) -> Vec<Value> {
-    let service = snodo_conformance::service();
-    let mut conn = Connection::new(&service, Transport::Stdio, Instant::ZERO);
+    exchange_on(&snodo_conformance::service(), request)
+}
+
+/// [`exchange`] on a given build of the fixture (so several exchanges can
+/// share its request-state key).
+pub fn exchange_on(service: &snodo_proto::Service, request: &str) -> Vec<Value> {
+    let mut conn = Connection::new(service, Transport::Stdio, Instant::ZERO);
     let mut written = Vec::new();
     conn.handle_input(request.as_bytes(), Instant::ZERO);
     conn.handle_input(b"\n", Instant::ZERO);

@@ -6,6 +6,7 @@ mod harness;
 
 mod caching;
 mod completion;
+mod mrtr;
 mod prompts;
 mod resources;
 mod tools;

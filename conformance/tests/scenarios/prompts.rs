@@ -21,6 +21,7 @@ fn prompts_list_has_described_prompts() {
             "test_prompt_with_arguments",
             "test_prompt_with_embedded_resource",
             "test_prompt_with_image",
+            "test_input_required_result_prompt",
         ]
     );
     for p in prompts {

@@ -48,6 +48,15 @@ fn tools_list_publishes_every_fixture_tool_in_order() {
             "test_logging_tool",
             "json_schema_2020_12_tool",
             "test_header_param",
+            "test_streaming_elicitation",
+            "test_input_required_result_elicitation",
+            "test_input_required_result_sampling",
+            "test_input_required_result_list_roots",
+            "test_input_required_result_request_state",
+            "test_input_required_result_multiple_inputs",
+            "test_input_required_result_multi_round",
+            "test_input_required_result_tampered_state",
+            "test_input_required_result_capabilities",
         ]
     );
     for t in tools {
