@@ -43,6 +43,7 @@ pub struct StdioProcess {
     readers: Vec<JoinHandle<()>>,
     eof: bool,
     sync: u64,
+    label: String,
     /// Per-message wait limit.
     pub timeout: Duration,
 }
@@ -113,6 +114,7 @@ impl StdioProcess {
             readers: vec![out_reader, err_reader],
             eof: false,
             sync: 0,
+            label: format!("stdio subprocess ({})", args.join(" ")),
             timeout: DEFAULT_TIMEOUT,
         }
     }
@@ -195,6 +197,43 @@ impl StdioProcess {
                     );
                 }
                 Err(e) => panic!("waiting for the server: {e}"),
+            }
+        }
+    }
+
+    /// Close stdin, expect no further output and exit status 0
+    /// (`basic/transports/stdio.mdx` § Shutdown: exit promptly at EOF), then
+    /// check that every line stdout ever carried is a JSON-RPC message.
+    pub fn finish(mut self) {
+        self.close_stdin();
+        assert_eq!(
+            self.read_to_end(),
+            Vec::<Value>::new(),
+            "nothing after the last answer"
+        );
+        let status = self.wait(Duration::from_secs(10));
+        assert!(
+            status.success(),
+            "exit status {status}; stderr:\n{}",
+            self.stderr()
+        );
+        self.assert_stdout_is_jsonrpc();
+    }
+
+    /// `basic/transports/stdio.mdx`: the server MUST NOT write anything to
+    /// stdout that is not a valid MCP message; one message per line.
+    pub fn assert_stdout_is_jsonrpc(&self) {
+        let lines = self.transcript();
+        assert!(!lines.is_empty(), "the server wrote something");
+        for raw in lines {
+            assert_eq!(raw.last(), Some(&b'\n'), "every line ends with a newline");
+            let text = std::str::from_utf8(&raw[..raw.len() - 1]).expect("stdout is UTF-8");
+            assert!(
+                !text.contains('\n') && !text.ends_with('\r'),
+                "one message per line: {text:?}"
+            );
+            if let Err(e) = check_message(text) {
+                panic!("stdout line is not a JSON-RPC message: {e}");
             }
         }
     }
@@ -282,7 +321,7 @@ impl Transport for StdioProcess {
     }
 
     fn name(&self) -> String {
-        String::from("stdio subprocess")
+        self.label.clone()
     }
 }
 

@@ -18,6 +18,28 @@ pub trait Transport {
 
     /// A label for failure reports.
     fn name(&self) -> String;
+
+    /// How requests travel, which decides the vectors that apply and what
+    /// they expect.
+    fn wire(&self) -> Wire {
+        Wire::Stream
+    }
+
+    /// The HTTP status of the last [`exchange`](Transport::exchange)'s
+    /// response; `None` on a byte stream.
+    fn last_status(&self) -> Option<u16> {
+        None
+    }
+}
+
+/// The two ways a client reaches a server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// Newline-delimited JSON-RPC on one byte stream
+    /// (`basic/transports/stdio.mdx`).
+    Stream,
+    /// One POST per message (`basic/transports/streamable-http.mdx`).
+    Http,
 }
 
 /// Check that `line` is one well-formed JSON-RPC message as the 2026-07-28

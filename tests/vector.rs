@@ -13,6 +13,54 @@ pub struct Vector {
     pub expect: Expect,
     /// Which transports the vector applies to.
     pub scope: Scope,
+    /// How Streamable HTTP answers the request, when it is sent there.
+    pub http: Http,
+}
+
+/// What a vector's request gets over Streamable HTTP
+/// (`basic/transports/streamable-http.mdx`), where every message is its own
+/// POST and the answer also has a status.
+///
+/// Statuses are written literally in each vector from the spec's rules:
+/// 200 for results and for errors the spec gives no status (unknown tool,
+/// invalid cursor, a method's own params: the conventional JSON-RPC over
+/// HTTP answer); 202 and no body for an accepted notification
+/// (§ Sending Messages 5); 400 for a parse error, an invalid request, a
+/// header mismatch (-32020), a missing client capability (-32021,
+/// `basic/index.mdx`), an unsupported protocol version (-32022) and a
+/// request missing required `_meta` fields or carrying malformed ones
+/// (-32602, `basic/index.mdx` § Per-request protocol fields); 404 for an
+/// unknown method (-32601, § Protocol Version Header).
+#[derive(Clone, Copy, Debug)]
+pub enum Http {
+    /// The same messages as [`Vector::expect`], with this status.
+    Same(u16),
+    /// A different answer, for the reason given: the HTTP headers a client
+    /// derives from the body are checked before the body's own params
+    /// (`SERVER-REQUIREMENTS.md` § 4.3), so a body a client cannot mirror
+    /// fails on its headers first.
+    Differs {
+        /// The HTTP status.
+        status: u16,
+        /// The messages in the response body.
+        expect: Expect,
+        /// Why HTTP answers differently, printed when the vector fails.
+        why: &'static str,
+    },
+    /// Not sent over HTTP: the vector is about a byte stream
+    /// ([`Scope::Stream`]), which HTTP has no equivalent of.
+    NotSent,
+}
+
+impl Http {
+    /// The status and messages expected over HTTP, unless not sent there.
+    pub fn expected(&self, same: Expect) -> Option<(u16, Expect)> {
+        match *self {
+            Http::Same(status) => Some((status, same)),
+            Http::Differs { status, expect, .. } => Some((status, expect)),
+            Http::NotSent => None,
+        }
+    }
 }
 
 /// What the server writes in reply to a [`Vector`]'s request.

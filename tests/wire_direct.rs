@@ -1,13 +1,15 @@
-//! The vector table through `snodo-proto`'s [`Connection`] in-process, plus
-//! what needs a service other than the fixture: a small line limit, a
-//! registry without some capabilities, several list pages.
+//! `snodo-proto`'s [`Connection`] in-process: each vector alone on a fresh
+//! connection, and what needs a service other than the fixture: a small
+//! line limit, a registry without some capabilities, several list pages.
+//! (The table in order on one connection is the `direct` cell of
+//! `wire_matrix.rs`.)
 
 use std::time::Duration;
 
 use serde_json::Value;
 use snodo_proto::{CallToolResult, Implementation, Limits, NoArgs, Service, Tool};
 use snodo_tests::vectors;
-use snodo_tests::{assert_vectors, Direct, Expect, Scope, Transport, Vector};
+use snodo_tests::{assert_vectors, Direct, Expect, Http, Scope, Transport, Vector};
 
 fn fixture() -> Direct {
     Direct::new(&snodo_conformance::service())
@@ -20,15 +22,6 @@ fn parse_all(literals: &[&str]) -> Vec<Value> {
         .collect()
 }
 
-#[test]
-fn every_vector_in_sequence_on_one_connection() {
-    assert_vectors(
-        &mut fixture(),
-        &vectors::all(),
-        &[Scope::Any, Scope::Stream],
-    );
-}
-
 /// Statelessness (`basic/index.mdx` § Statelessness): no answer depends on
 /// what came before on the connection.
 #[test]
@@ -36,20 +29,16 @@ fn every_vector_alone_on_a_fresh_connection() {
     let service = snodo_conformance::service();
     let mut failures = Vec::new();
     for v in vectors::all() {
-        failures.extend(snodo_tests::run_vectors(
-            &mut Direct::new(&service),
-            &[v],
-            &[Scope::Any, Scope::Stream],
-        ));
+        failures.extend(
+            snodo_tests::run_vectors(
+                &mut Direct::new(&service),
+                &[v],
+                &[Scope::Any, Scope::Stream],
+            )
+            .failures,
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-}
-
-/// A bad message leaves the connection serving: each error-class vector,
-/// followed in the same write by a tool call that runs a handler.
-#[test]
-fn each_bad_message_is_followed_by_a_served_request() {
-    snodo_tests::follow_each_bad_message(&mut fixture());
 }
 
 fn small_limit_service(max: usize) -> Service {
@@ -149,6 +138,7 @@ fn methods_of_unadvertised_capabilities_are_not_found() {
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"tools-only","version":"2.0.0"}}}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(200),
         },
         Vector {
             name: "prompts/list without prompts",
@@ -157,6 +147,7 @@ fn methods_of_unadvertised_capabilities_are_not_found() {
                 r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: prompts/list"}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(404),
         },
         Vector {
             name: "resources/read without resources",
@@ -165,6 +156,7 @@ fn methods_of_unadvertised_capabilities_are_not_found() {
                 r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found: resources/read"}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(404),
         },
         Vector {
             name: "resources/templates/list without resources",
@@ -173,6 +165,7 @@ fn methods_of_unadvertised_capabilities_are_not_found() {
                 r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found: resources/templates/list"}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(404),
         },
         Vector {
             name: "completion/complete without a completer",
@@ -181,6 +174,7 @@ fn methods_of_unadvertised_capabilities_are_not_found() {
                 r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found: completion/complete"}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(404),
         },
         // Logging not enabled: a valid level is admitted and nothing is sent.
         Vector {
@@ -191,6 +185,7 @@ fn methods_of_unadvertised_capabilities_are_not_found() {
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"tools-only","version":"2.0.0"}}}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(200),
         },
     ];
     assert_vectors(&mut Direct::new(&service), table, &[Scope::Any]);
@@ -210,6 +205,7 @@ fn server_info_can_be_left_out() {
             r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"This is a simple text response for testing."}],"resultType":"complete"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     }];
     assert_vectors(&mut Direct::new(&service), table, &[Scope::Any]);
 }
@@ -240,6 +236,7 @@ fn tools_list_pages() {
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(200),
         },
         Vector {
             name: "tools/list page 2",
@@ -255,6 +252,7 @@ fn tools_list_pages() {
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(200),
         },
         Vector {
             name: "tools/list page 3",
@@ -276,6 +274,7 @@ fn tools_list_pages() {
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
             ),
             scope: Scope::Any,
+            http: Http::Same(200),
         },
         Vector {
             name: "tools/list page 4",
@@ -291,6 +290,7 @@ fn tools_list_pages() {
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(200),
         },
         Vector {
             name: "tools/list page 5 (the last) has no nextCursor",
@@ -305,6 +305,7 @@ fn tools_list_pages() {
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(200),
         },
         Vector {
             name: "a tools/list cursor is refused by prompts/list",
@@ -313,6 +314,7 @@ fn tools_list_pages() {
                 r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid cursor"}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(200),
         },
         Vector {
             name: "a cursor past the last page",
@@ -321,6 +323,7 @@ fn tools_list_pages() {
                 r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Invalid cursor"}}"#,
             ),
             scope: Scope::Any,
+            http: Http::Same(200),
         },
     ];
     assert_vectors(&mut Direct::new(&service), table, &[Scope::Any]);

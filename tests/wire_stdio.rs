@@ -1,27 +1,25 @@
-//! The vector table through the real `snodo-fixture --stdio` process
-//! (`basic/transports/stdio.mdx`), plus what only a process shows: it keeps
-//! serving after bad input, refuses a line over 4 MiB and reads on, writes
-//! nothing but JSON-RPC lines on stdout, and exits 0 at EOF.
-//!
-//! The binary is `snodo-fixture-wire`, this package's build of the
-//! fixture's own `main` source (see `Cargo.toml`); set `SNODO_FIXTURE_BIN`
-//! to run the same tests against another build.
+//! What only a stdio process shows (`basic/transports/stdio.mdx`), on every
+//! runtime: it refuses a line over 4 MiB and reads on, writes nothing but
+//! JSON-RPC lines on stdout, stays silent for a cancelled call, answers a
+//! last line without a newline, and exits 0 at EOF once every call is
+//! answered. The vector table itself runs in `wire_matrix.rs`.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
-use snodo_tests::{assert_vectors, check_message, vectors, Scope, StdioProcess, Transport};
+use snodo_tests::{per_runtime, spawn_stdio, Runtime, StdioProcess, Transport};
 
-fn fixture_path() -> PathBuf {
-    match std::env::var_os("SNODO_FIXTURE_BIN") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_BIN_EXE_snodo-fixture-wire")),
-    }
-}
+per_runtime!(
+    a_line_over_4_mib_is_refused_and_the_next_is_served,
+    eof_at_once_exits_zero,
+    eof_with_a_call_in_flight_answers_it_then_exits_zero,
+    eof_after_an_unterminated_line_answers_it,
+    nothing_is_written_for_a_cancelled_call_later,
+    a_line_that_is_not_utf8_is_a_parse_error,
+);
 
-fn spawn() -> StdioProcess {
-    StdioProcess::spawn(&fixture_path(), &["--stdio"])
+fn spawn(runtime: Runtime) -> StdioProcess {
+    spawn_stdio(env!("CARGO_BIN_EXE_snodo-fixture-wire"), runtime)
 }
 
 fn parse_all(literals: &[&str]) -> Vec<Value> {
@@ -31,67 +29,13 @@ fn parse_all(literals: &[&str]) -> Vec<Value> {
         .collect()
 }
 
-/// Close stdin, expect no further output and exit status 0
-/// (`basic/transports/stdio.mdx` § Shutdown: exit promptly at EOF), then
-/// check that every line stdout ever carried is a JSON-RPC message.
-fn finish(mut p: StdioProcess) {
-    p.close_stdin();
-    assert_eq!(
-        p.read_to_end(),
-        Vec::<Value>::new(),
-        "nothing after the last answer"
-    );
-    let status = p.wait(Duration::from_secs(10));
-    assert!(
-        status.success(),
-        "exit status {status}; stderr:\n{}",
-        p.stderr()
-    );
-    assert_stdout_is_jsonrpc(&p);
-}
-
-/// `basic/transports/stdio.mdx`: the server MUST NOT write anything to
-/// stdout that is not a valid MCP message; one message per line.
-fn assert_stdout_is_jsonrpc(p: &StdioProcess) {
-    let lines = p.transcript();
-    assert!(!lines.is_empty(), "the server wrote something");
-    for raw in lines {
-        assert_eq!(raw.last(), Some(&b'\n'), "every line ends with a newline");
-        let text = std::str::from_utf8(&raw[..raw.len() - 1]).expect("stdout is UTF-8");
-        assert!(
-            !text.contains('\n') && !text.ends_with('\r'),
-            "one message per line: {text:?}"
-        );
-        if let Err(e) = check_message(text) {
-            panic!("stdout line is not a JSON-RPC message: {e}");
-        }
-    }
-}
-
-#[test]
-fn every_vector_in_sequence_on_one_process() {
-    let mut p = spawn();
-    assert_vectors(&mut p, &vectors::all(), &[Scope::Any, Scope::Stream]);
-    finish(p);
-}
-
-/// Each bad message is answered and the very next request in the same write
-/// is served by a handler.
-#[test]
-fn each_bad_message_is_followed_by_a_served_request() {
-    let mut p = spawn();
-    snodo_tests::follow_each_bad_message(&mut p);
-    finish(p);
-}
-
 /// The default `max_message_bytes` is 4 MiB (4194304 bytes, without the
 /// newline). A longer line is refused with -32600 and no id, the rest of it
 /// is discarded, and the next line is served. A line of exactly the limit is
 /// read as a message.
-#[test]
-fn a_line_over_4_mib_is_refused_and_the_next_is_served() {
+fn a_line_over_4_mib_is_refused_and_the_next_is_served(runtime: Runtime) {
     const LIMIT: usize = 4 * 1024 * 1024;
-    let mut p = spawn();
+    let mut p = spawn(runtime);
 
     // The padding sits in an application `_meta` key, which the server
     // ignores, so a line of any length is an ordinary request.
@@ -133,13 +77,12 @@ fn a_line_over_4_mib_is_refused_and_the_next_is_served() {
             r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"This is a simple text response for testing."}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#
         ])
     );
-    finish(p);
+    p.finish();
 }
 
 /// EOF with nothing sent: exit 0, nothing written.
-#[test]
-fn eof_at_once_exits_zero() {
-    let mut p = spawn();
+fn eof_at_once_exits_zero(runtime: Runtime) {
+    let mut p = spawn(runtime);
     p.close_stdin();
     assert_eq!(p.read_to_end(), Vec::<Value>::new());
     let status = p.wait(Duration::from_secs(10));
@@ -152,9 +95,8 @@ fn eof_at_once_exits_zero() {
 }
 
 /// EOF while a call runs: the call is answered, then the process exits 0.
-#[test]
-fn eof_with_a_call_in_flight_answers_it_then_exits_zero() {
-    let mut p = spawn();
+fn eof_with_a_call_in_flight_answers_it_then_exits_zero(runtime: Runtime) {
+    let mut p = spawn(runtime);
     p.write_raw(b"{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"tools/call\",\"params\":{\"name\":\"test_tool_with_progress\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{},\"progressToken\":\"eof\"}}}\n");
     p.close_stdin();
     assert_eq!(
@@ -172,13 +114,12 @@ fn eof_with_a_call_in_flight_answers_it_then_exits_zero() {
         "exit status {status}; stderr:\n{}",
         p.stderr()
     );
-    assert_stdout_is_jsonrpc(&p);
+    p.assert_stdout_is_jsonrpc();
 }
 
 /// EOF right after a last line that has no newline: it is still a message.
-#[test]
-fn eof_after_an_unterminated_line_answers_it() {
-    let mut p = spawn();
+fn eof_after_an_unterminated_line_answers_it(runtime: Runtime) {
+    let mut p = spawn(runtime);
     p.write_raw(br#"{"jsonrpc":"2.0","id":9,"method":"unknown/method","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
     p.close_stdin();
     assert_eq!(
@@ -198,9 +139,8 @@ fn eof_after_an_unterminated_line_answers_it() {
 /// A cancelled call stays silent even after its handler would have
 /// finished (`basic/transports/stdio.mdx` § Cancellation: MUST NOT send any
 /// further messages for the cancelled request).
-#[test]
-fn nothing_is_written_for_a_cancelled_call_later() {
-    let mut p = spawn();
+fn nothing_is_written_for_a_cancelled_call_later(runtime: Runtime) {
+    let mut p = spawn(runtime);
     p.write_raw(concat!(
         r#"{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"test_tool_with_progress","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
         "\n",
@@ -219,13 +159,12 @@ fn nothing_is_written_for_a_cancelled_call_later() {
             r#"{"jsonrpc":"2.0","id":78,"error":{"code":-32601,"message":"Method not found: unknown/method"}}"#
         ])
     );
-    finish(p);
+    p.finish();
 }
 
 /// A line that is not UTF-8 is a parse error and the process reads on.
-#[test]
-fn a_line_that_is_not_utf8_is_a_parse_error() {
-    let mut p = spawn();
+fn a_line_that_is_not_utf8_is_a_parse_error(runtime: Runtime) {
+    let mut p = spawn(runtime);
     p.write_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}\n");
     let got = p.exchange(
         r#"{"jsonrpc":"2.0","id":2,"method":"unknown/method","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
@@ -238,5 +177,5 @@ fn a_line_that_is_not_utf8_is_a_parse_error() {
             r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: unknown/method"}}"#,
         ])
     );
-    finish(p);
+    p.finish();
 }

@@ -1,5 +1,5 @@
-//! The `snodo-fixture` command line: serve the fixture on stdio, or on
-//! Streamable HTTP with the chosen runtime.
+//! The `snodo-fixture` command line: serve the fixture on stdio or on
+//! Streamable HTTP, with the chosen runtime.
 //!
 //! On stdio, stdout carries protocol messages only. With `--listen`, the
 //! first (and only) stdout line is the bound address, so a caller that asked
@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
 
 const USAGE: &str = "\
-usage: snodo-fixture --stdio
+usage: snodo-fixture --stdio [--runtime tokio|smol|blocking]
        snodo-fixture --listen ADDR [--runtime tokio|smol|blocking]
        snodo-fixture --help
 
@@ -25,7 +25,8 @@ options:
                                picks a free port; the bound address is printed
                                as the first line on stdout
   --runtime tokio|smol|blocking
-                               adapter for --listen (default: tokio)
+                               adapter serving the transport (default:
+                               blocking for --stdio, tokio for --listen)
   -h, --help                   print this help
 
 Set SNODO_STATE_KEY to a hex secret (at least 32 bytes) to seal MRTR
@@ -35,7 +36,7 @@ rounds; unset, a key is generated for this process alone.
 Diagnostics go to stderr; set RUST_LOG (default: warn) to change the level.
 ";
 
-/// The adapter serving `--listen`.
+/// The adapter serving the transport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Runtime {
     /// `snodo-tokio`.
@@ -50,7 +51,7 @@ pub enum Runtime {
 #[derive(Debug, PartialEq, Eq)]
 enum Command {
     Help,
-    Stdio,
+    Stdio(Runtime),
     Listen(SocketAddr, Runtime),
 }
 
@@ -61,7 +62,6 @@ enum ArgError {
     MissingValue(&'static str),
     BadAddress(String),
     BadRuntime(String),
-    RuntimeWithoutListen,
     NoMode,
     Conflict,
 }
@@ -78,7 +78,6 @@ impl std::fmt::Display for ArgError {
             ArgError::BadRuntime(r) => {
                 write!(f, "--runtime must be tokio, smol or blocking, got {r:?}")
             }
-            ArgError::RuntimeWithoutListen => f.write_str("--runtime only applies to --listen"),
             ArgError::NoMode => f.write_str("choose a transport: --stdio or --listen ADDR"),
             ArgError::Conflict => f.write_str("--stdio and --listen exclude each other"),
         }
@@ -111,11 +110,10 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, ArgError> {
         }
     }
     match (stdio, listen, runtime) {
-        (true, None, None) => Ok(Command::Stdio),
+        (true, None, rt) => Ok(Command::Stdio(rt.unwrap_or(Runtime::Blocking))),
         (true, Some(_), _) => Err(ArgError::Conflict),
         (false, Some(addr), rt) => Ok(Command::Listen(addr, rt.unwrap_or(Runtime::Tokio))),
-        (_, None, Some(_)) => Err(ArgError::RuntimeWithoutListen),
-        (false, None, None) => Err(ArgError::NoMode),
+        (false, None, _) => Err(ArgError::NoMode),
     }
 }
 
@@ -143,15 +141,15 @@ pub fn main() -> ExitCode {
             eprint!("{USAGE}");
             ExitCode::SUCCESS
         }
-        Command::Stdio => {
+        Command::Stdio(runtime) => {
             init_tracing();
             let Some(service) = service() else {
                 return ExitCode::FAILURE;
             };
-            match snodo_blocking::serve_stdio(&service, snodo_blocking::StdioOptions::default()) {
+            match crate::listen::serve_stdio(&service, runtime) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
-                    tracing::error!(error = %e, "stdio serving failed");
+                    tracing::error!(error = %e, ?runtime, "stdio serving failed");
                     ExitCode::FAILURE
                 }
             }
@@ -206,7 +204,22 @@ mod tests {
 
     #[test]
     fn stdio_and_help_parse() {
-        assert_eq!(parse(args(&["--stdio"])), Ok(Command::Stdio));
+        assert_eq!(
+            parse(args(&["--stdio"])),
+            Ok(Command::Stdio(Runtime::Blocking))
+        );
+        assert_eq!(
+            parse(args(&["--stdio", "--runtime", "tokio"])),
+            Ok(Command::Stdio(Runtime::Tokio))
+        );
+        assert_eq!(
+            parse(args(&["--runtime", "smol", "--stdio"])),
+            Ok(Command::Stdio(Runtime::Smol))
+        );
+        assert_eq!(
+            parse(args(&["--stdio", "--runtime", "blocking"])),
+            Ok(Command::Stdio(Runtime::Blocking))
+        );
         assert_eq!(parse(args(&["--help"])), Ok(Command::Help));
         assert_eq!(parse(args(&["--stdio", "-h"])), Ok(Command::Help));
     }
@@ -251,9 +264,14 @@ mod tests {
             parse(args(&["--stdio", "--listen", "127.0.0.1:0"])),
             Err(ArgError::Conflict)
         );
+        assert_eq!(parse(args(&["--runtime", "smol"])), Err(ArgError::NoMode));
         assert_eq!(
-            parse(args(&["--stdio", "--runtime", "smol"])),
-            Err(ArgError::RuntimeWithoutListen)
+            parse(args(&["--stdio", "--runtime"])),
+            Err(ArgError::MissingValue("--runtime"))
+        );
+        assert_eq!(
+            parse(args(&["--stdio", "--runtime", "Tokio"])),
+            Err(ArgError::BadRuntime(String::from("Tokio")))
         );
     }
 }

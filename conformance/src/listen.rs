@@ -1,16 +1,51 @@
-//! Serving the fixture over Streamable HTTP on each runtime. This is the
-//! only runtime-specific code of the fixture: binding, announcing the bound
-//! address, and stopping. On tokio, SIGINT/SIGTERM shut down gracefully; the
-//! other runtimes have no signal support without another dependency, so
-//! there the default signal action ends the process (the fixture holds no
-//! state worth a graceful exit).
+//! Serving the fixture on each runtime, over stdio or Streamable HTTP. This
+//! is the only runtime-specific code of the fixture: starting the runtime,
+//! binding, announcing the bound address, and stopping. On stdio every
+//! runtime stops at end of input. Over HTTP, on tokio, SIGINT/SIGTERM shut
+//! down gracefully; the other runtimes have no signal support without
+//! another dependency, so there the default signal action ends the process
+//! (the fixture holds no state worth a graceful exit).
 
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
 
 use snodo_proto::Service;
 
 use crate::cli::Runtime;
+
+/// How long tokio may take to stop after stdio serving ended: its stdin
+/// reader is a blocking thread that only returns with the next line or EOF.
+const TOKIO_STDIO_STOP: Duration = Duration::from_millis(100);
+
+/// Serve one client on stdin/stdout until end of input and every call is
+/// answered (`basic/transports/stdio.mdx` § Shutdown).
+pub fn serve_stdio(service: &Service, runtime: Runtime) -> io::Result<()> {
+    match runtime {
+        Runtime::Blocking => {
+            snodo_blocking::serve_stdio(service, snodo_blocking::StdioOptions::default())
+        }
+        Runtime::Tokio => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
+            let result = rt.block_on(snodo_tokio::serve_stdio(
+                service,
+                snodo_tokio::Options::default(),
+            ));
+            rt.shutdown_timeout(TOKIO_STDIO_STOP);
+            result
+        }
+        Runtime::Smol => with_smol(|ex| {
+            smol::block_on(ex.run(snodo_smol::serve_stdio(
+                ex,
+                service.clone(),
+                snodo_smol::Options::default(),
+            )))
+        }),
+    }
+}
 
 /// Bind `addr`, call `announce` with the bound address, and serve until
 /// SIGINT or SIGTERM, then shut down gracefully.
@@ -23,10 +58,19 @@ pub fn serve(
     match runtime {
         Runtime::Tokio => tokio_serve(service, addr, announce),
         Runtime::Smol => smol_serve(service, addr, announce),
-        Runtime::Blocking => Err(io::Error::other(format!(
-            "the {runtime:?} runtime does not serve HTTP in this build yet"
-        ))),
+        Runtime::Blocking => blocking_serve(service, addr, announce),
     }
+}
+
+fn blocking_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> io::Result<()> {
+    let listener = snodo_blocking::bind_http(addr)?;
+    announce(listener.local_addr()?);
+    snodo_blocking::serve_http(
+        service,
+        listener,
+        snodo_blocking::ShutdownHandle::new(),
+        snodo_blocking::HttpOptions::default(),
+    )
 }
 
 fn tokio_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> io::Result<()> {
@@ -58,8 +102,9 @@ fn tokio_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) ->
 /// Executor threads for the smol runtime, besides the main thread.
 const SMOL_THREADS: usize = 2;
 
-fn smol_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> io::Result<()> {
-    use std::sync::Arc;
+/// Run `main` with a smol executor that [`SMOL_THREADS`] threads also
+/// drive, and stop those threads when it returns.
+fn with_smol<T>(main: impl FnOnce(&Arc<smol::Executor<'static>>) -> T) -> T {
     let ex = Arc::new(smol::Executor::new());
     let (stop, stopped) = smol::channel::unbounded::<()>();
     let threads: Vec<_> = (0..SMOL_THREADS)
@@ -69,21 +114,27 @@ fn smol_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> 
             std::thread::spawn(move || smol::block_on(ex.run(stopped.recv())))
         })
         .collect();
-    let result = smol::block_on(ex.run(async {
-        let listener = snodo_smol::bind_http(addr).await?;
-        announce(listener.local_addr()?);
-        snodo_smol::serve_http(
-            &ex,
-            service.clone(),
-            listener,
-            std::future::pending(),
-            snodo_smol::Options::default(),
-        )
-        .await
-    }));
+    let result = main(&ex);
     drop(stop);
     for t in threads {
         let _ = t.join();
     }
     result
+}
+
+fn smol_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> io::Result<()> {
+    with_smol(|ex| {
+        smol::block_on(ex.run(async {
+            let listener = snodo_smol::bind_http(addr).await?;
+            announce(listener.local_addr()?);
+            snodo_smol::serve_http(
+                ex,
+                service.clone(),
+                listener,
+                std::future::pending(),
+                snodo_smol::Options::default(),
+            )
+            .await
+        }))
+    })
 }

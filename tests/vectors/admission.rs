@@ -9,7 +9,7 @@
 //! `changelog.mdx` (removed methods); `server/utilities/logging.mdx`
 //! § Error Handling (invalid level SHOULD be -32602).
 
-use crate::vector::{Expect, Scope, Vector};
+use crate::vector::{Expect, Http, Scope, Vector};
 
 pub const ADMISSION: &[Vector] = &[
     Vector {
@@ -19,6 +19,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":601,"error":{"code":-32602,"message":"Missing required _meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "missing _meta",
@@ -27,6 +28,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":602,"error":{"code":-32602,"message":"Missing required _meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "_meta not an object",
@@ -35,6 +37,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":603,"error":{"code":-32602,"message":"_meta must be an object"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "missing protocolVersion",
@@ -43,6 +46,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":604,"error":{"code":-32602,"message":"Missing required _meta field io.modelcontextprotocol/protocolVersion"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "protocolVersion not a string",
@@ -51,6 +55,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":605,"error":{"code":-32602,"message":"_meta io.modelcontextprotocol/protocolVersion must be a string"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "missing clientCapabilities",
@@ -59,6 +64,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":606,"error":{"code":-32602,"message":"Missing required _meta field io.modelcontextprotocol/clientCapabilities"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "clientCapabilities not an object",
@@ -67,6 +73,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":607,"error":{"code":-32602,"message":"_meta io.modelcontextprotocol/clientCapabilities must be an object"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     // A missing required field outranks a bad version (SERVER-REQUIREMENTS
     // § 4.3 order): -32602, not -32022.
@@ -77,6 +84,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":608,"error":{"code":-32602,"message":"Missing required _meta field io.modelcontextprotocol/clientCapabilities"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "unsupported protocol version",
@@ -86,6 +94,7 @@ pub const ADMISSION: &[Vector] = &[
                 "data":{"supported":["2026-07-28"],"requested":"v999.0.0"}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "an earlier protocol version",
@@ -95,6 +104,7 @@ pub const ADMISSION: &[Vector] = &[
                 "data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     // The version is checked before the method (§ 4.3): an unknown method
     // at an unsupported version is -32022.
@@ -106,6 +116,7 @@ pub const ADMISSION: &[Vector] = &[
                 "data":{"supported":["2026-07-28"],"requested":"2024-11-05"}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "clientInfo absent is served",
@@ -117,6 +128,7 @@ pub const ADMISSION: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "unknown clientCapabilities members and extra params are ignored",
@@ -128,6 +140,7 @@ pub const ADMISSION: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "clientInfo malformed",
@@ -136,6 +149,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":614,"error":{"code":-32602,"message":"_meta io.modelcontextprotocol/clientInfo must be an object with string name and version"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "invalid logLevel",
@@ -144,6 +158,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":615,"error":{"code":-32602,"message":"Invalid log level: expected one of debug, info, notice, warning, error, critical, alert, emergency"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "logLevel not a string",
@@ -152,6 +167,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":616,"error":{"code":-32602,"message":"_meta io.modelcontextprotocol/logLevel must be a string"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "progressToken of the wrong type",
@@ -160,6 +176,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":617,"error":{"code":-32602,"message":"_meta progressToken must be a string or an integer"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     // `basic/index.mdx` § `_meta`: OpenTelemetry keys MUST follow W3C Trace Context.
     Vector {
@@ -169,6 +186,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":618,"error":{"code":-32602,"message":"_meta traceparent must be a string (W3C Trace Context)"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "unknown method",
@@ -177,6 +195,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":620,"error":{"code":-32601,"message":"Method not found: unknown/method"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "removed method initialize",
@@ -187,6 +206,7 @@ pub const ADMISSION: &[Vector] = &[
                 "data":{"supported":["2026-07-28"]}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "removed method ping",
@@ -197,6 +217,7 @@ pub const ADMISSION: &[Vector] = &[
                 "data":{"supported":["2026-07-28"]}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "removed method logging/setLevel",
@@ -207,6 +228,7 @@ pub const ADMISSION: &[Vector] = &[
                 "data":{"supported":["2026-07-28"]}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "removed method resources/subscribe",
@@ -217,6 +239,7 @@ pub const ADMISSION: &[Vector] = &[
                 "data":{"supported":["2026-07-28"]}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "removed method resources/unsubscribe",
@@ -227,6 +250,7 @@ pub const ADMISSION: &[Vector] = &[
                 "data":{"supported":["2026-07-28"]}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "removed method tasks/list",
@@ -237,6 +261,7 @@ pub const ADMISSION: &[Vector] = &[
                 "data":{"supported":["2026-07-28"]}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "removed method tasks/result",
@@ -247,6 +272,7 @@ pub const ADMISSION: &[Vector] = &[
                 "data":{"supported":["2026-07-28"]}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     // Known to the revision but not served as a client request.
     Vector {
@@ -256,6 +282,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":628,"error":{"code":-32601,"message":"Method not found: subscriptions/listen"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "a notification method sent as a request",
@@ -264,6 +291,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":629,"error":{"code":-32601,"message":"Method not found: notifications/cancelled"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "an embedded input request sent as a request",
@@ -272,6 +300,7 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":630,"error":{"code":-32601,"message":"Method not found: elicitation/create"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "a server-to-client request method sent by the client",
@@ -280,5 +309,6 @@ pub const ADMISSION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":631,"error":{"code":-32601,"message":"Method not found: roots/list"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
 ];

@@ -2,7 +2,7 @@
 //! its errors (`server/utilities/completion.mdx` § Completion Results,
 //! § Error Handling).
 
-use crate::vector::{Expect, Scope, Vector};
+use crate::vector::{Expect, Http, Scope, Vector};
 
 pub const COMPLETION: &[Vector] = &[
     Vector {
@@ -15,6 +15,7 @@ pub const COMPLETION: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "completion/complete of a template variable with context",
@@ -26,6 +27,7 @@ pub const COMPLETION: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "completion/complete with no matches",
@@ -37,6 +39,7 @@ pub const COMPLETION: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "completion/complete for an unknown prompt",
@@ -45,6 +48,7 @@ pub const COMPLETION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":510,"error":{"code":-32602,"message":"Unknown prompt: no_such_prompt"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "completion/complete for an unknown resource reference",
@@ -53,6 +57,7 @@ pub const COMPLETION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":511,"error":{"code":-32602,"message":"Unknown resource reference: test://nope/{x}"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "completion/complete with a malformed ref",
@@ -61,6 +66,7 @@ pub const COMPLETION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":512,"error":{"code":-32602,"message":"Parameter ref must be {type: \"ref/prompt\", name} or {type: \"ref/resource\", uri}"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "completion/complete without a ref",
@@ -69,6 +75,7 @@ pub const COMPLETION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":513,"error":{"code":-32602,"message":"Missing required parameter ref"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "completion/complete without an argument",
@@ -77,6 +84,7 @@ pub const COMPLETION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":514,"error":{"code":-32602,"message":"Parameter argument must be an object {name, value}"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "completion/complete with a non-string argument value",
@@ -85,6 +93,7 @@ pub const COMPLETION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":515,"error":{"code":-32602,"message":"Parameter argument must have string name and value"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "completion/complete with non-string context arguments",
@@ -93,5 +102,6 @@ pub const COMPLETION: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":516,"error":{"code":-32602,"message":"context.arguments must be an object of strings"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
 ];

@@ -4,7 +4,7 @@
 //! (`ttlMs` and `cacheScope` on discover and every list page);
 //! `schema.ts` Result (`resultType`) and ResultMetaObject (`serverInfo`).
 
-use crate::vector::{Expect, Scope, Vector};
+use crate::vector::{Expect, Http, Scope, Vector};
 
 pub const DISCOVERY: &[Vector] = &[
     Vector {
@@ -18,6 +18,7 @@ pub const DISCOVERY: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "server/discover with a string id",
@@ -30,6 +31,7 @@ pub const DISCOVERY: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/list",
@@ -98,6 +100,7 @@ pub const DISCOVERY: &[Vector] = &[
             "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "resources/templates/list with a null cursor is the first page",
@@ -111,6 +114,7 @@ pub const DISCOVERY: &[Vector] = &[
             "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "resources/list",
@@ -125,6 +129,7 @@ pub const DISCOVERY: &[Vector] = &[
             "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "resources/templates/list",
@@ -138,6 +143,7 @@ pub const DISCOVERY: &[Vector] = &[
             "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "prompts/list",
@@ -157,6 +163,7 @@ pub const DISCOVERY: &[Vector] = &[
             "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     // `server/utilities/pagination.mdx` § Error Handling: invalid cursors
     // SHOULD yield -32602.
@@ -167,6 +174,7 @@ pub const DISCOVERY: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":107,"error":{"code":-32602,"message":"Invalid cursor"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "prompts/list with a well-formed cursor of another list",
@@ -175,6 +183,7 @@ pub const DISCOVERY: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":108,"error":{"code":-32602,"message":"Invalid cursor"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "resources/list with an empty cursor",
@@ -183,6 +192,7 @@ pub const DISCOVERY: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":109,"error":{"code":-32602,"message":"Invalid cursor"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "resources/templates/list with a non-string cursor",
@@ -191,5 +201,6 @@ pub const DISCOVERY: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":110,"error":{"code":-32602,"message":"Invalid cursor"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
 ];

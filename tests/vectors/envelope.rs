@@ -6,7 +6,7 @@
 //! `null`: an unreadable id is omitted); `schema.ts` JSONRPCMessage (no
 //! batches); JSON-RPC 2.0 § 5.1 codes -32700 / -32600.
 
-use crate::vector::{Expect, Scope, Vector};
+use crate::vector::{Expect, Http, Scope, Vector};
 
 pub const ENVELOPE: &[Vector] = &[
     Vector {
@@ -16,6 +16,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: Invalid JSON"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "not JSON at all",
@@ -24,6 +25,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: Invalid JSON"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "trailing garbage after the object",
@@ -32,6 +34,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: Invalid JSON"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "batch array",
@@ -40,6 +43,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Batch requests are not supported"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "empty batch array",
@@ -48,6 +52,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Batch requests are not supported"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "a JSON scalar",
@@ -56,6 +61,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"A JSON-RPC message must be an object"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "JSON null",
@@ -64,6 +70,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"A JSON-RPC message must be an object"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "id null",
@@ -72,6 +79,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request id must be a string or an integer"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "id float",
@@ -80,6 +88,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request id must be a string or an integer"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     // Refused because `2.0` is read as a float. JSON Schema's "integer"
     // (schema.json RequestId) would admit it: this pins a choice of the
@@ -91,6 +100,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request id must be a string or an integer"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "id object",
@@ -99,6 +109,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request id must be a string or an integer"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "id array",
@@ -107,6 +118,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request id must be a string or an integer"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "id boolean",
@@ -115,6 +127,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request id must be a string or an integer"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     // Every valid id is echoed as sent, with its JSON type.
     Vector {
@@ -124,6 +137,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found: unknown/method"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "negative id is echoed",
@@ -132,6 +146,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":-5,"error":{"code":-32601,"message":"Method not found: unknown/method"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "u64::MAX id is echoed",
@@ -140,6 +155,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":18446744073709551615,"error":{"code":-32601,"message":"Method not found: unknown/method"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "empty string id is echoed",
@@ -148,6 +164,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":"","error":{"code":-32601,"message":"Method not found: unknown/method"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(404),
     },
     Vector {
         name: "missing jsonrpc member",
@@ -156,6 +173,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":704,"error":{"code":-32600,"message":"The jsonrpc member must be exactly \"2.0\""}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "wrong jsonrpc version",
@@ -164,6 +182,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":"v1","error":{"code":-32600,"message":"The jsonrpc member must be exactly \"2.0\""}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "jsonrpc as a number",
@@ -172,6 +191,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":705,"error":{"code":-32600,"message":"The jsonrpc member must be exactly \"2.0\""}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "missing method",
@@ -180,6 +200,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":706,"error":{"code":-32600,"message":"Missing method member"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "method not a string",
@@ -188,6 +209,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":707,"error":{"code":-32600,"message":"The method member must be a string"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     // `basic/transports/stdio.mdx` § Sending Messages; servers never send
     // requests, so a response from the client answers nothing. The id is
@@ -200,6 +222,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Clients must not send responses to the server"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "an error response sent by the client",
@@ -208,6 +231,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Clients must not send responses to the server"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     // Params must be an object (`schema.ts` JSONRPCRequest). By-position
     // params are valid JSON-RPC but not MCP: -32602 with the id. A scalar is
@@ -219,6 +243,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":710,"error":{"code":-32602,"message":"Params must be an object"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "params as a string",
@@ -227,6 +252,7 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":711,"error":{"code":-32600,"message":"Params must be an object"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "params null",
@@ -235,5 +261,6 @@ pub const ENVELOPE: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":712,"error":{"code":-32600,"message":"Params must be an object"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
 ];

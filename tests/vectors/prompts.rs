@@ -4,7 +4,7 @@
 //! name and missing required arguments SHOULD be -32602). Prompt results
 //! are not cacheable: no `ttlMs`/`cacheScope`.
 
-use crate::vector::{Expect, Scope, Vector};
+use crate::vector::{Expect, Http, Scope, Vector};
 
 pub const PROMPTS: &[Vector] = &[
     Vector {
@@ -17,6 +17,7 @@ pub const PROMPTS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "prompts/get test_prompt_with_arguments",
@@ -29,6 +30,7 @@ pub const PROMPTS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "prompts/get test_prompt_with_embedded_resource",
@@ -43,6 +45,7 @@ pub const PROMPTS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "prompts/get test_prompt_with_image",
@@ -57,6 +60,7 @@ pub const PROMPTS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "prompts/get of an unknown prompt",
@@ -65,6 +69,18 @@ pub const PROMPTS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":410,"error":{"code":-32602,"message":"Unknown prompt: no_such_prompt"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
+    },
+    // A plain-ASCII name that looks like the sentinel is itself sent in
+    // sentinel form over HTTP (§ Value Encoding), and decoded back.
+    Vector {
+        name: "prompts/get of an unknown prompt named like the Base64 sentinel",
+        request: r#"{"jsonrpc":"2.0","id":416,"method":"prompts/get","params":{"name":"=?base64?literal?=","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        expect: Expect::Response(
+            r#"{"jsonrpc":"2.0","id":416,"error":{"code":-32602,"message":"Unknown prompt: =?base64?literal?="}}"#,
+        ),
+        scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "prompts/get with a required argument missing",
@@ -73,6 +89,7 @@ pub const PROMPTS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":411,"error":{"code":-32602,"message":"Missing required argument arg2 for prompt test_prompt_with_arguments"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "prompts/get with no arguments for a prompt that requires them",
@@ -81,6 +98,7 @@ pub const PROMPTS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":412,"error":{"code":-32602,"message":"Missing required argument resourceUri for prompt test_prompt_with_embedded_resource"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "prompts/get with a non-string argument value",
@@ -89,6 +107,7 @@ pub const PROMPTS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":413,"error":{"code":-32602,"message":"Prompt arguments must be strings"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "prompts/get with arguments that are not an object",
@@ -97,6 +116,7 @@ pub const PROMPTS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":414,"error":{"code":-32602,"message":"Prompt arguments must be an object of strings"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "prompts/get without a name",
@@ -105,5 +125,12 @@ pub const PROMPTS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":415,"error":{"code":-32602,"message":"Missing required parameter name"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Differs {
+            status: 400,
+            expect: Expect::Response(
+                r#"{"jsonrpc":"2.0","id":415,"error":{"code":-32020,"message":"Header mismatch: missing required header Mcp-Name"}}"#,
+            ),
+            why: "Mcp-Name is required for prompts/get and mirrors params.name, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (SERVER-REQUIREMENTS.md § 4.3 order)",
+        },
     },
 ];

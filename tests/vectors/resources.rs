@@ -6,7 +6,7 @@
 //! `cacheScope`: the static resources set 60 s public, template reads take
 //! the engine default of 0 ms private).
 
-use crate::vector::{Expect, Scope, Vector};
+use crate::vector::{Expect, Http, Scope, Vector};
 
 pub const RESOURCES: &[Vector] = &[
     Vector {
@@ -20,6 +20,7 @@ pub const RESOURCES: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "resources/read test://static-binary",
@@ -32,6 +33,7 @@ pub const RESOURCES: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "resources/read through the template",
@@ -44,6 +46,7 @@ pub const RESOURCES: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "resources/read through the template with another id",
@@ -56,6 +59,23 @@ pub const RESOURCES: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
+    },
+    // Over HTTP the URI is not plain ASCII, so `Mcp-Name` carries it in the
+    // Base64 sentinel form (`streamable-http.mdx` § Value Encoding), which
+    // the server decodes before comparing it with the body.
+    Vector {
+        name: "resources/read through the template with a non-ASCII id",
+        request: r#"{"jsonrpc":"2.0","id":305,"method":"resources/read","params":{"uri":"test://template/ü/data","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        expect: Expect::Response(
+            r#"{"jsonrpc":"2.0","id":305,"result":{
+                "contents":[{"uri":"test://template/ü/data","mimeType":"application/json",
+                    "text":"{\"id\":\"ü\",\"templateTest\":true,\"data\":\"Data for ID: ü\"}"}],
+                "resultType":"complete","ttlMs":0,"cacheScope":"private",
+                "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
+        ),
+        scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "resources/read of a resource that does not exist",
@@ -65,6 +85,7 @@ pub const RESOURCES: &[Vector] = &[
                 "data":{"uri":"test://nonexistent-resource-for-conformance-testing"}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "resources/read of a URI that almost matches the template",
@@ -74,6 +95,7 @@ pub const RESOURCES: &[Vector] = &[
                 "data":{"uri":"test://template/123/other"}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "resources/read without a uri",
@@ -82,6 +104,13 @@ pub const RESOURCES: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":312,"error":{"code":-32602,"message":"Missing required parameter uri"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Differs {
+            status: 400,
+            expect: Expect::Response(
+                r#"{"jsonrpc":"2.0","id":312,"error":{"code":-32020,"message":"Header mismatch: missing required header Mcp-Name"}}"#,
+            ),
+            why: "Mcp-Name is required for resources/read and mirrors params.uri, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (SERVER-REQUIREMENTS.md § 4.3 order)",
+        },
     },
     Vector {
         name: "resources/read with a non-string uri",
@@ -90,5 +119,12 @@ pub const RESOURCES: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":313,"error":{"code":-32602,"message":"Parameter uri must be a string"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Differs {
+            status: 400,
+            expect: Expect::Response(
+                r#"{"jsonrpc":"2.0","id":313,"error":{"code":-32020,"message":"Header mismatch: missing required header Mcp-Name"}}"#,
+            ),
+            why: "Mcp-Name is required for resources/read and mirrors params.uri, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (SERVER-REQUIREMENTS.md § 4.3 order)",
+        },
     },
 ];

@@ -5,7 +5,7 @@
 //! `test_tool_with_progress` pauses twice for 50 ms, so a call to it is
 //! still in flight when the next line of the same write is read.
 
-use crate::vector::{Expect, Scope, Vector};
+use crate::vector::{Expect, Http, Scope, Vector};
 
 pub const STREAM: &[Vector] = &[
     Vector {
@@ -20,6 +20,7 @@ pub const STREAM: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":902,"error":{"code":-32601,"message":"Method not found: unknown/two"}}"#,
         ]),
         scope: Scope::Stream,
+        http: Http::NotSent,
     },
     Vector {
         name: "CRLF line ending",
@@ -28,6 +29,7 @@ pub const STREAM: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":903,"error":{"code":-32601,"message":"Method not found: unknown/crlf"}}"#,
         ),
         scope: Scope::Stream,
+        http: Http::NotSent,
     },
     Vector {
         name: "blank and whitespace-only lines are skipped",
@@ -41,6 +43,7 @@ pub const STREAM: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":904,"error":{"code":-32601,"message":"Method not found: unknown/after-blanks"}}"#,
         ),
         scope: Scope::Stream,
+        http: Http::NotSent,
     },
     Vector {
         name: "a malformed line does not disturb the next one",
@@ -54,6 +57,7 @@ pub const STREAM: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":906,"error":{"code":-32601,"message":"Method not found: unknown/next"}}"#,
         ]),
         scope: Scope::Stream,
+        http: Http::NotSent,
     },
     // `basic/index.mdx` § Requests: the id MUST NOT repeat an id the sender
     // has in flight. The reuse is refused; the original call still ends
@@ -73,6 +77,7 @@ pub const STREAM: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ]),
         scope: Scope::Stream,
+        http: Http::NotSent,
     },
     Vector {
         name: "an id reused for a request answered inline while the first is in flight",
@@ -89,6 +94,7 @@ pub const STREAM: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ]),
         scope: Scope::Stream,
+        http: Http::NotSent,
     },
     Vector {
         name: "the same id is accepted again once its request has been answered",
@@ -100,6 +106,7 @@ pub const STREAM: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Stream,
+        http: Http::NotSent,
     },
     // `basic/patterns/cancellation.mdx` / `stdio.mdx` § Cancellation: after
     // the client cancels, nothing more is sent for that request.
@@ -112,5 +119,6 @@ pub const STREAM: &[Vector] = &[
         ),
         expect: Expect::Nothing,
         scope: Scope::Stream,
+        http: Http::NotSent,
     },
 ];

@@ -6,7 +6,7 @@
 //! `basic/patterns/progress.mdx`; `server/utilities/logging.mdx`;
 //! `basic/index.mdx` § Per-request protocol fields (-32021).
 
-use crate::vector::{Expect, Scope, Vector};
+use crate::vector::{Expect, Http, Scope, Vector};
 
 pub const TOOLS: &[Vector] = &[
     Vector {
@@ -19,6 +19,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_simple_text with empty arguments",
@@ -30,6 +31,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_image_content",
@@ -42,6 +44,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_audio_content",
@@ -54,6 +57,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_embedded_resource",
@@ -66,6 +70,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_multiple_content_types",
@@ -82,6 +87,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_error_handling is a result with isError",
@@ -94,6 +100,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     // `basic/patterns/progress.mdx`: notifications reference the request's
     // token and `progress` increases; they precede the final response.
@@ -110,6 +117,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ]),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_tool_with_progress with an integer progressToken",
@@ -124,6 +132,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ]),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_tool_with_progress without a token sends no progress",
@@ -135,6 +144,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     // `basic/index.mdx` § Per-request protocol fields; `schema.ts`
     // MissingRequiredClientCapabilityError: `data.requiredCapabilities` is a
@@ -147,6 +157,7 @@ pub const TOOLS: &[Vector] = &[
                 "data":{"requiredCapabilities":{"sampling":{}}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(400),
     },
     Vector {
         name: "tools/call test_missing_capability with sampling declared",
@@ -158,6 +169,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     // `server/utilities/logging.mdx` § Per-request log level: messages at or
     // above the request's level, before the final response; none without one.
@@ -173,6 +185,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ]),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_logging_tool at logLevel debug",
@@ -187,6 +200,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ]),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_logging_tool above every message's level",
@@ -198,6 +212,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_logging_tool without a logLevel sends no messages",
@@ -209,6 +224,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call json_schema_2020_12_tool with valid arguments",
@@ -220,6 +236,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call test_header_param",
@@ -231,6 +248,7 @@ pub const TOOLS: &[Vector] = &[
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     // Errors. `server/tools.mdx` § Error Handling: "Unknown tool" is a
     // protocol error (-32602).
@@ -241,6 +259,17 @@ pub const TOOLS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":230,"error":{"code":-32602,"message":"Unknown tool: no_such_tool"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
+    },
+    // Over HTTP, `Mcp-Name` in the Base64 sentinel form (§ Value Encoding).
+    Vector {
+        name: "tools/call of an unknown tool with a non-ASCII name",
+        request: r#"{"jsonrpc":"2.0","id":239,"method":"tools/call","params":{"name":"outil_inconnu_été","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        expect: Expect::Response(
+            r#"{"jsonrpc":"2.0","id":239,"error":{"code":-32602,"message":"Unknown tool: outil_inconnu_été"}}"#,
+        ),
+        scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call without a name",
@@ -249,6 +278,13 @@ pub const TOOLS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":231,"error":{"code":-32602,"message":"Missing required parameter name"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Differs {
+            status: 400,
+            expect: Expect::Response(
+                r#"{"jsonrpc":"2.0","id":231,"error":{"code":-32020,"message":"Header mismatch: missing required header Mcp-Name"}}"#,
+            ),
+            why: "Mcp-Name is required for tools/call and mirrors params.name, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (SERVER-REQUIREMENTS.md § 4.3 order)",
+        },
     },
     Vector {
         name: "tools/call with a non-string name",
@@ -257,6 +293,13 @@ pub const TOOLS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":232,"error":{"code":-32602,"message":"Parameter name must be a string"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Differs {
+            status: 400,
+            expect: Expect::Response(
+                r#"{"jsonrpc":"2.0","id":232,"error":{"code":-32020,"message":"Header mismatch: missing required header Mcp-Name"}}"#,
+            ),
+            why: "Mcp-Name is required for tools/call and mirrors params.name, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (SERVER-REQUIREMENTS.md § 4.3 order)",
+        },
     },
     Vector {
         name: "tools/call with arguments that are not an object",
@@ -265,6 +308,7 @@ pub const TOOLS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":233,"error":{"code":-32602,"message":"Invalid arguments for tool test_simple_text: arguments must be an object"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call with a string for arguments",
@@ -273,6 +317,7 @@ pub const TOOLS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":234,"error":{"code":-32602,"message":"Invalid arguments for tool test_header_param: arguments must be an object"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     // Schema-invalid arguments (`server/tools.mdx` § Security: servers MUST
     // validate all tool inputs). The reason text after the colon is the
@@ -284,6 +329,7 @@ pub const TOOLS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":235,"error":{"code":-32602,"message":"Invalid arguments for tool test_header_param: \"region\" is a required property"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call with an argument of the wrong type",
@@ -292,6 +338,13 @@ pub const TOOLS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":236,"error":{"code":-32602,"message":"Invalid arguments for tool test_header_param: /region: 5 is not of type \"string\""}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Differs {
+            status: 400,
+            expect: Expect::Response(
+                r#"{"jsonrpc":"2.0","id":236,"error":{"code":-32020,"message":"Header mismatch: Mcp-Param-Region header does not match the request body"}}"#,
+            ),
+            why: "the client mirrors region 5 as Mcp-Param-Region: 5 (§ Value Encoding: integers in decimal); the server compares a string-typed parameter with a body string, finds the number 5, and the header check comes before schema validation (SERVER-REQUIREMENTS.md § 4.3 order)",
+        },
     },
     Vector {
         name: "tools/call of a no-argument tool with an unexpected argument",
@@ -300,6 +353,7 @@ pub const TOOLS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":237,"error":{"code":-32602,"message":"Invalid arguments for tool test_simple_text: False schema does not allow 1"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
     Vector {
         name: "tools/call json_schema_2020_12_tool violating its if/then",
@@ -308,5 +362,6 @@ pub const TOOLS: &[Vector] = &[
             r#"{"jsonrpc":"2.0","id":238,"error":{"code":-32602,"message":"Invalid arguments for tool json_schema_2020_12_tool: \"phone\" is a required property"}}"#,
         ),
         scope: Scope::Any,
+        http: Http::Same(200),
     },
 ];
