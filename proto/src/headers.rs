@@ -218,13 +218,19 @@ pub fn value_at<'a>(arguments: &'a Map<String, Value>, path: &[String]) -> Optio
     (!v.is_null()).then_some(v)
 }
 
-/// Whether a decoded header value mirrors `body` (§ Server Validation:
-/// integers compare numerically, so `42.0` equals `42`).
-pub fn mirrors(kind: ParamKind, header: &str, body: &Value) -> bool {
-    match (kind, body) {
-        (ParamKind::String, Value::String(s)) => header == s,
-        (ParamKind::Boolean, Value::Bool(b)) => header == if *b { "true" } else { "false" },
-        (ParamKind::Integer, Value::Number(n)) => match (header.parse::<f64>(), n.as_f64()) {
+/// Whether a decoded header value mirrors `body` (§ Server Validation).
+///
+/// The comparison follows the body value's own JSON type, the way a client
+/// encodes it (§ Value Encoding: strings as-is, integers in decimal,
+/// booleans `true`/`false`), not the type the schema declares: a body value
+/// of the wrong type is then reported by schema validation as invalid
+/// params, not as a header mismatch. Numbers compare numerically, so
+/// `42.0` mirrors `42`.
+pub fn mirrors(header: &str, body: &Value) -> bool {
+    match body {
+        Value::String(s) => header == s,
+        Value::Bool(b) => header == if *b { "true" } else { "false" },
+        Value::Number(n) => match (header.parse::<f64>(), n.as_f64()) {
             (Ok(h), Some(b)) => h.is_finite() && h == b,
             _ => false,
         },
@@ -318,11 +324,12 @@ mod tests {
 
     #[test]
     fn numeric_and_boolean_mirrors() {
-        assert!(mirrors(ParamKind::Integer, "42.0", &json!(42)));
-        assert!(!mirrors(ParamKind::Integer, "43", &json!(42)));
-        assert!(!mirrors(ParamKind::Integer, "NaN", &json!(42)));
-        assert!(mirrors(ParamKind::Boolean, "false", &json!(false)));
-        assert!(!mirrors(ParamKind::Boolean, "False", &json!(false)));
-        assert!(!mirrors(ParamKind::String, "42", &json!(42)));
+        assert!(mirrors("42.0", &json!(42)));
+        assert!(!mirrors("43", &json!(42)));
+        assert!(!mirrors("NaN", &json!(42)));
+        assert!(mirrors("false", &json!(false)));
+        assert!(!mirrors("False", &json!(false)));
+        assert!(mirrors("42", &json!(42)), "typed by the body value");
+        assert!(!mirrors("x", &json!({"a": 1})));
     }
 }

@@ -308,7 +308,7 @@ impl Mirrors<'_> {
                 (None, _) => {}
                 (Some(_), None) => return Err(missing(&display)),
                 (Some(body), Some(h)) => {
-                    if !headers::mirrors(param.kind, &h, body) {
+                    if !headers::mirrors(&h, body) {
                         return Err(differs(&display));
                     }
                 }
