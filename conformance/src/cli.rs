@@ -170,6 +170,14 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Serve the fixture over Streamable HTTP on `addr` with `runtime`, printing
+/// the bound address as the first stdout line: what `--listen` does, for
+/// programs (benchmarks) that run the fixture in a child process of their own.
+pub fn serve_http(addr: SocketAddr, runtime: Runtime) -> std::io::Result<()> {
+    let service = crate::try_service().map_err(|e| std::io::Error::other(e.to_string()))?;
+    crate::listen::serve(&service, addr, runtime, announce)
+}
+
 fn service() -> Option<snodo_proto::Service> {
     let keys = match crate::state_key::from_env() {
         Ok(k) => k,

@@ -12,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+pub mod changes;
 pub mod cli;
 mod completion;
 mod listen;
@@ -36,6 +37,7 @@ pub fn builder() -> ServiceBuilder {
         .server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
         .logging(true);
     let b = tools::register(b);
+    let b = changes::register(b, snodo_proto::Hub::default());
     let b = resources::register(b);
     let b = prompts::register(b);
     let b = mrtr::register(b);

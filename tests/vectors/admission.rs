@@ -274,16 +274,6 @@ pub const ADMISSION: &[Vector] = &[
         scope: Scope::Any,
         http: Http::Same(404),
     },
-    // Known to the revision but not served as a client request.
-    Vector {
-        name: "subscriptions/listen is not implemented yet",
-        request: r#"{"jsonrpc":"2.0","id":628,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
-        expect: Expect::Response(
-            r#"{"jsonrpc":"2.0","id":628,"error":{"code":-32601,"message":"Method not found: subscriptions/listen"}}"#,
-        ),
-        scope: Scope::Any,
-        http: Http::Same(404),
-    },
     Vector {
         name: "a notification method sent as a request",
         request: r#"{"jsonrpc":"2.0","id":629,"method":"notifications/cancelled","params":{"requestId":1,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,

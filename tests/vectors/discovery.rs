@@ -13,7 +13,7 @@ pub const DISCOVERY: &[Vector] = &[
         expect: Expect::Response(
             r#"{"jsonrpc":"2.0","id":101,"result":{
                 "supportedVersions":["2026-07-28"],
-                "capabilities":{"tools":{},"prompts":{},"resources":{},"completions":{},"logging":{}},
+                "capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{},"completions":{},"logging":{}},
                 "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
@@ -26,7 +26,7 @@ pub const DISCOVERY: &[Vector] = &[
         expect: Expect::Response(
             r#"{"jsonrpc":"2.0","id":"discover-1","result":{
                 "supportedVersions":["2026-07-28"],
-                "capabilities":{"tools":{},"prompts":{},"resources":{},"completions":{},"logging":{}},
+                "capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{},"completions":{},"logging":{}},
                 "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
@@ -77,6 +77,10 @@ pub const DISCOVERY: &[Vector] = &[
                  "inputSchema":{"type":"object",
                     "properties":{"region":{"type":"string","x-mcp-header":"Region"}},
                     "required":["region"]}},
+                {"name":"test_trigger_tool_change","description":"Announces a tool list change to subscribed listen streams",
+                 "inputSchema":{"type":"object","additionalProperties":false}},
+                {"name":"test_trigger_prompt_change","description":"Announces a prompt list change to subscribed listen streams",
+                 "inputSchema":{"type":"object","additionalProperties":false}},
                 {"name":"test_streaming_elicitation","description":"Asks for input through an InputRequiredResult, never a request on the stream",
                  "inputSchema":{"type":"object","additionalProperties":false}},
                 {"name":"test_input_required_result_elicitation","description":"Asks for the user's name, then greets them",

@@ -121,4 +121,23 @@ pub const STREAM: &[Vector] = &[
         scope: Scope::Stream,
         http: Http::NotSent,
     },
+    // `subscriptions.mdx` § Acknowledgment: the first message of a listen
+    // stream is the acknowledgement, tagged with the stream's id, listing the
+    // honoured subset of the filter (resources are not declared by the
+    // fixture, so resourcesListChanged is omitted).
+    Vector {
+        name: "subscriptions/listen is acknowledged with the honoured filter",
+        // The client then ends the stream (stdio: notifications/cancelled);
+        // nothing is sent for it afterwards (`cancellation.mdx`).
+        request: concat!(
+            r#"{"jsonrpc":"2.0","id":628,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourcesListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":628,"reason":"done listening"}}"#,
+        ),
+        expect: Expect::Messages(&[
+            r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":628},"notifications":{"toolsListChanged":true}}}"#,
+        ]),
+        scope: Scope::Stream,
+        http: Http::NotSent,
+    },
 ];

@@ -48,6 +48,8 @@ fn tools_list_publishes_every_fixture_tool_in_order() {
             "test_logging_tool",
             "json_schema_2020_12_tool",
             "test_header_param",
+            "test_trigger_tool_change",
+            "test_trigger_prompt_change",
             "test_streaming_elicitation",
             "test_input_required_result_elicitation",
             "test_input_required_result_sampling",
