@@ -213,7 +213,7 @@ fn smol_listen_streams_leave_nothing_behind() {
     smol::block_on(server).unwrap();
     drop(stop_threads);
     for t in threads {
-        t.join().unwrap();
+        let _ = t.join().unwrap();
     }
 }
 
