@@ -15,6 +15,7 @@
 pub mod changes;
 pub mod cli;
 mod completion;
+mod interop;
 mod listen;
 pub mod media;
 mod mrtr;
@@ -41,6 +42,7 @@ pub fn builder() -> ServiceBuilder {
     let b = resources::register(b);
     let b = prompts::register(b);
     let b = mrtr::register(b);
+    let b = interop::register(b);
     completion::register(b)
 }
 

@@ -98,7 +98,13 @@ pub const DISCOVERY: &[Vector] = &[
                 {"name":"test_input_required_result_tampered_state","description":"Asks for confirmation with integrity-protected state",
                  "inputSchema":{"type":"object","additionalProperties":false}},
                 {"name":"test_input_required_result_capabilities","description":"Asks only for what the client's capabilities allow",
-                 "inputSchema":{"type":"object","additionalProperties":false}}
+                 "inputSchema":{"type":"object","additionalProperties":false}},
+                {"name":"test_url_elicitation","description":"Sends the user to a URL, then reports what they chose",
+                 "inputSchema":{"type":"object","additionalProperties":false}},
+                {"name":"test_cancellable_wait","description":"Waits ms milliseconds, then reports how many earlier waits were cancelled",
+                 "inputSchema":{"type":"object",
+                    "properties":{"ms":{"type":"integer","minimum":0,"maximum":60000}},
+                    "required":["ms"],"additionalProperties":false}}
             ],
             "resultType":"complete","ttlMs":60000,"cacheScope":"public",
             "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,

@@ -59,6 +59,8 @@ fn tools_list_publishes_every_fixture_tool_in_order() {
             "test_input_required_result_multi_round",
             "test_input_required_result_tampered_state",
             "test_input_required_result_capabilities",
+            "test_url_elicitation",
+            "test_cancellable_wait",
         ]
     );
     for t in tools {
