@@ -111,6 +111,8 @@ enum Expect {
     Resource(String),
     Prompt,
     Complete,
+    /// An extension's deferred answer.
+    Extension,
 }
 
 #[derive(Debug)]
@@ -618,10 +620,12 @@ impl Connection {
             tool,
         } = *admitted;
         let expect = match &request {
+            _ if matches!(handler, Some(crate::handler::Handler::Deferred(_))) => Expect::Extension,
             Request::CallTool { .. } => Expect::Tool(tool),
             Request::ReadResource { uri, .. } => Expect::Resource(uri.clone()),
             Request::GetPrompt { .. } => Expect::Prompt,
             Request::Complete(_) => Expect::Complete,
+            Request::Extension { .. } => Expect::Extension,
         };
         let deadline = self.service.limits().call_timeout.map(|t| now + t);
         self.calls.insert(
@@ -732,8 +736,9 @@ impl Connection {
             return;
         }
         let (method, params) = notification_for(event);
+        let method = String::from(method);
         for id in targets {
-            self.emit_stream_notification(&id, method, params.clone());
+            self.emit_stream_notification(&id, &method, params.clone());
         }
     }
 
@@ -774,7 +779,10 @@ impl Connection {
         method: &str,
         mut params: Map<String, Value>,
     ) {
-        let mut meta = Map::new();
+        let mut meta = match params.remove("_meta") {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
         meta.insert(String::from(SUBSCRIPTION_ID), id.to_value());
         params.insert(String::from("_meta"), Value::Object(meta));
         self.emit_notification(method, &Value::Object(params));
@@ -839,33 +847,12 @@ impl Connection {
         let inner = &self.service.inner;
         let shaped: Result<Vec<u8>, ErrorObject> = match (&call.expect, outcome) {
             (_, Outcome::Error(e)) => Err(e),
-            (Expect::Tool(tool), Outcome::CallTool(r)) => {
-                #[cfg(feature = "std")]
-                if let Some(schema) = tool.and_then(|i| inner.tools[i].output.as_ref()) {
-                    if r.is_error != Some(true) {
-                        let valid = match &r.structured_content {
-                            Some(sc) => schema.validate(sc).map_err(|why| {
-                                tracing::error!(id = %call.id, %why, "tool result does not match its outputSchema");
-                            }),
-                            None => {
-                                tracing::error!(id = %call.id, "tool with an outputSchema returned no structuredContent");
-                                Err(())
-                            }
-                        };
-                        if valid.is_err() {
-                            let err = ErrorObject::internal("Tool returned structured content that does not match its outputSchema");
-                            self.emit_final(Some(&call.id), Final::Error(&err, false), now);
-                            return;
-                        }
-                    }
-                }
-                #[cfg(not(feature = "std"))]
-                let _ = tool;
-                Ok(crate::shape::complete(
-                    to_value(&r),
-                    None,
-                    &inner.server_meta,
-                ))
+            (Expect::Tool(tool), Outcome::CallTool(r)) => tool_result(&self.service, *tool, &r),
+            (Expect::Extension, Outcome::Extension(result)) => {
+                crate::extension::shape(result, &inner.server_meta).map_err(|why| {
+                    tracing::error!(id = %call.id, %why, "extension fault: malformed result");
+                    ErrorObject::internal("Internal error")
+                })
             }
             (Expect::Resource(uri), Outcome::ReadResource(r)) => {
                 if r.contents.is_empty() {
@@ -1148,6 +1135,42 @@ impl Connection {
 }
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// A tool's result as the answer to `tools/call`: checked against the
+/// tool's `outputSchema` (unless it is an error result), then completed.
+pub(crate) fn tool_result(
+    service: &Service,
+    tool: Option<usize>,
+    r: &crate::model::CallToolResult,
+) -> Result<Vec<u8>, ErrorObject> {
+    let inner = &service.inner;
+    #[cfg(feature = "std")]
+    if let Some(schema) = tool.and_then(|i| inner.tools[i].output.as_ref()) {
+        if r.is_error != Some(true) {
+            let valid = match &r.structured_content {
+                Some(sc) => schema.validate(sc).map_err(|why| {
+                    tracing::error!(%why, "tool result does not match its outputSchema");
+                }),
+                None => {
+                    tracing::error!("tool with an outputSchema returned no structuredContent");
+                    Err(())
+                }
+            };
+            if valid.is_err() {
+                return Err(ErrorObject::internal(
+                    "Tool returned structured content that does not match its outputSchema",
+                ));
+            }
+        }
+    }
+    #[cfg(not(feature = "std"))]
+    let _ = tool;
+    Ok(crate::shape::complete(
+        to_value(r),
+        None,
+        &inner.server_meta,
+    ))
+}
 
 /// One SSE event carrying one JSON-RPC message on a single `data:` line,
 /// as a chunk of the chunked response body.

@@ -10,12 +10,15 @@
 //!    between steps 2 and 4 through [`HeaderCheck`]);
 //! 4. protocol version supported (`-32022`);
 //! 5. method known, top-level, client-sent, implemented, and its server
-//!    capability advertised (`-32601`);
+//!    capability advertised, or owned by an installed extension (`-32601`);
 //! 6. optional `_meta` fields well-formed (`-32602`);
-//! 7. method params (`-32602`).
+//! 7. for an extension's method, the extension declared by the request
+//!    (`-32021`, `SERVER-REQUIREMENTS.md` § 4.3: gates before params);
+//! 8. method params (`-32602`).
 //!
-//! What passes is either answered here (discover, lists) or becomes an
-//! [`Admitted`] call for the application.
+//! What passes is either answered here (discover, lists), by an extension
+//! ([`crate::extension`]), or becomes an [`Admitted`] call for the
+//! application, which the middlewares of installed extensions see first.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -134,14 +137,22 @@ pub fn dispatch(
         Incoming::Notification { method, params } => notification(&method, params),
         Incoming::Request { id, method, params } => {
             match admit(service, &method, params, headers) {
-                Ok((spec, meta, params)) => match route(service, &id, spec, params, meta, now) {
-                    Ok(d) => d,
-                    Err(error) => Dispatch::Error {
-                        id: Some(id),
-                        error,
-                        admission: false,
-                    },
-                },
+                Ok((Target::Core(spec), meta, params)) => {
+                    match route(service, &id, spec, params, meta, now) {
+                        Ok(Dispatch::Invoke(admitted)) => {
+                            crate::extension::wrap(service, spec.name, admitted, now)
+                        }
+                        Ok(d) => d,
+                        Err(error) => Dispatch::Error {
+                            id: Some(id),
+                            error,
+                            admission: false,
+                        },
+                    }
+                }
+                Ok((Target::Extension(index, m), meta, params)) => {
+                    crate::extension::handle(service, index, m, &id, params, meta, now)
+                }
                 Err(error) => Dispatch::Error {
                     id: Some(id),
                     error: if method == "initialize" {
@@ -194,13 +205,21 @@ fn notification(method: &str, params: Option<Map<String, Value>>) -> Dispatch {
     Dispatch::Ignore
 }
 
-/// Steps 2-6: everything before the method's own params.
+/// Who answers an admitted request.
+enum Target {
+    /// A core method of the profile.
+    Core(&'static MethodSpec),
+    /// A method of the installed extension at this index.
+    Extension(usize, crate::extension::ExtensionMethod),
+}
+
+/// Steps 2-7: everything before the method's own params.
 fn admit(
     service: &Service,
     method: &str,
     params: Option<Map<String, Value>>,
     headers: Option<&dyn HeaderCheck>,
-) -> Result<(&'static MethodSpec, RequestMeta, Map<String, Value>), ErrorObject> {
+) -> Result<(Target, RequestMeta, Map<String, Value>), ErrorObject> {
     let inner = &service.inner;
     let profile = inner.profile;
 
@@ -220,7 +239,17 @@ fn admit(
         ));
     }
 
-    // 5. Method known and served.
+    // 5. Method known and served; 6. optional `_meta`; 7. an extension's
+    // method needs the extension declared.
+    if let Some((index, m)) = inner.extensions.owner(method) {
+        let meta = meta::optional(raw_meta)?;
+        crate::extension::gate(service, index, &meta)?;
+        return Ok((
+            Target::Extension(index, m),
+            meta,
+            params.unwrap_or_default(),
+        ));
+    }
     let spec = match profile.lookup(method) {
         Some(s) => s,
         None if profile.is_removed(method) => {
@@ -250,7 +279,7 @@ fn admit(
 
     // 6. Optional `_meta`.
     let meta = meta::optional(raw_meta)?;
-    Ok((spec, meta, params.unwrap_or_default()))
+    Ok((Target::Core(spec), meta, params.unwrap_or_default()))
 }
 
 /// Step 7: the method's params, and the answer or invocation.
@@ -276,10 +305,15 @@ fn route(
         Method::ResourcesRead => read_resource(service, id, &params, meta, now),
         Method::PromptsGet => get_prompt(service, id, &params, meta, now),
         Method::CompletionComplete => complete(service, id, &params, meta),
-        Method::SubscriptionsListen => Ok(Dispatch::Listen {
-            id: id.clone(),
-            filter: crate::subscriptions::Filter::parse(&params)?.narrow(&inner.notifications),
-        }),
+        Method::SubscriptionsListen => {
+            let mut filter =
+                crate::subscriptions::Filter::parse(&params)?.narrow(&inner.notifications);
+            filter.extensions = crate::extension::listen(service, &params, &meta, now)?;
+            Ok(Dispatch::Listen {
+                id: id.clone(),
+                filter,
+            })
+        }
         _ => Err(ErrorObject::method_not_found(spec.name)),
     }
 }

@@ -75,6 +75,14 @@ pub enum Request {
     },
     /// `completion/complete` for a registered prompt or template.
     Complete(CompletionRequest),
+    /// A method an [`Extension`](crate::extension::Extension) owns, answered
+    /// by the extension's deferred work ([`Invocation::run`] runs it).
+    Extension {
+        /// The method.
+        method: String,
+        /// Its params.
+        params: Map<String, Value>,
+    },
 }
 
 /// How a call ended, as the application reports it.
@@ -95,6 +103,10 @@ pub enum Outcome {
     InputRequired(InputRequired),
     /// A JSON-RPC error for any request.
     Error(ErrorObject),
+    /// The result object of an extension's deferred answer
+    /// ([`Step::Defer`](crate::extension::Step::Defer)); for any other call
+    /// it is an internal error.
+    Extension(Map<String, Value>),
 }
 
 impl From<ErrorObject> for Outcome {
@@ -527,12 +539,13 @@ where
 }
 
 /// The registered code that answers an invocation.
-#[derive(Clone)]
 pub(crate) enum Handler {
     Tool(Arc<ToolFn>),
     Resource(Arc<ResourceFn>),
     Prompt(Arc<PromptFn>),
     Complete(Arc<CompleteFn>),
+    /// An extension's answer, already under way.
+    Deferred(BoxFuture<Outcome>),
 }
 
 /// A call the application must answer: emitted as
@@ -594,6 +607,7 @@ impl Invocation {
             }
             (Some(Handler::Prompt(f)), Request::GetPrompt { arguments, .. }) => f(arguments, ctx),
             (Some(Handler::Complete(f)), Request::Complete(req)) => f(req, ctx),
+            (Some(Handler::Deferred(f)), _) => f,
             _ => Box::pin(core::future::ready(Outcome::Error(ErrorObject::internal(
                 "No handler is registered for this request",
             )))),

@@ -73,6 +73,7 @@ extern crate std;
 pub mod connection;
 pub mod dispatch;
 pub mod error;
+pub mod extension;
 pub mod handler;
 pub mod headers;
 pub mod http;
@@ -93,6 +94,10 @@ pub mod uri_template;
 
 pub use connection::{CompleteError, Connection, Output, Transport};
 pub use error::{code, ErrorObject};
+pub use extension::{
+    DetachedOutcome, Extension, ExtensionError, ExtensionEvent, ExtensionMethod, Step, Subscribed,
+    Wrap,
+};
 pub use handler::{
     BoxFuture, CallEvent, CallId, CallSink, CancelFlag, Context, IntoPromptOutcome,
     IntoResourceOutcome, IntoToolOutcome, Invocation, LogMessage, NoArgs, NullSink, Outcome,

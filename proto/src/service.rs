@@ -133,6 +133,22 @@ pub enum BuildError {
     /// The request-state keys are unusable (a secret too short), or none
     /// were configured and none could be generated.
     InvalidStateKeys(String),
+    /// An extension is unusable: a malformed identifier, installed twice,
+    /// wrapping a method it may not, or redefining a listen filter member.
+    InvalidExtension {
+        /// The extension's identifier.
+        extension: String,
+        /// Why.
+        reason: String,
+    },
+    /// An extension claims a method string the core revision defines
+    /// (implemented or not) or removed, or that another extension owns.
+    ExtensionMethodCollision {
+        /// The extension's identifier.
+        extension: String,
+        /// The method.
+        method: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -156,6 +172,13 @@ impl fmt::Display for BuildError {
             BuildError::DuplicatePrompt(n) => write!(f, "prompt {n:?} is registered twice"),
             BuildError::InvalidLimit(which) => write!(f, "limit {which} must be greater than zero"),
             BuildError::InvalidStateKeys(why) => write!(f, "request-state keys: {why}"),
+            BuildError::InvalidExtension { extension, reason } => {
+                write!(f, "extension {extension:?}: {reason}")
+            }
+            BuildError::ExtensionMethodCollision { extension, method } => write!(
+                f,
+                "extension {extension:?} cannot own {method:?}: the method belongs to the core protocol or another extension"
+            ),
         }
     }
 }
@@ -222,6 +245,8 @@ pub(crate) struct Inner {
     pub(crate) server_meta: Map<String, Value>,
     /// Seals and opens `requestState` (MRTR).
     pub(crate) sealer: crate::mrtr::Sealer,
+    /// Installed extensions.
+    pub(crate) extensions: crate::extension::Extensions,
 }
 
 /// A built server: registry, limits and precomputed answers. Cheap to clone.
@@ -271,7 +296,11 @@ impl Service {
 
     /// The `capabilities` object as published.
     pub fn capabilities_json(&self) -> Value {
-        capabilities_json(&self.inner.capabilities, &self.inner.notifications)
+        capabilities_json(
+            &self.inner.capabilities,
+            &self.inner.notifications,
+            &self.inner.extensions,
+        )
     }
 
     /// The change notifications this service declares (`listChanged`,
@@ -296,7 +325,11 @@ impl Service {
     }
 }
 
-fn capabilities_json(caps: &[ServerCapability], notifications: &Notifications) -> Value {
+fn capabilities_json(
+    caps: &[ServerCapability],
+    notifications: &Notifications,
+    extensions: &crate::extension::Extensions,
+) -> Value {
     let mut m = Map::new();
     for cap in caps {
         let (key, value) = match cap {
@@ -324,6 +357,14 @@ fn capabilities_json(caps: &[ServerCapability], notifications: &Notifications) -
         };
         m.insert(String::from(key), value);
     }
+    // `basic/versioning.mdx` § Extension Negotiation: identifier -> settings,
+    // for installed extensions only.
+    if !extensions.is_empty() {
+        m.insert(
+            String::from("extensions"),
+            Value::Object(extensions.capabilities()),
+        );
+    }
     Value::Object(m)
 }
 
@@ -346,6 +387,7 @@ pub struct ServiceBuilder {
     completer: Option<Option<Arc<CompleteFn>>>,
     state_keys: Option<StateKeys>,
     state_ttl: Duration,
+    extensions: Vec<crate::extension::Registered>,
 }
 
 impl Default for ServiceBuilder {
@@ -368,6 +410,7 @@ impl Default for ServiceBuilder {
             completer: None,
             state_keys: None,
             state_ttl: crate::mrtr::DEFAULT_STATE_TTL,
+            extensions: Vec::new(),
         }
     }
 }
@@ -409,6 +452,22 @@ impl ServiceBuilder {
     /// processes up to their clock skew.
     pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
         self.state_ttl = ttl;
+        self
+    }
+
+    /// Install an [`Extension`](crate::extension::Extension): advertised in
+    /// `capabilities.extensions`, its methods, middleware and listen filter
+    /// members active for requests that declare it. Checked at
+    /// [`build`](ServiceBuilder::build).
+    pub fn extension<E: crate::extension::Extension>(self, extension: E) -> Self {
+        self.extension_arc(Arc::new(extension))
+    }
+
+    /// [`extension`](ServiceBuilder::extension) for an extension the
+    /// application keeps a handle to.
+    pub fn extension_arc<E: crate::extension::Extension>(mut self, extension: Arc<E>) -> Self {
+        self.extensions
+            .push(crate::extension::Registered::new(extension));
         self
     }
 
@@ -695,11 +754,14 @@ impl ServiceBuilder {
             resource_updates: declared.resource_updates
                 && (!resources.is_empty() || !templates.is_empty()),
         };
-        if notifications.any() {
+        let profile = &REVISION_2026_07_28;
+        let extensions = crate::extension::Extensions::build(self.extensions, profile)?;
+        // Listen is served when the core or an extension has something to
+        // deliver on it.
+        if notifications.any() || extensions.listens() {
             capabilities.push(ServerCapability::Subscriptions);
         }
 
-        let profile = &REVISION_2026_07_28;
         let mut server_meta = Map::new();
         if self.include_server_info {
             server_meta.insert(
@@ -715,7 +777,7 @@ impl ServiceBuilder {
         );
         discover.insert(
             String::from("capabilities"),
-            capabilities_json(&capabilities, &notifications),
+            capabilities_json(&capabilities, &notifications, &extensions),
         );
         if let Some(i) = &self.instructions {
             discover.insert(String::from("instructions"), Value::String(i.clone()));
@@ -782,6 +844,7 @@ impl ServiceBuilder {
                 template_pages,
                 server_meta,
                 sealer,
+                extensions,
             }),
         })
     }

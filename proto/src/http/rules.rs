@@ -253,7 +253,8 @@ impl HeaderCheck for Mirrors<'_> {
         let name_source = match method {
             "tools/call" | "prompts/get" => Some("name"),
             "resources/read" => Some("uri"),
-            _ => None,
+            // An extension's method names its own source, if any.
+            _ => self.service.inner.extensions.name_param(method),
         };
         if let Some(field) = name_source {
             let header = self

@@ -77,7 +77,7 @@ pub(crate) fn admit(
 
 /// `inputResponses`: absent, or an object whose values are objects (each a
 /// result object: `schema.ts` InputResponses).
-fn responses(v: Option<&Value>) -> Result<Map<String, Value>, ErrorObject> {
+pub(super) fn responses(v: Option<&Value>) -> Result<Map<String, Value>, ErrorObject> {
     match v {
         None => Ok(Map::new()),
         Some(Value::Object(m)) => {
@@ -132,7 +132,7 @@ pub(crate) fn unix_millis(now: Instant) -> u64 {
 
 /// Keep the answers to what was issued, each checked against its request;
 /// drop the rest (`§ Error Handling`: unexpected entries are ignored).
-fn checked(
+pub(super) fn checked(
     responses: Map<String, Value>,
     issued: &BTreeMap<String, Issued>,
 ) -> Result<Map<String, Value>, ErrorObject> {

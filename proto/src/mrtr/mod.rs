@@ -15,6 +15,7 @@
 mod admit;
 mod b64;
 mod canon;
+mod detached;
 mod elicit;
 mod keys;
 mod request;
@@ -36,6 +37,7 @@ pub use sampling::{
 };
 
 pub(crate) use admit::{admit, Origin};
+pub(crate) use detached::detached_input;
 pub(crate) use result::shape;
 pub(crate) use seal::Sealer;
 

@@ -117,7 +117,7 @@ pub(crate) fn shape(
     Ok(out)
 }
 
-fn bug(why: &str) -> ErrorObject {
+pub(super) fn bug(why: &str) -> ErrorObject {
     tracing::error!(%why, "a handler returned an unusable InputRequired");
     ErrorObject::internal("Internal error")
 }
@@ -135,7 +135,7 @@ fn issued_kind(request: &InputRequest) -> Issued {
 
 /// The `ClientCapabilities` object of everything `requests` need that
 /// `caps` lacks (empty when nothing is missing).
-fn missing_capabilities(
+pub(super) fn missing_capabilities(
     requests: &BTreeMap<String, InputRequest>,
     caps: &ClientCapabilities,
 ) -> Map<String, Value> {
@@ -185,7 +185,7 @@ fn missing_capabilities(
 }
 
 /// What the spec requires of each request's params beyond their types.
-fn check(request: &InputRequest) -> Result<(), String> {
+pub(super) fn check(request: &InputRequest) -> Result<(), String> {
     match request {
         InputRequest::Elicit(ElicitRequest::Form {
             requested_schema, ..

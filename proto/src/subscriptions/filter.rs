@@ -3,13 +3,24 @@
 
 use alloc::collections::BTreeSet;
 use alloc::string::String;
+use alloc::vec::Vec;
 use serde_json::{Map, Value};
 
 use super::{ChangeEvent, Notifications};
 use crate::error::ErrorObject;
+use crate::extension::Subscribed;
 
 /// Most URIs one stream may subscribe to.
 pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1024;
+
+/// The `SubscriptionFilter` members the core defines; extensions may add
+/// others, never these.
+pub const CORE_KEYS: &[&str] = &[
+    "toolsListChanged",
+    "promptsListChanged",
+    "resourcesListChanged",
+    "resourceSubscriptions",
+];
 
 /// What one listen stream receives.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,6 +33,8 @@ pub struct Filter {
     pub resources_list_changed: bool,
     /// `resourceSubscriptions`, or `None` when not subscribed.
     pub resource_subscriptions: Option<BTreeSet<String>>,
+    /// What extensions' own members subscribed to.
+    pub extensions: Vec<Subscribed>,
 }
 
 impl Filter {
@@ -80,6 +93,7 @@ impl Filter {
             prompts_list_changed: flag("promptsListChanged")?,
             resources_list_changed: flag("resourcesListChanged")?,
             resource_subscriptions,
+            extensions: Vec::new(),
         })
     }
 
@@ -93,6 +107,7 @@ impl Filter {
             resource_subscriptions: self
                 .resource_subscriptions
                 .filter(|_| declared.resource_updates),
+            extensions: self.extensions,
         }
     }
 
@@ -106,6 +121,9 @@ impl Filter {
                 .resource_subscriptions
                 .as_ref()
                 .is_some_and(|s| s.contains(uri)),
+            ChangeEvent::Extension(e) => self.extensions.iter().any(|s| {
+                s.extension == e.extension && s.scope == e.scope && s.topics.contains(&e.topic)
+            }),
         }
     }
 
@@ -127,14 +145,20 @@ impl Filter {
                 Value::Array(uris.iter().cloned().map(Value::String).collect()),
             );
         }
+        for sub in &self.extensions {
+            for (k, v) in &sub.ack {
+                m.insert(k.clone(), v.clone());
+            }
+        }
         Value::Object(m)
     }
 }
 
 /// The notification method and params (without `_meta`) for `event`.
-pub fn notification_for(event: &ChangeEvent) -> (&'static str, Map<String, Value>) {
+pub fn notification_for(event: &ChangeEvent) -> (&str, Map<String, Value>) {
     let mut params = Map::new();
     let method = match event {
+        ChangeEvent::Extension(e) => return (&e.method, e.params()),
         ChangeEvent::ToolsListChanged => "notifications/tools/list_changed",
         ChangeEvent::PromptsListChanged => "notifications/prompts/list_changed",
         ChangeEvent::ResourcesListChanged => "notifications/resources/list_changed",

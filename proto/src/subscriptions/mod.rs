@@ -32,6 +32,9 @@ pub enum ChangeEvent {
         /// The resource (or sub-resource) URI.
         uri: String,
     },
+    /// An extension's own notification, for the streams that subscribed to
+    /// its topic (see [`crate::extension`]).
+    Extension(crate::extension::ExtensionEvent),
 }
 
 /// Which change notifications the server declares it can send: the
