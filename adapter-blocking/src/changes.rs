@@ -37,11 +37,14 @@ impl Changes {
         }
     }
 
-    /// Hand the connection what the hub queued for it, if anything; else
-    /// have the hub wake the driver when something comes.
+    /// Hand the connection what the hub queued for it, until the hub has
+    /// nothing more and has registered the driver's waker for what comes
+    /// next. A `Ready` poll registers nothing, so stopping after one would
+    /// leave a connection with no other input (an HTTP listen stream) deaf
+    /// to every later event.
     pub(crate) fn deliver(&self, conn: &mut Connection, now: Instant) {
         let mut cx = Context::from_waker(&self.waker);
-        if conn.poll_changes(&mut cx).is_ready() {
+        while conn.poll_changes(&mut cx).is_ready() {
             conn.handle_changes(now);
         }
     }
