@@ -128,6 +128,7 @@ fn main() -> std::io::Result<()> {
 
     let mut child = Command::new(std::env::current_exe()?)
         .args(["--serve", &runtime])
+        .env("SNODO_MAX_CONNECTIONS", (listeners + 64).to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()?;
@@ -175,6 +176,7 @@ fn main() -> std::io::Result<()> {
         for round in 0..ROUNDS {
             let sent = Instant::now();
             trigger(addr, 1_000_000 + round).await?;
+            let answered = sent.elapsed();
             for _ in 0..listeners {
                 let at = tokio::time::timeout(Duration::from_secs(60), ev_rx.recv())
                     .await
@@ -183,6 +185,12 @@ fn main() -> std::io::Result<()> {
                 latencies.push(at.saturating_duration_since(sent));
             }
             round_totals.push(sent.elapsed());
+            if std::env::var_os("LISTEN_BENCH_VERBOSE").is_some() {
+                eprintln!(
+                    "round {round}: trigger answered after {answered:?}, all delivered after {:?}",
+                    sent.elapsed()
+                );
+            }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         latencies.sort();

@@ -33,6 +33,8 @@ Set SNODO_STATE_KEY to a hex secret (at least 32 bytes) to seal MRTR
 requestState with it, so that processes sharing it continue each other's
 rounds; unset, a key is generated for this process alone.
 
+Environment: SNODO_MAX_CONNECTIONS caps HTTP connections (default 1024).
+
 Diagnostics go to stderr; set RUST_LOG (default: warn) to change the level.
 ";
 

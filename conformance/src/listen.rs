@@ -41,7 +41,7 @@ pub fn serve_stdio(service: &Service, runtime: Runtime) -> io::Result<()> {
             smol::block_on(ex.run(snodo_smol::serve_stdio(
                 ex,
                 service.clone(),
-                snodo_smol::Options::default(),
+                snodo_smol::Options::default().max_connections(max_connections()),
             )))
         }),
     }
@@ -69,7 +69,7 @@ fn blocking_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr))
         service,
         listener,
         snodo_blocking::ShutdownHandle::new(),
-        snodo_blocking::HttpOptions::default(),
+        blocking_options(),
     )
 }
 
@@ -95,7 +95,8 @@ fn tokio_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) ->
             }
             tracing::info!("shutting down");
         };
-        snodo_tokio::serve_http(service, listener, shutdown, snodo_tokio::Options::default()).await
+        snodo_tokio::serve_http(service, listener, shutdown, snodo_tokio::Options::default().max_connections(max_connections()))
+            .await
     })
 }
 
@@ -132,9 +133,25 @@ fn smol_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> 
                 service.clone(),
                 listener,
                 std::future::pending(),
-                snodo_smol::Options::default(),
+                snodo_smol::Options::default().max_connections(max_connections()),
             )
             .await
         }))
     })
+}
+
+/// Connections served at once over HTTP: `SNODO_MAX_CONNECTIONS`, default
+/// 1024 (what a benchmark with thousands of listen streams raises).
+fn max_connections() -> usize {
+    std::env::var("SNODO_MAX_CONNECTIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(1024)
+}
+
+fn blocking_options() -> snodo_blocking::HttpOptions {
+    let mut options = snodo_blocking::HttpOptions::default();
+    options.max_connections = max_connections();
+    options
 }
