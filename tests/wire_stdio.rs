@@ -16,6 +16,7 @@ per_runtime!(
     eof_after_an_unterminated_line_answers_it,
     nothing_is_written_for_a_cancelled_call_later,
     a_line_that_is_not_utf8_is_a_parse_error,
+    a_result_racing_its_cancellation_is_written_at_most_once,
 );
 
 fn spawn(runtime: Runtime) -> StdioProcess {
@@ -176,6 +177,53 @@ fn a_line_that_is_not_utf8_is_a_parse_error(runtime: Runtime) {
             r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: Invalid JSON"}}"#,
             r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: unknown/method"}}"#,
         ])
+    );
+    p.finish();
+}
+
+/// `cancellation.mdx` § Timing Considerations: a cancellation may reach the
+/// server before or after the call finished; either way the call ends in at
+/// most one message, never an error or a duplicate, and the stream goes on.
+/// 300 calls of an instant tool are each followed by their cancellation
+/// after a delay from 0 to 300 µs, written separately, so both orders (the
+/// result first, the cancellation first) happen.
+fn a_result_racing_its_cancellation_is_written_at_most_once(runtime: Runtime) {
+    let mut p = spawn(runtime);
+    for id in 1..=300u64 {
+        p.write_raw(format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"test_simple_text\",\"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{{}}}}}}}}\n"
+        ).as_bytes());
+        let until = std::time::Instant::now() + Duration::from_micros((id % 7) * 50);
+        while std::time::Instant::now() < until {
+            std::hint::spin_loop();
+        }
+        p.write_raw(format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{id}}}}}\n"
+        ).as_bytes());
+    }
+    p.write_raw(concat!(
+        r#"{"jsonrpc":"2.0","id":"marker","method":"unknown/method","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        "\n"
+    ).as_bytes());
+    let expected_result: Value = serde_json::from_str(r#"{"content":[{"type":"text","text":"This is a simple text response for testing."}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}"#).unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    loop {
+        let m = p.next_message().expect("the marker is answered");
+        if m["id"] == "marker" {
+            assert_eq!(m["error"]["code"], -32601);
+            break;
+        }
+        let id = m["id"].as_i64().expect("an integer id");
+        assert!((1..=300).contains(&id), "unexpected message {m}");
+        assert!(seen.insert(id), "call {id} answered twice");
+        assert_eq!(
+            m["result"], expected_result,
+            "call {id} ends in its result, not an error"
+        );
+    }
+    eprintln!(
+        "{runtime:?}: {} of 300 calls finished before their cancellation was read",
+        seen.len()
     );
     p.finish();
 }
