@@ -569,7 +569,11 @@ impl Connection {
                 }
                 self.open_stream(id, filter, now);
             }
-            Dispatch::Cancel { request_id } => self.cancel(&request_id),
+            Dispatch::Cancel { request_id } => {
+                self.cancel(&request_id);
+                // A cancelled call frees its slot for the next waiting one.
+                self.start_queued(now);
+            }
             Dispatch::Ignore => {}
         }
     }
@@ -689,17 +693,7 @@ impl Connection {
             let Some(ex) = http.exchange.as_mut() else {
                 return;
             };
-            if !ex.sse {
-                ex.sse = true;
-                codec::write_head(
-                    &mut self.out,
-                    200,
-                    Some("text/event-stream"),
-                    None,
-                    !ex.keep_alive,
-                    &["Cache-Control: no-cache", "X-Accel-Buffering: no"],
-                );
-            }
+            ex.start_sse(&mut self.out);
             ex.keep_alive_due = Some(now + keep_alive);
         }
         let mut params = Map::new();
@@ -975,17 +969,7 @@ impl Connection {
                 let Some(ex) = http.exchange.as_mut() else {
                     return;
                 };
-                if !ex.sse {
-                    ex.sse = true;
-                    codec::write_head(
-                        &mut self.out,
-                        200,
-                        Some("text/event-stream"),
-                        None,
-                        !ex.keep_alive,
-                        &["Cache-Control: no-cache", "X-Accel-Buffering: no"],
-                    );
-                }
+                ex.start_sse(&mut self.out);
                 write_sse_event(&mut self.out, &json);
             }
         }
@@ -1170,6 +1154,26 @@ pub(crate) fn tool_result(
         None,
         &inner.server_meta,
     ))
+}
+
+impl Exchange {
+    /// Turn the response into an SSE stream, once (`streamable-http.mdx`
+    /// § Receiving Messages: `X-Accel-Buffering: no` so proxies do not
+    /// hold events back; chunked, so the connection can be reused after
+    /// the final event).
+    fn start_sse(&mut self, out: &mut Vec<u8>) {
+        if !self.sse {
+            self.sse = true;
+            codec::write_head(
+                out,
+                200,
+                Some("text/event-stream"),
+                None,
+                !self.keep_alive,
+                &["Cache-Control: no-cache", "X-Accel-Buffering: no"],
+            );
+        }
+    }
 }
 
 /// One SSE event carrying one JSON-RPC message on a single `data:` line,

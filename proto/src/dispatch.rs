@@ -407,30 +407,10 @@ fn call_tool(
         }
     };
     #[cfg(feature = "std")]
-    if let Some(schema) = &entry.input {
-        let instance = Value::Object(arguments);
-        if let Err(why) = schema.validate(&instance) {
-            return Err(ErrorObject::invalid_params(format!(
-                "Invalid arguments for tool {}: {}",
-                entry.tool.name,
-                crate::error::truncate(&why, 512)
-            )));
-        }
-        let Value::Object(arguments) = instance else {
-            unreachable!()
-        };
-        return Ok(invoke(
-            id,
-            Request::CallTool {
-                name: entry.tool.name.clone(),
-                arguments,
-            },
-            meta,
-            Some(mrtr),
-            entry.handler.clone().map(Handler::Tool),
-            Some(index),
-        ));
-    }
+    let arguments = match &entry.input {
+        Some(schema) => validated(schema, arguments, &entry.tool.name)?,
+        None => arguments,
+    };
     Ok(invoke(
         id,
         Request::CallTool {
@@ -442,6 +422,27 @@ fn call_tool(
         entry.handler.clone().map(Handler::Tool),
         Some(index),
     ))
+}
+
+/// Validate a tool's arguments against its compiled `inputSchema`
+/// (`server/tools.mdx` § Security: servers MUST validate all tool inputs).
+#[cfg(feature = "std")]
+fn validated(
+    schema: &crate::schema::Compiled,
+    arguments: Map<String, Value>,
+    tool: &str,
+) -> Result<Map<String, Value>, ErrorObject> {
+    let instance = Value::Object(arguments);
+    if let Err(why) = schema.validate(&instance) {
+        return Err(ErrorObject::invalid_params(format!(
+            "Invalid arguments for tool {tool}: {}",
+            crate::error::truncate(&why, 512)
+        )));
+    }
+    match instance {
+        Value::Object(arguments) => Ok(arguments),
+        _ => Err(ErrorObject::internal("Internal error")),
+    }
 }
 
 fn read_resource(
