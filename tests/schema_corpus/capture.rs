@@ -1,0 +1,337 @@
+//! Capturing what the real server writes.
+//!
+//! Each cell of {stdio, Streamable HTTP} × {tokio, smol, blocking} starts
+//! the fixture process and sends it every request of the literal vector
+//! table (`tests/vectors/`: every method and every error class), then the
+//! scenarios the table does not reach: first and second rounds of every
+//! Multi Round-Trip tool and prompt, progress and log messages, and a
+//! `subscriptions/listen` stream with change notifications (on stdio also
+//! its graceful end, a result plus `notifications/cancelled`). Everything
+//! the server writes is kept with the method of the request it answers.
+//!
+//! `-32603` has no trigger in the fixture, so [`internal_error`] takes it
+//! from `snodo-proto`'s `Connection` in-process, serving the fixture with a
+//! call timeout.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use snodo_proto::{Connection, Instant, Limits, Output};
+use snodo_tests::http::mirror;
+use snodo_tests::{spawn_http, spawn_stdio, Runtime, Transport, Wire, VECTORS};
+
+/// One message the server wrote.
+#[derive(Clone, Debug)]
+pub struct Emission {
+    /// `stdio/tokio`, `http/smol`, … or `direct`.
+    pub cell: String,
+    /// The vector or scenario that made the server write it.
+    pub source: String,
+    /// The method of the request it answers, when known.
+    pub method: Option<String>,
+    pub message: Value,
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}}"#;
+
+fn call(id: &str, tool: &str, extra: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/call","params":{{"name":"{tool}","arguments":{{}},{extra}{META}}}}}"#
+    )
+}
+
+/// The MRTR tools' first rounds: each answers `input_required`.
+const FIRST_ROUNDS: &[&str] = &[
+    "test_streaming_elicitation",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state",
+    "test_input_required_result_capabilities",
+    "test_url_elicitation",
+];
+
+/// Second rounds: the answers for the tool's first-round request.
+const SECOND_ROUNDS: &[(&str, &str)] = &[
+    (
+        "test_input_required_result_elicitation",
+        r#"{"user_name":{"action":"accept","content":{"name":"Ada"}}}"#,
+    ),
+    (
+        "test_input_required_result_sampling",
+        r#"{"capital_question":{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"m"}}"#,
+    ),
+    (
+        "test_input_required_result_list_roots",
+        r#"{"client_roots":{"roots":[{"uri":"file:///a","name":"a"}]}}"#,
+    ),
+    (
+        "test_url_elicitation",
+        r#"{"authorize":{"action":"decline"}}"#,
+    ),
+];
+
+const LISTEN: &str = r#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"promptsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+/// Records everything a transport returns, with request methods.
+struct Recorder<'a> {
+    cell: String,
+    t: &'a mut dyn Transport,
+    out: Vec<Emission>,
+}
+
+/// `id → method` of every request line in `text`. An id sent again while
+/// its first request is in flight is refused with an error, so the first
+/// request's method is the one a result for that id answers.
+fn methods_of(text: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for v in text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    {
+        if let (Some(id), Some(method)) = (v.get("id"), v.get("method").and_then(Value::as_str)) {
+            out.entry(id.to_string())
+                .or_insert_with(|| method.to_owned());
+        }
+    }
+    out
+}
+
+fn record(
+    cell: &str,
+    source: &str,
+    methods: &HashMap<String, String>,
+    messages: &[Value],
+) -> Vec<Emission> {
+    messages
+        .iter()
+        .map(|m| Emission {
+            cell: cell.to_owned(),
+            source: source.to_owned(),
+            method: m
+                .get("id")
+                .and_then(|id| methods.get(&id.to_string()))
+                .cloned(),
+            message: m.clone(),
+        })
+        .collect()
+}
+
+impl Recorder<'_> {
+    fn send(&mut self, source: &str, request: &str, responses: usize) -> Vec<Value> {
+        let got = self.t.exchange(request, responses);
+        self.out
+            .extend(record(&self.cell, source, &methods_of(request), &got));
+        got
+    }
+
+    fn vectors(&mut self) {
+        for v in VECTORS.iter().flat_map(|g| g.iter()) {
+            let expect = match self.t.wire() {
+                Wire::Stream => Some(v.expect),
+                Wire::Http => v.http.expected(v.expect).map(|(_, e)| e),
+            };
+            if let Some(e) = expect {
+                self.send(v.name, v.request, e.responses());
+            }
+        }
+    }
+
+    fn scenarios(&mut self) {
+        for tool in FIRST_ROUNDS {
+            self.send(&format!("{tool} round 1"), &call("r1", tool, ""), 1);
+        }
+        for (tool, answers) in SECOND_ROUNDS {
+            let r1 = self.send(&format!("{tool} round 1"), &call("r1", tool, ""), 1);
+            let state = r1[0]["result"]["requestState"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{tool}: no requestState in {}", r1[0]));
+            let extra = format!(r#""inputResponses":{answers},"requestState":"{state}","#);
+            self.send(&format!("{tool} round 2"), &call("r2", tool, &extra), 1);
+        }
+        let prompt = |id: &str, extra: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":"{id}","method":"prompts/get","params":{{"name":"test_input_required_result_prompt",{extra}{META}}}}}"#
+            )
+        };
+        let r1 = self.send("MRTR prompt round 1", &prompt("p1", ""), 1);
+        let state = r1[0]["result"]["requestState"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let extra = format!(
+            r#""inputResponses":{{"user_context":{{"action":"accept","content":{{"context":"c"}}}}}},"requestState":"{state}","#
+        );
+        self.send("MRTR prompt round 2", &prompt("p2", &extra), 1);
+        self.send(
+            "a finished wait",
+            r#"{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"test_cancellable_wait","arguments":{"ms":0},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            1,
+        );
+        self.send(
+            "log messages at debug",
+            r#"{"jsonrpc":"2.0","id":"log","method":"tools/call","params":{"name":"test_logging_tool","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"debug"}}}"#,
+            1,
+        );
+        self.send(
+            "progress with a string token",
+            r#"{"jsonrpc":"2.0","id":"prog","method":"tools/call","params":{"name":"test_tool_with_progress","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"tok"}}}"#,
+            1,
+        );
+    }
+}
+
+fn trigger(id: u32, tool: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    )
+}
+
+const TRIGGERS: [&str; 2] = ["test_trigger_tool_change", "test_trigger_prompt_change"];
+
+fn listen_methods() -> HashMap<String, String> {
+    let mut m = methods_of(LISTEN);
+    for (i, _) in TRIGGERS.iter().enumerate() {
+        m.insert((i as u32 + 1).to_string(), String::from("tools/call"));
+    }
+    m
+}
+
+/// A stdio cell: the table, the scenarios, then a listen stream that
+/// stdin's end tears down.
+pub fn stdio_cell(bin: &str, runtime: Runtime) -> Vec<Emission> {
+    let cell = format!("stdio/{}", runtime.flag());
+    let mut p = spawn_stdio(bin, runtime);
+    let mut out = {
+        let mut r = Recorder {
+            cell: cell.clone(),
+            t: &mut p,
+            out: Vec::new(),
+        };
+        r.vectors();
+        r.scenarios();
+        r.out
+    };
+    let methods = listen_methods();
+    p.write_raw(format!("{LISTEN}\n").as_bytes());
+    let mut got = vec![p.next_message().expect("the acknowledgement")];
+    for (i, tool) in TRIGGERS.iter().enumerate() {
+        p.write_raw(format!("{}\n", trigger(i as u32 + 1, tool)).as_bytes());
+        got.push(p.next_message().expect("a notification or the answer"));
+        got.push(p.next_message().expect("a notification or the answer"));
+    }
+    p.close_stdin();
+    got.extend(p.read_to_end());
+    out.extend(record(&cell, "listen stream", &methods, &got));
+    out
+}
+
+/// An HTTP cell: the table, the scenarios, and a listen stream on its own
+/// connection receiving the triggers' changes.
+pub fn http_cell(bin: &str, runtime: Runtime) -> Vec<Emission> {
+    let cell = format!("http/{}", runtime.flag());
+    let mut p = spawn_http(bin, runtime);
+    let mut out = {
+        let mut r = Recorder {
+            cell: cell.clone(),
+            t: &mut p,
+            out: Vec::new(),
+        };
+        r.vectors();
+        r.scenarios();
+        r.out
+    };
+    let methods = listen_methods();
+    let mut stream = TcpStream::connect(p.addr()).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a read timeout");
+    let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", p.addr());
+    for (k, v) in mirror::headers(LISTEN) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{LISTEN}",
+        LISTEN.len()
+    ));
+    stream
+        .write_all(head.as_bytes())
+        .expect("send the listen request");
+    let mut reader = BufReader::new(stream);
+    let mut got = sse_events(&mut reader, 1);
+    for (i, tool) in TRIGGERS.iter().enumerate() {
+        let request = trigger(i as u32 + 1, tool);
+        let (_, answer) = p.post(&request);
+        out.extend(record(&cell, "listen trigger", &methods, &answer));
+        got.extend(sse_events(&mut reader, 1));
+    }
+    out.extend(record(&cell, "listen stream", &methods, &got));
+    drop(reader);
+    p.finish();
+    out
+}
+
+/// The next `n` SSE `data:` messages of a stream.
+fn sse_events(r: &mut impl BufRead, n: usize) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    while out.len() < n {
+        line.clear();
+        match r.read_line(&mut line) {
+            Ok(0) => panic!("the listen stream ended after {out:?}"),
+            Ok(_) => {}
+            Err(e) => panic!("the listen stream fell silent after {out:?}: {e}"),
+        }
+        if let Some(data) = line.trim_end().strip_prefix("data: ") {
+            out.push(serde_json::from_str(data).expect("an event's data is JSON"));
+        }
+    }
+    out
+}
+
+/// `-32603`: a call that outlives the service's call timeout, in-process.
+pub fn internal_error() -> Vec<Emission> {
+    let service = snodo_conformance::builder()
+        .limits(Limits {
+            call_timeout: Some(Duration::from_secs(5)),
+            ..Limits::default()
+        })
+        .build()
+        .expect("the fixture with a call timeout");
+    let request = r#"{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"test_cancellable_wait","arguments":{"ms":60000},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let mut conn = Connection::new(&service, snodo_proto::Transport::Stdio, Instant::ZERO);
+    conn.handle_input(format!("{request}\n").as_bytes(), Instant::ZERO);
+    while conn.poll_output().is_some() {}
+    conn.handle_timeout(Instant::from_millis(5_000));
+    let mut written = Vec::new();
+    while let Some(out) = conn.poll_output() {
+        if let Output::Transmit(b) = out {
+            written.extend_from_slice(&b);
+        }
+    }
+    let messages: Vec<Value> = written
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("one JSON line"))
+        .collect();
+    assert_eq!(
+        messages
+            .iter()
+            .map(|m| m["error"]["code"].clone())
+            .collect::<Vec<_>>(),
+        vec![json!(-32603)],
+        "the timed-out call is answered with an internal error: {messages:?}"
+    );
+    record(
+        "direct",
+        "a call past its timeout",
+        &methods_of(request),
+        &messages,
+    )
+}
