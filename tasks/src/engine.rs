@@ -1,0 +1,615 @@
+//! The task lifecycle, once, over any [`Store`]: creation, polling, input,
+//! cancellation, claims with leases, fenced commits, TTL reaping
+//! (`tasks.md` § Task Status, § Task Creation, § Task Polling, § Task
+//! Update Requests, § Task Cancellation).
+//!
+//! Every change is one atomic [`Store::update`], so the rules hold however
+//! the calls race: a terminal task never changes again; a worker's commit
+//! applies only while its lease's generation is the task's current one and
+//! the task is still `working` (a cancel, a reclaim after its lease
+//! expired, or a newer claim fences it out); answers are stored before
+//! `tasks/update` is acknowledged.
+//!
+//! The engine also keeps the notices a [`TaskRunner`](crate::TaskRunner)
+//! acts on (work became available, a running task was cancelled) and
+//! publishes `notifications/tasks` through the service's hub.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use snodo_proto::{ChangeEvent, ErrorObject, ExtensionError, ExtensionEvent, Hub, Instant, Round};
+
+use crate::id::TaskId;
+use crate::record::{Answers, InputEntry, Lease, Status, TaskRecord, WorkDescriptor};
+use crate::store::{Store, StoreError};
+use crate::time::millis;
+use crate::TASKS;
+
+/// Lifecycle settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lifecycle {
+    /// `ttlMs` of new tasks; `None` keeps them until deleted by hand.
+    pub ttl: Option<Duration>,
+    /// `pollIntervalMs` of new tasks.
+    pub poll_interval: Option<Duration>,
+    /// Most tasks stored at once (expired ones are reaped first when full).
+    pub max_tasks: usize,
+    /// Most input rounds one task may ask for; beyond, it fails.
+    pub max_rounds: u32,
+}
+
+impl Default for Lifecycle {
+    fn default() -> Self {
+        Lifecycle {
+            ttl: Some(Duration::from_secs(3600)),
+            poll_interval: Some(Duration::from_millis(500)),
+            max_tasks: 10_000,
+            max_rounds: 64,
+        }
+    }
+}
+
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// What the runner should act on.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Notices {
+    /// A task became claimable.
+    pub(crate) work: bool,
+    /// Tasks cancelled (or otherwise fenced) while perhaps running.
+    pub(crate) cancelled: Vec<TaskId>,
+    /// Too many notices to keep: check every running task.
+    pub(crate) rescan: bool,
+}
+
+/// Most cancellation notices kept for a runner that has not looked yet.
+const MAX_NOTICES: usize = 1024;
+
+/// A claim on a task's work.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Claim {
+    /// The task.
+    pub record: TaskRecord,
+    /// The claim's generation: present it to renew, release and commit.
+    pub generation: u64,
+}
+
+/// What a run of the handler ended with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Commit {
+    /// A result (`completed`; tool results with `isError` included).
+    Complete(Map<String, Value>),
+    /// A JSON-RPC error (`failed`).
+    Fail(ErrorObject),
+    /// Input requests (serialized, by key) and the handler's state.
+    Input {
+        /// The requests.
+        requests: Map<String, Value>,
+        /// The state.
+        state: Option<Value>,
+    },
+}
+
+/// Whether a commit took effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Committed {
+    /// Applied; the task's status afterwards.
+    Applied(Status),
+    /// Refused: the claim is no longer current (cancelled, reclaimed,
+    /// expired, deleted). Its result is dropped.
+    Fenced,
+}
+
+type Wake = Arc<dyn Fn() + Send + Sync>;
+
+/// The lifecycle over a store. Shared by the extension (on connections'
+/// threads) and the runner.
+pub struct Engine {
+    store: Arc<dyn Store>,
+    pub(crate) lifecycle: Lifecycle,
+    notices: Mutex<Notices>,
+    wake: Mutex<Option<Wake>>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("lifecycle", &self.lifecycle)
+            .finish()
+    }
+}
+
+fn fault(e: StoreError) -> ExtensionError {
+    ExtensionError::Fault(e.to_string())
+}
+
+fn not_found(action: &str) -> ExtensionError {
+    ExtensionError::Protocol(ErrorObject::invalid_params(format!(
+        "Failed to {action} task: Task not found"
+    )))
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Engine {
+    /// An engine over `store`.
+    pub fn new(store: Arc<dyn Store>, lifecycle: Lifecycle) -> Engine {
+        Engine {
+            store,
+            lifecycle,
+            notices: Mutex::new(Notices::default()),
+            wake: Mutex::new(None),
+        }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// Called after every notice (the runner's driver wakes on it).
+    pub(crate) fn set_wake(&self, wake: Option<Wake>) {
+        *lock(&self.wake) = wake;
+    }
+
+    fn ring(&self) {
+        let wake = lock(&self.wake).clone();
+        if let Some(w) = wake {
+            w();
+        }
+    }
+
+    fn notice_work(&self) {
+        lock(&self.notices).work = true;
+        self.ring();
+    }
+
+    fn notice_cancelled(&self, id: &TaskId) {
+        {
+            let mut n = lock(&self.notices);
+            if n.cancelled.len() < MAX_NOTICES {
+                n.cancelled.push(id.clone());
+            } else {
+                n.rescan = true;
+            }
+        }
+        self.ring();
+    }
+
+    pub(crate) fn take_notices(&self) -> Notices {
+        std::mem::take(&mut *lock(&self.notices))
+    }
+
+    /// Publish `record`'s current state to listen streams subscribed to it
+    /// (`tasks.md` § Task Status Notifications: the full `DetailedTask`),
+    /// scoped to its principal.
+    fn publish(hub: Option<&Hub>, record: &TaskRecord) {
+        if let Some(hub) = hub {
+            hub.publish(ChangeEvent::Extension(ExtensionEvent::new(
+                TASKS,
+                record.id.as_str(),
+                Some(record.principal.clone()),
+                "notifications/tasks",
+                &record.detailed(),
+            )));
+        }
+    }
+
+    /// Create a task for `principal` running `work`, durably, before
+    /// returning it (§ Task Creation: no `CreateTaskResult` before a
+    /// `tasks/get` would resolve it).
+    pub fn create(
+        &self,
+        principal: String,
+        work: WorkDescriptor,
+        now: Instant,
+        hub: Option<&Hub>,
+    ) -> Result<TaskRecord, ExtensionError> {
+        let now_ms = millis(now);
+        if self.store.len().map_err(fault)? >= self.lifecycle.max_tasks {
+            self.reap(now).map_err(fault)?;
+            if self.store.len().map_err(fault)? >= self.lifecycle.max_tasks {
+                tracing::warn!(max = self.lifecycle.max_tasks, "task store full");
+                return Err(ExtensionError::Protocol(ErrorObject::internal(
+                    "Too many tasks are stored; try again later",
+                )));
+            }
+        }
+        let id = TaskId::random()
+            .ok_or_else(|| ExtensionError::Fault(String::from("no random source for a task id")))?;
+        let record = TaskRecord {
+            id,
+            principal,
+            status: Status::Working,
+            status_message: None,
+            created_at_ms: now_ms,
+            last_updated_at_ms: now_ms,
+            ttl_ms: self.lifecycle.ttl.map(ms).map(|t| t.max(1)),
+            poll_interval_ms: self.lifecycle.poll_interval.map(ms).map(|p| p.max(1)),
+            result: None,
+            error: None,
+            work,
+            inputs: Default::default(),
+            pending: Vec::new(),
+            pending_state: None,
+            resume: None,
+            generation: 0,
+            lease: None,
+            attempts: 0,
+            rounds: 0,
+        };
+        self.store.create(&record).map_err(fault)?;
+        tracing::debug!(task = %record.id, tool = %record.work.tool, "task created");
+        Self::publish(hub, &record);
+        self.notice_work();
+        Ok(record)
+    }
+
+    /// Read a task as `principal` sees it: another principal's task, a
+    /// malformed id and an unknown id are all "not found" (§ Security
+    /// Considerations: nothing reveals another caller's tasks).
+    fn visible(
+        &self,
+        principal: &str,
+        id: &str,
+        action: &str,
+        now_ms: u64,
+    ) -> Result<(TaskId, TaskRecord), ExtensionError> {
+        let id = TaskId::parse(id).ok_or_else(|| not_found(action))?;
+        let record = self.store.get(&id).map_err(fault)?;
+        match record {
+            Some(r) if r.principal == principal => {
+                if r.expired(now_ms) {
+                    return Err(ExtensionError::Protocol(ErrorObject::invalid_params(
+                        format!("Failed to {action} task: Task has expired"),
+                    )));
+                }
+                Ok((id, r))
+            }
+            _ => Err(not_found(action)),
+        }
+    }
+
+    /// `tasks/get`.
+    pub fn get(
+        &self,
+        principal: &str,
+        id: &str,
+        now: Instant,
+    ) -> Result<TaskRecord, ExtensionError> {
+        self.visible(principal, id, "retrieve", millis(now))
+            .map(|(_, r)| r)
+    }
+
+    /// `tasks/update`: accept answers to outstanding input requests, and
+    /// store them before returning (the acknowledgement follows; the very
+    /// next `tasks/get` reflects them). Answers to keys not outstanding are
+    /// ignored (§ Task Update Requests), as are answers to a task not
+    /// waiting for input. A malformed answer to an outstanding key refuses
+    /// the whole update (`-32602`), as MRTR refuses it on a retry.
+    pub fn update(
+        &self,
+        principal: &str,
+        id: &str,
+        answers: &Map<String, Value>,
+        now: Instant,
+        hub: Option<&Hub>,
+    ) -> Result<(), ExtensionError> {
+        let now_ms = millis(now);
+        let (id, _) = self.visible(principal, id, "update", now_ms)?;
+        let mut refused: Option<ErrorObject> = None;
+        let mut changed = false;
+        let after = self
+            .store
+            .update(&id, &mut |r| {
+                changed = false;
+                if r.status != Status::InputRequired || r.principal != principal {
+                    return false;
+                }
+                let outstanding = r.outstanding();
+                let round = match Round::answering(&outstanding, answers, None) {
+                    Ok(round) => round,
+                    Err(e) => {
+                        refused = Some(e);
+                        return false;
+                    }
+                };
+                if round.responses().is_empty() {
+                    return false;
+                }
+                for (k, v) in round.responses() {
+                    if let Some(entry) = r.inputs.get_mut(k) {
+                        entry.response = Some(v.clone());
+                    }
+                }
+                if r.outstanding().is_empty() {
+                    let responses = r
+                        .pending
+                        .iter()
+                        .filter_map(|k| Some((k.clone(), r.inputs.get(k)?.response.clone()?)))
+                        .collect();
+                    r.resume = Some(Answers {
+                        responses,
+                        state: r.pending_state.clone(),
+                    });
+                    r.set_status(Status::Working, None, now_ms);
+                } else {
+                    r.last_updated_at_ms = now_ms.max(r.last_updated_at_ms);
+                }
+                changed = true;
+                true
+            })
+            .map_err(fault)?;
+        if let Some(e) = refused {
+            return Err(ExtensionError::Protocol(e));
+        }
+        if let (true, Some(r)) = (changed, after) {
+            tracing::debug!(task = %r.id, status = r.status.as_str(), "input accepted");
+            Self::publish(hub, &r);
+            if r.status == Status::Working {
+                self.notice_work();
+            }
+        }
+        Ok(())
+    }
+
+    /// `tasks/cancel`: a task not yet terminal becomes `cancelled` at once,
+    /// fencing out its worker; a terminal one is left as it is. Both are
+    /// acknowledged alike (§ Task Cancellation).
+    pub fn cancel(
+        &self,
+        principal: &str,
+        id: &str,
+        now: Instant,
+        hub: Option<&Hub>,
+    ) -> Result<(), ExtensionError> {
+        let now_ms = millis(now);
+        let (id, _) = self.visible(principal, id, "cancel", now_ms)?;
+        let mut changed = false;
+        let after = self
+            .store
+            .update(&id, &mut |r| {
+                changed = !r.status.is_terminal();
+                if changed {
+                    r.set_status(
+                        Status::Cancelled,
+                        Some(String::from("The task was cancelled by the client")),
+                        now_ms,
+                    );
+                    r.lease = None;
+                    r.generation += 1;
+                }
+                changed
+            })
+            .map_err(fault)?;
+        if let (true, Some(r)) = (changed, after) {
+            tracing::debug!(task = %r.id, "task cancelled");
+            Self::publish(hub, &r);
+            self.notice_cancelled(&r.id);
+        }
+        Ok(())
+    }
+
+    /// Claim one claimable task not in `skip`, leasing it until `now +
+    /// lease`. An expired lease is claimable: that is how a crashed worker's
+    /// (or process's) tasks are recovered.
+    pub fn claim(
+        &self,
+        now: Instant,
+        lease: Duration,
+        skip: &BTreeSet<TaskId>,
+    ) -> Result<Option<Claim>, StoreError> {
+        let now_ms = millis(now);
+        let until_ms = now_ms.saturating_add(ms(lease));
+        for id in self.store.ids()? {
+            if skip.contains(&id) {
+                continue;
+            }
+            let mut claimed = false;
+            let after = self.store.update(&id, &mut |r| {
+                claimed = r.claimable(now_ms) && !r.expired(now_ms);
+                if claimed {
+                    r.generation += 1;
+                    r.lease = Some(Lease {
+                        generation: r.generation,
+                        until_ms,
+                    });
+                    r.attempts = r.attempts.saturating_add(1);
+                }
+                claimed
+            })?;
+            if let (true, Some(record)) = (claimed, after) {
+                if record.attempts > 1 {
+                    tracing::info!(task = %record.id, attempt = record.attempts, "task reclaimed");
+                }
+                let generation = record.generation;
+                return Ok(Some(Claim { record, generation }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Extend a claim's lease; false if the claim is no longer current.
+    pub fn renew(
+        &self,
+        id: &TaskId,
+        generation: u64,
+        now: Instant,
+        lease: Duration,
+    ) -> Result<bool, StoreError> {
+        let until_ms = millis(now).saturating_add(ms(lease));
+        let mut current = false;
+        self.store.update(id, &mut |r| {
+            current =
+                r.status == Status::Working && r.lease.is_some_and(|l| l.generation == generation);
+            if current {
+                r.lease = Some(Lease {
+                    generation,
+                    until_ms,
+                });
+            }
+            current
+        })?;
+        Ok(current)
+    }
+
+    /// Give a claim up so another worker may take the task at once.
+    pub fn release(&self, id: &TaskId, generation: u64) -> Result<(), StoreError> {
+        let mut released = false;
+        self.store.update(id, &mut |r| {
+            released = r.lease.is_some_and(|l| l.generation == generation);
+            if released {
+                r.lease = None;
+            }
+            released
+        })?;
+        if released {
+            self.notice_work();
+        }
+        Ok(())
+    }
+
+    /// Whether `generation` still holds task `id`.
+    pub(crate) fn holds(&self, id: &TaskId, generation: u64) -> Result<bool, StoreError> {
+        Ok(self.store.get(id)?.is_some_and(|r| {
+            r.status == Status::Working && r.lease.is_some_and(|l| l.generation == generation)
+        }))
+    }
+
+    /// Record what a run ended with, if the claim is still current.
+    pub fn commit(
+        &self,
+        id: &TaskId,
+        generation: u64,
+        commit: Commit,
+        now: Instant,
+        hub: Option<&Hub>,
+    ) -> Result<Committed, StoreError> {
+        let now_ms = millis(now);
+        let max_rounds = self.lifecycle.max_rounds;
+        let mut applied = false;
+        let after = self.store.update(id, &mut |r| {
+            applied =
+                r.status == Status::Working && r.lease.is_some_and(|l| l.generation == generation);
+            if applied {
+                apply(r, commit.clone(), now_ms, max_rounds);
+            }
+            applied
+        })?;
+        match (applied, after) {
+            (true, Some(r)) => {
+                tracing::debug!(task = %r.id, status = r.status.as_str(), "run committed");
+                Self::publish(hub, &r);
+                if r.status == Status::Working {
+                    // Every answer was already given: run again at once.
+                    self.notice_work();
+                }
+                Ok(Committed::Applied(r.status))
+            }
+            _ => {
+                tracing::debug!(task = %id, generation, "stale commit fenced out");
+                Ok(Committed::Fenced)
+            }
+        }
+    }
+
+    /// Delete tasks whose TTL elapsed (§ Task Polling: servers MAY delete
+    /// them after the TTL). Returns how many.
+    pub fn reap(&self, now: Instant) -> Result<usize, StoreError> {
+        let now_ms = millis(now);
+        let mut n = 0;
+        for id in self.store.ids()? {
+            if self.store.get(&id)?.is_some_and(|r| r.expired(now_ms)) && self.store.remove(&id)? {
+                n += 1;
+                self.notice_cancelled(&id);
+            }
+        }
+        if n > 0 {
+            tracing::debug!(reaped = n, "expired tasks deleted");
+        }
+        Ok(n)
+    }
+}
+
+/// Apply a run's end to a working task it holds.
+fn apply(r: &mut TaskRecord, commit: Commit, now_ms: u64, max_rounds: u32) {
+    r.lease = None;
+    match commit {
+        Commit::Complete(result) => {
+            r.result = Some(result);
+            r.set_status(Status::Completed, None, now_ms);
+        }
+        Commit::Fail(error) => {
+            // § Task Execution Errors: a diagnostic statusMessage and the error.
+            let message = format!("Tool execution failed: {}", error.message);
+            r.error = Some(error);
+            r.set_status(Status::Failed, Some(message), now_ms);
+        }
+        Commit::Input { requests, state } => {
+            r.rounds = r.rounds.saturating_add(1);
+            if r.rounds > max_rounds {
+                tracing::error!(task = %r.id, max_rounds, "the tool keeps asking for input");
+                return apply(
+                    r,
+                    Commit::Fail(ErrorObject::internal(
+                        "The tool asked for input too many times",
+                    )),
+                    now_ms,
+                    max_rounds,
+                );
+            }
+            // § Task Update Requests: a key names one request over the
+            // task's lifetime. The same request again (a run repeated after
+            // recovery) gets its stored answer replayed; another request
+            // under a used key is refused.
+            for (key, request) in &requests {
+                match r.inputs.get(key) {
+                    Some(e) if &e.request != request => {
+                        tracing::error!(task = %r.id, key = %key, "input request key reused for a different request");
+                        return apply(
+                            r,
+                            Commit::Fail(ErrorObject::internal(
+                                "The tool reused an input request key for a different request",
+                            )),
+                            now_ms,
+                            max_rounds,
+                        );
+                    }
+                    Some(_) => {}
+                    None => {
+                        r.inputs.insert(
+                            key.clone(),
+                            InputEntry {
+                                request: request.clone(),
+                                response: None,
+                            },
+                        );
+                    }
+                }
+            }
+            r.pending = requests.keys().cloned().collect();
+            r.pending_state = state.clone();
+            if r.outstanding().is_empty() {
+                let responses = r
+                    .pending
+                    .iter()
+                    .filter_map(|k| Some((k.clone(), r.inputs.get(k)?.response.clone()?)))
+                    .collect();
+                r.resume = Some(Answers { responses, state });
+                r.last_updated_at_ms = now_ms.max(r.last_updated_at_ms);
+            } else {
+                r.set_status(
+                    Status::InputRequired,
+                    Some(String::from("Waiting for input from the client")),
+                    now_ms,
+                );
+            }
+        }
+    }
+}

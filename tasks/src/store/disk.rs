@@ -1,0 +1,362 @@
+//! Tasks on local disk, durable across crashes.
+//!
+//! Layout of a store directory:
+//!
+//! ```text
+//! DIR/store.json          {"format":"snodo-tasks","version":1}
+//! DIR/tasks/<id>.json     one task: a header line, then the task's JSON
+//! ```
+//!
+//! A task file is two lines: `{"format":"snodo-tasks/task","version":1,
+//! "sha256":"<hex>"}` and the task record as JSON, whose exact bytes the
+//! checksum covers. Every write goes to `<id>.json.tmp`, is fsynced,
+//! renamed over `<id>.json`, and the directory is fsynced: a task file is
+//! either the old or the new version, never a mix, and a write that
+//! returned is on disk. A `.tmp` left by a crash was never acknowledged
+//! (its write had not returned) and is removed at open.
+//!
+//! Opening refuses, with an error naming the file, a store or task file of
+//! an unknown format or version, a task file whose checksum or JSON is
+//! wrong, and any file this store would not have written. Nothing is
+//! repaired silently.
+//!
+//! One process at a time: the records are cached in memory at open and
+//! the cache is authoritative; two processes writing one directory would
+//! lose each other's changes. Writes hold the store's lock, so they are
+//! serialized (one fsync pair per change).
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{Store, StoreError, StoreErrorKind};
+use crate::id::TaskId;
+use crate::record::TaskRecord;
+
+const STORE_FORMAT: &str = "snodo-tasks";
+const TASK_FORMAT: &str = "snodo-tasks/task";
+/// The on-disk version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoreHeader {
+    format: String,
+    version: u32,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaskHeader {
+    format: String,
+    version: u32,
+    sha256: String,
+}
+
+/// A [`Store`] in a directory on local disk.
+#[derive(Debug)]
+pub struct DiskStore {
+    dir: PathBuf,
+    tasks_dir: PathBuf,
+    cache: Mutex<BTreeMap<TaskId, TaskRecord>>,
+}
+
+fn io(path: &Path, what: &str, e: std::io::Error) -> StoreError {
+    StoreError::new(
+        StoreErrorKind::Io,
+        Some(path.to_path_buf()),
+        format!("{what}: {e}"),
+    )
+}
+
+fn corrupt(path: &Path, why: impl Into<String>) -> StoreError {
+    StoreError::new(StoreErrorKind::Corrupt, Some(path.to_path_buf()), why)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Write `bytes` to `path` atomically and durably: a fsynced temporary
+/// file renamed into place, then the directory fsynced.
+fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&tmp)
+        .map_err(|e| io(&tmp, "cannot create", e))?;
+    f.write_all(bytes)
+        .map_err(|e| io(&tmp, "cannot write", e))?;
+    f.sync_all().map_err(|e| io(&tmp, "cannot fsync", e))?;
+    drop(f);
+    fs::rename(&tmp, path).map_err(|e| io(path, "cannot rename into place", e))?;
+    sync_dir(dir)
+}
+
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io(dir, "cannot fsync the directory", e))
+}
+
+/// A task file's bytes.
+fn encode(record: &TaskRecord) -> Result<Vec<u8>, StoreError> {
+    let body = serde_json::to_vec(record).map_err(|e| {
+        StoreError::new(
+            StoreErrorKind::Io,
+            None,
+            format!("cannot serialize task {}: {e}", record.id),
+        )
+    })?;
+    let header = TaskHeader {
+        format: String::from(TASK_FORMAT),
+        version: VERSION,
+        sha256: hex(&Sha256::digest(&body)),
+    };
+    let mut out = serde_json::to_vec(&header).unwrap_or_default();
+    out.push(b'\n');
+    out.extend_from_slice(&body);
+    out.push(b'\n');
+    Ok(out)
+}
+
+/// Read and verify one task file.
+fn decode(path: &Path, bytes: &[u8]) -> Result<TaskRecord, StoreError> {
+    let Some(split) = bytes.iter().position(|&b| b == b'\n') else {
+        return Err(corrupt(
+            path,
+            "no header line (truncated or not a task file)",
+        ));
+    };
+    let header: TaskHeader = serde_json::from_slice(&bytes[..split]).map_err(|e| {
+        StoreError::new(
+            StoreErrorKind::UnknownFormat,
+            Some(path.to_path_buf()),
+            format!("the header is not a snodo-tasks task header: {e}"),
+        )
+    })?;
+    if header.format != TASK_FORMAT || header.version != VERSION {
+        return Err(StoreError::new(
+            StoreErrorKind::UnknownFormat,
+            Some(path.to_path_buf()),
+            format!(
+                "format {:?} version {}; this build reads {TASK_FORMAT:?} version {VERSION}",
+                header.format, header.version
+            ),
+        ));
+    }
+    let body = &bytes[split + 1..];
+    let body = body.strip_suffix(b"\n").unwrap_or(body);
+    if hex(&Sha256::digest(body)) != header.sha256 {
+        return Err(corrupt(
+            path,
+            "checksum mismatch: the task record was altered or partly written",
+        ));
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| corrupt(path, format!("the task record does not parse: {e}")))
+}
+
+impl DiskStore {
+    /// Open the store in `dir`, creating it if `dir` is missing or empty.
+    /// Loads and verifies every task; refuses the whole store on the first
+    /// unreadable, unknown or corrupt file (see the module docs).
+    pub fn open(dir: impl AsRef<Path>) -> Result<DiskStore, StoreError> {
+        let dir = dir.as_ref().to_path_buf();
+        let tasks_dir = dir.join("tasks");
+        let marker = dir.join("store.json");
+        fs::create_dir_all(&dir).map_err(|e| io(&dir, "cannot create the store directory", e))?;
+        let marker_tmp = dir.join("store.json.tmp");
+        if marker_tmp.exists() {
+            // Creating the store was interrupted before it returned.
+            fs::remove_file(&marker_tmp).map_err(|e| io(&marker_tmp, "cannot remove", e))?;
+        }
+        match fs::read(&marker) {
+            Ok(bytes) => {
+                let header: StoreHeader = serde_json::from_slice(&bytes).map_err(|e| {
+                    StoreError::new(
+                        StoreErrorKind::UnknownFormat,
+                        Some(marker.clone()),
+                        format!("not a snodo-tasks store marker: {e}"),
+                    )
+                })?;
+                if header.format != STORE_FORMAT || header.version != VERSION {
+                    return Err(StoreError::new(
+                        StoreErrorKind::UnknownFormat,
+                        Some(marker),
+                        format!(
+                            "format {:?} version {}; this build reads {STORE_FORMAT:?} version {VERSION}",
+                            header.format, header.version
+                        ),
+                    ));
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                let empty = fs::read_dir(&dir)
+                    .map_err(|e| io(&dir, "cannot list", e))?
+                    .next()
+                    .is_none();
+                if !empty {
+                    return Err(StoreError::new(
+                        StoreErrorKind::UnknownFile,
+                        Some(dir),
+                        "the directory is not empty and holds no store.json: not a snodo-tasks store",
+                    ));
+                }
+                let header = StoreHeader {
+                    format: String::from(STORE_FORMAT),
+                    version: VERSION,
+                };
+                let bytes = serde_json::to_vec(&header).unwrap_or_default();
+                write_atomic(&dir, &marker, &bytes)?;
+            }
+            Err(e) => return Err(io(&marker, "cannot read", e)),
+        }
+        fs::create_dir_all(&tasks_dir)
+            .map_err(|e| io(&tasks_dir, "cannot create the tasks directory", e))?;
+        for entry in fs::read_dir(&dir).map_err(|e| io(&dir, "cannot list", e))? {
+            let entry = entry.map_err(|e| io(&dir, "cannot list", e))?;
+            let name = entry.file_name();
+            if name != "store.json" && name != "tasks" {
+                return Err(StoreError::new(
+                    StoreErrorKind::UnknownFile,
+                    Some(entry.path()),
+                    "a file this store did not write",
+                ));
+            }
+        }
+        let cache = Self::load(&tasks_dir)?;
+        sync_dir(&tasks_dir)?;
+        Ok(DiskStore {
+            dir,
+            tasks_dir,
+            cache: Mutex::new(cache),
+        })
+    }
+
+    fn load(tasks_dir: &Path) -> Result<BTreeMap<TaskId, TaskRecord>, StoreError> {
+        let mut cache = BTreeMap::new();
+        for entry in fs::read_dir(tasks_dir).map_err(|e| io(tasks_dir, "cannot list", e))? {
+            let entry = entry.map_err(|e| io(tasks_dir, "cannot list", e))?;
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if let Some(stem) = name.strip_suffix(".json.tmp") {
+                if TaskId::parse(stem).is_some() {
+                    // A write interrupted before it returned: never acknowledged.
+                    tracing::warn!(path = %path.display(), "removing an interrupted write");
+                    fs::remove_file(&path).map_err(|e| io(&path, "cannot remove", e))?;
+                    continue;
+                }
+            }
+            let Some(id) = name.strip_suffix(".json").and_then(TaskId::parse) else {
+                return Err(StoreError::new(
+                    StoreErrorKind::UnknownFile,
+                    Some(path),
+                    "a file this store did not write",
+                ));
+            };
+            let bytes = fs::read(&path).map_err(|e| io(&path, "cannot read", e))?;
+            let record = decode(&path, &bytes)?;
+            if record.id != id {
+                return Err(corrupt(
+                    &path,
+                    format!("holds task {}, not {id}", record.id),
+                ));
+            }
+            cache.insert(id, record);
+        }
+        Ok(cache)
+    }
+
+    /// The store's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path(&self, id: &TaskId) -> PathBuf {
+        self.tasks_dir.join(format!("{id}.json"))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<TaskId, TaskRecord>> {
+        // Changes reach the cache only after they are on disk; a panic
+        // mid-change leaves it consistent.
+        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn persist(&self, record: &TaskRecord) -> Result<(), StoreError> {
+        let bytes = encode(record)?;
+        write_atomic(&self.tasks_dir, &self.path(&record.id), &bytes)
+    }
+}
+
+impl Store for DiskStore {
+    fn create(&self, record: &TaskRecord) -> Result<(), StoreError> {
+        let mut cache = self.lock();
+        if cache.contains_key(&record.id) {
+            return Err(StoreError::new(
+                StoreErrorKind::Exists,
+                Some(self.path(&record.id)),
+                "a task with this id already exists",
+            ));
+        }
+        self.persist(record)?;
+        cache.insert(record.id.clone(), record.clone());
+        Ok(())
+    }
+
+    fn get(&self, id: &TaskId) -> Result<Option<TaskRecord>, StoreError> {
+        Ok(self.lock().get(id).cloned())
+    }
+
+    fn update(
+        &self,
+        id: &TaskId,
+        change: &mut dyn FnMut(&mut TaskRecord) -> bool,
+    ) -> Result<Option<TaskRecord>, StoreError> {
+        let mut cache = self.lock();
+        let Some(stored) = cache.get(id) else {
+            return Ok(None);
+        };
+        let mut next = stored.clone();
+        if !change(&mut next) {
+            return Ok(Some(stored.clone()));
+        }
+        self.persist(&next)?;
+        cache.insert(id.clone(), next.clone());
+        Ok(Some(next))
+    }
+
+    fn remove(&self, id: &TaskId) -> Result<bool, StoreError> {
+        let mut cache = self.lock();
+        if !cache.contains_key(id) {
+            return Ok(false);
+        }
+        let path = self.path(id);
+        match fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) => return Err(io(&path, "cannot remove", e)),
+        }
+        sync_dir(&self.tasks_dir)?;
+        cache.remove(id);
+        Ok(true)
+    }
+
+    fn ids(&self) -> Result<Vec<TaskId>, StoreError> {
+        Ok(self.lock().keys().cloned().collect())
+    }
+
+    fn len(&self) -> Result<usize, StoreError> {
+        Ok(self.lock().len())
+    }
+}
