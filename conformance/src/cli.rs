@@ -34,6 +34,9 @@ requestState with it, so that processes sharing it continue each other's
 rounds; unset, a key is generated for this process alone.
 
 Environment: SNODO_MAX_CONNECTIONS caps HTTP connections (default 1024).
+SNODO_TASKS_DIR keeps Tasks-extension tasks in that directory (a durable
+store: tasks survive a restart, even a kill, and are resumed); unset, they
+live in memory.
 
 Diagnostics go to stderr; set RUST_LOG (default: warn) to change the level.
 ";
@@ -188,7 +191,14 @@ fn service() -> Option<snodo_proto::Service> {
             return None;
         }
     };
-    match crate::try_service_with_keys(keys) {
+    let tasks = match crate::tasks::store_from_env() {
+        Ok(t) => t,
+        Err(e) => {
+            tracing::error!(error = %e, "unusable task store");
+            return None;
+        }
+    };
+    match crate::try_service_with(keys, tasks) {
         Ok(s) => Some(s),
         Err(e) => {
             tracing::error!(error = %e, "the fixture does not build");

@@ -6,9 +6,9 @@
 //! shapes and texts `conformance/SCENARIOS.md` § 2 gives, built on
 //! [`snodo_proto::Service`]. The `snodo-fixture` binary serves it.
 //!
-//! Only what the engine supports today is registered; the subscription
-//! and Tasks fixtures arrive with the issues that add those features (each
-//! module lists what it still lacks).
+//! The Tasks-extension tools (`tasks.rs`) are served through
+//! [`snodo_tasks`]; their tasks live in memory unless the binary is given
+//! a store directory (`SNODO_TASKS_DIR`).
 
 #![warn(missing_docs)]
 
@@ -22,18 +22,29 @@ mod mrtr;
 mod prompts;
 mod resources;
 pub mod state_key;
+pub mod tasks;
 pub mod timer;
 mod tools;
 
+use std::sync::Arc;
+
 use snodo_proto::{BuildError, Implementation, Service, ServiceBuilder, StateKeys};
+use snodo_tasks::{MemoryStore, Store};
 
 /// The `serverInfo` name the fixture publishes in every result's `_meta`.
 pub const SERVER_NAME: &str = "snodo-fixture";
 
 /// The fixture's builder, fully registered: tools, resources and template,
-/// prompts, completer, and logging enabled (so `test_logging_tool`'s
-/// messages reach requests that set a `logLevel`).
+/// prompts, completer, the Tasks extension (tasks in memory), and logging
+/// enabled (so `test_logging_tool`'s messages reach requests that set a
+/// `logLevel`).
 pub fn builder() -> ServiceBuilder {
+    builder_with_tasks(Arc::new(MemoryStore::new()))
+}
+
+/// [`builder`] keeping tasks in `tasks` (for example a
+/// [`DiskStore`](snodo_tasks::DiskStore), so tasks survive a restart).
+pub fn builder_with_tasks(tasks: Arc<dyn Store>) -> ServiceBuilder {
     let b = Service::builder()
         .server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
         .logging(true);
@@ -43,6 +54,7 @@ pub fn builder() -> ServiceBuilder {
     let b = prompts::register(b);
     let b = mrtr::register(b);
     let b = interop::register(b);
+    let b = tasks::register(b, tasks);
     completion::register(b)
 }
 
@@ -54,9 +66,17 @@ pub fn try_service() -> Result<Service, BuildError> {
 /// Build the fixture sealing MRTR `requestState` with `keys` (every
 /// process that should continue another's rounds needs the same ones).
 pub fn try_service_with_keys(keys: Option<StateKeys>) -> Result<Service, BuildError> {
+    try_service_with(keys, Arc::new(MemoryStore::new()))
+}
+
+/// Build the fixture with request-state `keys` and tasks kept in `tasks`.
+pub fn try_service_with(
+    keys: Option<StateKeys>,
+    tasks: Arc<dyn Store>,
+) -> Result<Service, BuildError> {
     match keys {
-        Some(k) => builder().state_keys(k).build(),
-        None => builder().build(),
+        Some(k) => builder_with_tasks(tasks).state_keys(k).build(),
+        None => builder_with_tasks(tasks).build(),
     }
 }
 

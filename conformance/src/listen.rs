@@ -5,6 +5,10 @@
 //! down gracefully; the other runtimes have no signal support without
 //! another dependency, so there the default signal action ends the process
 //! (the fixture holds no state worth a graceful exit).
+//!
+//! Every runtime also drives the fixture's task runner
+//! ([`crate::tasks::run`]), spawning task runs on itself; the runner stops
+//! (releasing its claims) when serving ends.
 
 use std::io;
 use std::net::SocketAddr;
@@ -24,20 +28,22 @@ const TOKIO_STDIO_STOP: Duration = Duration::from_millis(100);
 pub fn serve_stdio(service: &Service, runtime: Runtime) -> io::Result<()> {
     match runtime {
         Runtime::Blocking => {
+            let _tasks = crate::tasks::run(service, snodo_tasks::drive::thread_spawner());
             snodo_blocking::serve_stdio(service, snodo_blocking::StdioOptions::default())
         }
         Runtime::Tokio => {
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;
-            let result = rt.block_on(snodo_tokio::serve_stdio(
-                service,
-                snodo_tokio::Options::default(),
-            ));
+            let result = rt.block_on(async {
+                let _tasks = crate::tasks::run(service, tokio_spawner());
+                snodo_tokio::serve_stdio(service, snodo_tokio::Options::default()).await
+            });
             rt.shutdown_timeout(TOKIO_STDIO_STOP);
             result
         }
         Runtime::Smol => with_smol(|ex| {
+            let _tasks = crate::tasks::run(service, smol_spawner(ex));
             smol::block_on(ex.run(snodo_smol::serve_stdio(
                 ex,
                 service.clone(),
@@ -65,6 +71,7 @@ pub fn serve(
 fn blocking_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> io::Result<()> {
     let listener = snodo_blocking::bind_http(addr)?;
     announce(listener.local_addr()?);
+    let _tasks = crate::tasks::run(service, snodo_tasks::drive::thread_spawner());
     snodo_blocking::serve_http(
         service,
         listener,
@@ -80,6 +87,7 @@ fn tokio_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) ->
     rt.block_on(async {
         let listener = snodo_tokio::bind_http(addr).await?;
         announce(listener.local_addr()?);
+        let _tasks = crate::tasks::run(service, tokio_spawner());
         let shutdown = async {
             let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
                 Ok(s) => s,
@@ -128,6 +136,7 @@ fn smol_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> 
         smol::block_on(ex.run(async {
             let listener = snodo_smol::bind_http(addr).await?;
             announce(listener.local_addr()?);
+            let _tasks = crate::tasks::run(service, smol_spawner(ex));
             snodo_smol::serve_http(
                 ex,
                 service.clone(),
@@ -138,6 +147,20 @@ fn smol_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> 
             .await
         }))
     })
+}
+
+/// Task runs as tasks of the current tokio runtime.
+fn tokio_spawner() -> snodo_tasks::drive::Spawn {
+    let handle = tokio::runtime::Handle::current();
+    Arc::new(move |run| {
+        handle.spawn(run);
+    })
+}
+
+/// Task runs as tasks of the fixture's smol executor.
+fn smol_spawner(ex: &Arc<smol::Executor<'static>>) -> snodo_tasks::drive::Spawn {
+    let ex = ex.clone();
+    Arc::new(move |run| ex.spawn(run).detach())
 }
 
 /// Connections served at once over HTTP: `SNODO_MAX_CONNECTIONS`, default

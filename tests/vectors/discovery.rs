@@ -13,7 +13,7 @@ pub const DISCOVERY: &[Vector] = &[
         expect: Expect::Response(
             r#"{"jsonrpc":"2.0","id":101,"result":{
                 "supportedVersions":["2026-07-28"],
-                "capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{},"completions":{},"logging":{}},
+                "capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{},"completions":{},"logging":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},
                 "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
@@ -26,7 +26,7 @@ pub const DISCOVERY: &[Vector] = &[
         expect: Expect::Response(
             r#"{"jsonrpc":"2.0","id":"discover-1","result":{
                 "supportedVersions":["2026-07-28"],
-                "capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{},"completions":{},"logging":{}},
+                "capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{},"completions":{},"logging":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},
                 "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
@@ -104,7 +104,23 @@ pub const DISCOVERY: &[Vector] = &[
                 {"name":"test_cancellable_wait","description":"Waits ms milliseconds, then reports how many earlier waits were cancelled",
                  "inputSchema":{"type":"object",
                     "properties":{"ms":{"type":"integer","minimum":0,"maximum":60000}},
-                    "required":["ms"],"additionalProperties":false}}
+                    "required":["ms"],"additionalProperties":false}},
+                {"name":"greet","description":"Greets by name, synchronously",
+                 "inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}},
+                {"name":"slow_compute","description":"Sleeps for the given seconds, then reports; runs as a task when the client supports tasks",
+                 "inputSchema":{"type":"object",
+                    "properties":{"seconds":{"type":"number","minimum":0,"maximum":3600},"label":{"type":"string"}},
+                    "required":["seconds"],"additionalProperties":false}},
+                {"name":"failing_job","description":"A task that ends with a tool error after about a second",
+                 "inputSchema":{"type":"object","additionalProperties":false}},
+                {"name":"protocol_error_job","description":"A task that ends with a JSON-RPC error",
+                 "inputSchema":{"type":"object","additionalProperties":false}},
+                {"name":"confirm_delete","description":"Asks to confirm, then pretends to delete a file",
+                 "inputSchema":{"type":"object","properties":{"filename":{"type":"string"}},"required":["filename"],"additionalProperties":false}},
+                {"name":"multi_input","description":"A task asking for two inputs at once",
+                 "inputSchema":{"type":"object","additionalProperties":false}},
+                {"name":"test_tool_with_task","description":"Asks for a name (multi round-trip), then greets in a task",
+                 "inputSchema":{"type":"object","additionalProperties":false}}
             ],
             "resultType":"complete","ttlMs":60000,"cacheScope":"public",
             "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,

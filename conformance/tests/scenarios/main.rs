@@ -9,4 +9,5 @@ mod completion;
 mod mrtr;
 mod prompts;
 mod resources;
+mod tasks;
 mod tools;

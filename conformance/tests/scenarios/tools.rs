@@ -61,6 +61,13 @@ fn tools_list_publishes_every_fixture_tool_in_order() {
             "test_input_required_result_capabilities",
             "test_url_elicitation",
             "test_cancellable_wait",
+            "greet",
+            "slow_compute",
+            "failing_job",
+            "protocol_error_job",
+            "confirm_delete",
+            "multi_input",
+            "test_tool_with_task",
         ]
     );
     for t in tools {
