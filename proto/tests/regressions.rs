@@ -56,3 +56,79 @@ fn cancelling_a_running_call_starts_the_next_queued_one() {
     assert_eq!(h.close_input(), "");
     assert!(h.closed, "closes at end of input once every call is done");
 }
+
+mod split_invariance {
+    //! Found by the `http_codec` fuzz target: the decoder's verdict on a
+    //! request depended on how its bytes were cut into reads. A request is
+    //! accepted or refused (and how) by its bytes alone.
+
+    use snodo_proto::http::codec::{CodecLimits, Decoded, Decoder};
+
+    const LIMITS: CodecLimits = CodecLimits {
+        max_head_bytes: 64,
+        max_headers: 8,
+        max_body_bytes: 4096,
+    };
+
+    /// The statuses of refusals and the count of bodies, reading `wire`
+    /// in reads of `step` bytes.
+    fn verdict(wire: &[u8], step: usize) -> (Vec<u16>, usize) {
+        let mut d = Decoder::new(LIMITS);
+        let (mut refused, mut bodies) = (Vec::new(), 0);
+        for piece in wire.chunks(step) {
+            d.push(piece);
+            while let Some(e) = d.decode() {
+                match e {
+                    Decoded::Error(e) => refused.push(e.status),
+                    Decoded::Body(_) => bodies += 1,
+                    Decoded::Head(_) => {}
+                }
+            }
+        }
+        (refused, bodies)
+    }
+
+    fn same_whole_and_bytewise(wire: &[u8]) -> (Vec<u16>, usize) {
+        let whole = verdict(wire, wire.len());
+        assert_eq!(whole, verdict(wire, 1), "whole vs byte by byte");
+        whole
+    }
+
+    #[test]
+    fn a_head_malformed_only_past_the_limit_is_too_large_however_it_arrives() {
+        // 70 token bytes and then a NUL: whole, httparse saw the NUL and
+        // said 400; byte by byte the head outgrew 64 bytes first: 431.
+        let mut wire = vec![b'1'; 70];
+        wire.extend_from_slice(b"\0 / HTTP/1.1\r\n\r\n");
+        assert_eq!(same_whole_and_bytewise(&wire), (vec![431], 0));
+        // Malformed within the limit: 400 either way.
+        let mut wire = vec![b'1'; 10];
+        wire.extend_from_slice(b"\0 / HTTP/1.1\r\n\r\n");
+        assert_eq!(same_whole_and_bytewise(&wire), (vec![400], 0));
+    }
+
+    #[test]
+    fn a_chunk_size_line_over_1024_bytes_is_refused_however_it_arrives() {
+        // A chunk extension of 2000 bytes: whole, the line's end was in the
+        // buffer and it was accepted; byte by byte, refused at 1025 bytes.
+        let mut wire = b"POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2;e=".to_vec();
+        wire.extend(std::iter::repeat_n(b'x', 2000));
+        wire.extend_from_slice(b"\r\nhi\r\n0\r\n\r\n");
+        assert_eq!(same_whole_and_bytewise(&wire), (vec![400], 0));
+        // A short extension is fine either way.
+        let wire =
+            b"POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2;e=x\r\nhi\r\n0\r\n\r\n";
+        assert_eq!(same_whole_and_bytewise(wire), (vec![], 1));
+    }
+
+    #[test]
+    fn a_trailer_line_over_the_head_limit_is_refused_however_it_arrives() {
+        let mut wire =
+            b"POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: ".to_vec();
+        wire.extend(std::iter::repeat_n(b'x', 100));
+        wire.extend_from_slice(b"\r\n\r\n");
+        assert_eq!(same_whole_and_bytewise(&wire), (vec![431], 0));
+        let wire = b"POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: 1\r\n\r\n";
+        assert_eq!(same_whole_and_bytewise(wire), (vec![], 1));
+    }
+}

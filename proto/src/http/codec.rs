@@ -11,6 +11,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use bytes::{Buf, Bytes, BytesMut};
 
+/// Most bytes of a chunk-size line, extensions and CR included.
+const MAX_CHUNK_LINE: usize = 1024;
+
 /// A parsed request head.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Head {
@@ -215,11 +218,15 @@ impl Decoder {
         }
         let mut storage = alloc::vec![httparse::EMPTY_HEADER; self.limits.max_headers];
         let mut req = httparse::Request::new(&mut storage);
-        let parsed = req.parse(&self.buf);
+        // Only the bytes a head may span are looked at, so the verdict is
+        // the same however the head was cut into reads: a fault past the
+        // limit is never seen before the limit is.
+        let window = self.buf.len().min(self.limits.max_head_bytes + 1);
+        let parsed = req.parse(&self.buf[..window]);
         let head_len = match parsed {
             Ok(httparse::Status::Complete(n)) => n,
             Ok(httparse::Status::Partial) => {
-                if self.buf.len() > self.limits.max_head_bytes {
+                if window > self.limits.max_head_bytes {
                     return self.fail(431, "Request header fields too large");
                 }
                 return None;
@@ -302,8 +309,10 @@ impl Decoder {
             match chunk {
                 ChunkState::Size => {
                     let line_end = self.buf.windows(2).position(|w| w == b"\r\n");
-                    let Some(end) = line_end else {
-                        if self.buf.len() > 1024 {
+                    // The line (with its CR) may span 1024 bytes, whether
+                    // or not its end has arrived yet.
+                    let Some(end) = line_end.filter(|&e| e < MAX_CHUNK_LINE) else {
+                        if line_end.is_some() || self.buf.len() > MAX_CHUNK_LINE {
                             return self.fail(400, "Chunk size line too long");
                         }
                         return None;
@@ -366,8 +375,10 @@ impl Decoder {
                 }
                 ChunkState::Trailers => {
                     // Trailer fields are read and ignored up to the empty line.
-                    let Some(end) = self.buf.windows(2).position(|w| w == b"\r\n") else {
-                        if self.buf.len() > self.limits.max_head_bytes {
+                    let max = self.limits.max_head_bytes;
+                    let line_end = self.buf.windows(2).position(|w| w == b"\r\n");
+                    let Some(end) = line_end.filter(|&e| e < max) else {
+                        if line_end.is_some() || self.buf.len() > max {
                             return self.fail(431, "Trailer fields too large");
                         }
                         return None;
