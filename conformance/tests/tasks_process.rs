@@ -1,4 +1,8 @@
-//! Crash recovery of the Tasks extension, end to end: the real fixture
+//! The Tasks extension end to end on the real fixture binary, on every
+//! runtime: status notifications on a Streamable HTTP listen stream, and
+//! crash recovery.
+//!
+//! Crash recovery: the real fixture
 //! binary serves Streamable HTTP with its tasks on disk
 //! (`SNODO_TASKS_DIR`), is killed with SIGKILL while a task runs, and is
 //! started again on the same directory. From the client's view the task
@@ -266,6 +270,84 @@ fn crash_and_recover(runtime: &str) {
     );
     second.kill();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `tasks.md` § Task Status Notifications over Streamable HTTP: a listen
+/// stream naming a task gets its acknowledgement, then `notifications/tasks`
+/// with the full task as it changes, tagged with the subscription id.
+fn notifications_on_a_listen_stream(runtime: &str) {
+    let dir = temp_dir(&format!("{runtime}-listen"));
+    let server = Server::start(runtime, &dir);
+    let id = server.create("slow_compute", json!({"seconds": 1, "label": "notified"}));
+    let body = json!({"jsonrpc":"2.0","id":77,"method":"subscriptions/listen","params":{
+        "notifications": {"taskIds": [id]},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+        }
+    }})
+    .to_string();
+    let mut stream = TcpStream::connect(&server.addr).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        server.addr,
+        body.len()
+    )
+    .unwrap();
+    let mut events = Vec::new();
+    for line in BufReader::new(stream).lines() {
+        let line = line.expect("the stream stays readable");
+        let Some(data) = line.strip_prefix("data: ") else {
+            continue;
+        };
+        let event: Value = serde_json::from_str(data).expect("one JSON message per data line");
+        let done = event["params"]["status"] == "completed";
+        events.push(event);
+        if done {
+            break;
+        }
+    }
+    assert_eq!(
+        events[0],
+        json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{
+            "_meta": {"io.modelcontextprotocol/subscriptionId": 77},
+            "notifications": {"taskIds": [id]}
+        }}),
+        "{runtime}"
+    );
+    let last = events.last().unwrap();
+    assert_eq!(last["method"], "notifications/tasks", "{runtime}");
+    assert_eq!(
+        last["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        77
+    );
+    assert_eq!(last["params"]["taskId"], id.as_str());
+    assert_eq!(
+        last["params"]["result"]["content"],
+        json!([{"type": "text", "text": "notified: computed after 1s"}])
+    );
+    let mut polled = server.get(&id);
+    polled.as_object_mut().unwrap().remove("resultType");
+    let mut pushed = last["params"].clone();
+    pushed.as_object_mut().unwrap().remove("_meta");
+    polled.as_object_mut().unwrap().remove("_meta");
+    assert_eq!(
+        pushed, polled,
+        "{runtime}: the notification is what tasks/get returns"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn status_notifications_reach_http_listen_streams_on_every_runtime() {
+    for runtime in ["tokio", "smol", "blocking"] {
+        notifications_on_a_listen_stream(runtime);
+    }
 }
 
 #[test]
