@@ -132,3 +132,34 @@ mod split_invariance {
         assert_eq!(same_whole_and_bytewise(wire), (vec![], 1));
     }
 }
+
+/// Found by the `envelope` fuzz target: an `Accept` parameter starting
+/// with a character of three bytes or more (`;日`, or invalid UTF-8, read
+/// as U+FFFD) sliced a `str` inside that character
+/// and panicked, so any client could take the connection's task down.
+#[test]
+fn a_non_ascii_accept_parameter_is_read_not_panicked_on() {
+    let s = service(Limits::default());
+    let mut h = Harness::new(&s, Transport::Http);
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\nContent-Length: {}\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(
+        b"Accept: application/json, text/event-stream;\xe6\x97\xa5, */*;\xff\r\n\r\n",
+    );
+    request.extend_from_slice(body.as_bytes());
+    let out = h.send(&request);
+    assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+    assert!(
+        out.contains("\"supportedVersions\":[\"2026-07-28\"]"),
+        "{out}"
+    );
+    // `q=0` still refuses.
+    let mut h = Harness::new(&s, Transport::Http);
+    let refused = String::from_utf8_lossy(&request).replace(";\u{65e5}, */*;\u{fffd}", ";q=0");
+    let out = h.send(refused.as_bytes());
+    assert!(out.starts_with("HTTP/1.1 406 Not Acceptable\r\n"), "{out}");
+}

@@ -105,8 +105,8 @@ fn accepts(accept: &[u8], ty: &str, sub: &str) -> bool {
         // `q=0` means "not acceptable".
         let refused = parts.any(|p| {
             let p = p.trim();
-            p.len() >= 2
-                && p[..2].eq_ignore_ascii_case("q=")
+            // Compared as bytes: a parameter may start with any character.
+            p.as_bytes().get(..2).is_some_and(|b| b.eq_ignore_ascii_case(b"q="))
                 && p[2..].trim().parse::<f32>().is_ok_and(|q| q == 0.0)
         });
         if refused {
