@@ -106,7 +106,9 @@ fn accepts(accept: &[u8], ty: &str, sub: &str) -> bool {
         let refused = parts.any(|p| {
             let p = p.trim();
             // Compared as bytes: a parameter may start with any character.
-            p.as_bytes().get(..2).is_some_and(|b| b.eq_ignore_ascii_case(b"q="))
+            p.as_bytes()
+                .get(..2)
+                .is_some_and(|b| b.eq_ignore_ascii_case(b"q="))
                 && p[2..].trim().parse::<f32>().is_ok_and(|q| q == 0.0)
         });
         if refused {
