@@ -71,3 +71,33 @@ fn short_sequences_keep_every_invariant() {
 fn long_sequences_keep_every_invariant() {
     check_seeds(1000..1030, 8000, 400);
 }
+
+/// The seed encoder of the fuzz corpus decodes to what it claims.
+#[test]
+fn seed_encoding_round_trips() {
+    let line = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\"}\n";
+    let mut data = gen::encode_send(1, line);
+    data.extend(gen::encode_send(3, b"POST /mcp HTTP/1.1\r\n\r\n"));
+    data.extend(gen::encode_finish_call(0));
+    assert_eq!(
+        gen::ops(&data, 10),
+        vec![
+            gen::Op::Send {
+                slot: 1,
+                data: line.to_vec(),
+                sent: None
+            },
+            gen::Op::Send {
+                slot: 3,
+                data: b"POST /mcp HTTP/1.1\r\n\r\n".to_vec(),
+                sent: None
+            },
+            gen::Op::Run { slot: 0, pick: 0 },
+            gen::Op::Complete {
+                slot: 0,
+                pick: 0,
+                answer: gen::Answer::Natural
+            },
+        ]
+    );
+}

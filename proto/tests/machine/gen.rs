@@ -286,6 +286,7 @@ impl Gen<'_, '_> {
                     out.push(b'\n');
                 }
                 3 => out.extend_from_slice(b"\n \r\n\t\n"),
+                39 => out.extend_from_slice(self.src.bytes(4096)),
                 4 => {
                     // A line without its end: it joins the next one.
                     let (text, _, _) = self.message();
@@ -307,7 +308,7 @@ impl Gen<'_, '_> {
     /// One HTTP request (sometimes damaged, or raw bytes).
     fn http_bytes(&mut self) -> (Vec<u8>, Option<Vec<Sent>>) {
         if self.src.chance(1, 40) {
-            return (self.src.bytes(96).to_vec(), None);
+            return (self.src.bytes(4096).to_vec(), None);
         }
         self.damaged = false;
         let (body, sent, mirror) = self.message();
@@ -796,4 +797,26 @@ pub fn describe(ops: &[Op]) -> String {
         out.push_str(&format!("{n:4} {line}\n"));
     }
     out
+}
+
+/// Input that decodes to `Op::Send { slot, data: literal }`: how a wire
+/// vector becomes a fuzzer seed. Mirrors the choices `op`, `stdio_bytes`
+/// and `http_bytes` read (the raw-bytes cases), so it lives beside them.
+pub fn encode_send(slot: usize, literal: &[u8]) -> Vec<u8> {
+    let len = literal.len().min(4096);
+    let mut out = vec![slot as u8, 0];
+    if is_http(slot) {
+        out.push(0);
+    } else {
+        out.extend_from_slice(&[1, 0, 39]);
+    }
+    out.extend_from_slice(&(len as u32).to_be_bytes());
+    out.extend_from_slice(&literal[..len]);
+    out
+}
+
+/// Input that decodes to running (if it has a handler) and then
+/// completing, naturally, the first call in flight on `slot`.
+pub fn encode_finish_call(slot: usize) -> Vec<u8> {
+    vec![slot as u8, 65, 0, slot as u8, 51, 0, 15]
 }
