@@ -1,0 +1,611 @@
+//! Hostile clients against the real servers, on every runtime: the
+//! fixture over Streamable HTTP (`snodo-abuse-server`, with a 1 s request
+//! deadline, 4 s idle timeout and 256 KiB message limit) on loopback,
+//! while a well-behaved client keeps asking on its own connection and must
+//! be answered, promptly, throughout. Then the server's memory is read from
+//! `/proc` and held to a generous ceiling.
+//!
+//! Each abuse is answered as `streamable-http.mdx` and RFC 9112 say, or
+//! the connection is closed: slow heads and bodies get 408 by the request
+//! deadline; bodies over the limit 413; garbage after a valid request is
+//! answered after the valid one, then 400 and close; absurd JSON (deep
+//! nesting, huge numbers, invalid UTF-8) is a parse error, not a crash;
+//! header values with bare CR, LF, NUL or folding are refused and never
+//! echoed; half-closed sockets are closed; thousands of idle connections
+//! are shed by the idle timeout (or refused at the connection cap) while
+//! the server keeps working.
+
+mod client;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use client::{discover, head, parse, read_response, request, Response};
+use snodo_tests::Runtime;
+
+const SERVER: &str = env!("CARGO_BIN_EXE_snodo-abuse-server");
+/// The server's request deadline, idle timeout and message limit.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(1);
+const IDLE_TIMEOUT: Duration = Duration::from_secs(4);
+const MAX_MESSAGE: usize = 256 * 1024;
+/// Slack for scheduling on a loaded 2-core machine.
+const SLACK: Duration = Duration::from_secs(3);
+/// The ceiling on the server's peak resident memory.
+const PEAK_RSS_CEILING_KB: u64 = 256 * 1024;
+
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Server {
+    fn spawn(runtime: Runtime) -> Server {
+        let mut child = Command::new(SERVER)
+            .args(["--runtime", runtime.flag()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the abuse server starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("the bound address");
+        let addr = line.trim().parse().expect("an address on the first line");
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let log = stderr.clone();
+        let mut pipe = child.stderr.take().expect("stderr");
+        thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                log.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend_from_slice(&buf[..n]);
+            }
+        });
+        Server {
+            child,
+            addr,
+            stderr,
+        }
+    }
+
+    /// `(VmRSS, VmHWM)` in KiB: resident memory now and at its peak.
+    fn memory(&self) -> (u64, u64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the server is alive");
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+                .unwrap_or(0)
+        };
+        (field("VmRSS:"), field("VmHWM:"))
+    }
+
+    fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The well-behaved client: one keep-alive connection, a request every
+/// 50 ms, each answered within `SLACK`.
+struct Good {
+    stop: Arc<AtomicBool>,
+    answered: Arc<AtomicUsize>,
+    failures: Arc<Mutex<Vec<String>>>,
+    handle: Option<thread::JoinHandle<()>>,
+}
+
+impl Good {
+    fn start(addr: SocketAddr) -> Good {
+        let stop = Arc::new(AtomicBool::new(false));
+        let answered = Arc::new(AtomicUsize::new(0));
+        let failures = Arc::new(Mutex::new(Vec::new()));
+        let (s, a, f) = (stop.clone(), answered.clone(), failures.clone());
+        let handle = thread::spawn(move || {
+            let mut conn = TcpStream::connect(addr).expect("the good client connects");
+            let mut id = 0u64;
+            while !s.load(Ordering::Relaxed) {
+                id += 1;
+                let started = Instant::now();
+                let outcome = conn
+                    .write_all(&discover(addr, id))
+                    .map_err(|e| format!("write: {e}"))
+                    .and_then(|()| read_response(&mut conn, SLACK));
+                match outcome {
+                    Ok(r)
+                        if r.status == 200 && r.body_text().contains(&format!("\"id\":{id},")) =>
+                    {
+                        a.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(r) => f.lock().unwrap().push(format!(
+                        "request {id}: {} {}",
+                        r.status,
+                        r.body_text()
+                    )),
+                    Err(e) => {
+                        f.lock()
+                            .unwrap()
+                            .push(format!("request {id} after {:?}: {e}", started.elapsed()));
+                        match TcpStream::connect(addr) {
+                            Ok(c) => conn = c,
+                            Err(e) => f.lock().unwrap().push(format!("reconnect: {e}")),
+                        }
+                    }
+                }
+                thread::sleep(Duration::from_millis(50));
+            }
+        });
+        Good {
+            stop,
+            answered,
+            failures,
+            handle: Some(handle),
+        }
+    }
+
+    /// Stop, and fail unless every request was answered.
+    fn finish(mut self, label: &str) -> usize {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            h.join().expect("the good client does not panic");
+        }
+        let failures = self.failures.lock().unwrap();
+        assert!(
+            failures.is_empty(),
+            "{label}: the well-behaved client was failed: {failures:#?}"
+        );
+        self.answered.load(Ordering::Relaxed)
+    }
+}
+
+/// Read until the server closes the connection or `limit` passes;
+/// `(bytes, closed)`.
+fn until_closed(conn: &mut TcpStream, limit: Duration) -> (Vec<u8>, bool) {
+    let deadline = Instant::now() + limit;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return (got, false);
+        }
+        let _ = conn.set_read_timeout(Some(left.min(Duration::from_millis(200))));
+        match conn.read(&mut buf) {
+            Ok(0) => return (got, true),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return (got, true),
+        }
+    }
+}
+
+/// A client that sends `first` and then `trickle` one byte every 250 ms,
+/// until the server answers or closes. Returns what it read, whether the
+/// server closed, and when.
+fn slowloris(addr: SocketAddr, first: Vec<u8>, trickle: u8) -> (Vec<u8>, bool, Duration) {
+    let started = Instant::now();
+    let mut conn = TcpStream::connect(addr).expect("connect");
+    let _ = conn.write_all(&first);
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while started.elapsed() < REQUEST_TIMEOUT + SLACK * 2 {
+        if got.is_empty() && conn.write_all(&[trickle]).is_err() {
+            break;
+        }
+        let _ = conn.set_read_timeout(Some(Duration::from_millis(250)));
+        match conn.read(&mut buf) {
+            Ok(0) => return (got, true, started.elapsed()),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return (got, true, started.elapsed()),
+        }
+    }
+    (got, false, started.elapsed())
+}
+
+fn slow_clients(label: &str, addr: SocketAddr) {
+    let slow_head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ").into_bytes();
+    // A head announcing 1000 body bytes, and one of them.
+    let mut body_head = head(addr, "server/discover", &[]);
+    body_head.extend_from_slice(b"Content-Length: 1000\r\n\r\n{");
+    let clients: Vec<_> = (0..60)
+        .map(|i| {
+            let first = if i % 2 == 0 {
+                slow_head.clone()
+            } else {
+                body_head.clone()
+            };
+            thread::spawn(move || slowloris(addr, first, b'a'))
+        })
+        .collect();
+    for (i, c) in clients.into_iter().enumerate() {
+        let (got, closed, after) = c.join().expect("slow client");
+        let text = String::from_utf8_lossy(&got);
+        assert!(
+            text.starts_with("HTTP/1.1 408 Request Timeout\r\n")
+                && text.contains("Connection: close\r\n"),
+            "{label}: slow client {i} got {text:?}"
+        );
+        assert!(closed, "{label}: slow client {i} was not disconnected");
+        assert!(
+            after <= REQUEST_TIMEOUT + SLACK,
+            "{label}: slow client {i} held {after:?}"
+        );
+    }
+}
+
+fn bodies_over_the_limit(label: &str, addr: SocketAddr) {
+    // Announced too long: refused before a byte of it is read.
+    let start = head(addr, "server/discover", &[]);
+    let mut announced = start.clone();
+    announced.extend_from_slice(format!("Content-Length: {}\r\n\r\n", MAX_MESSAGE + 1).as_bytes());
+    let mut conn = TcpStream::connect(addr).unwrap();
+    conn.write_all(&announced).unwrap();
+    let r = read_response(&mut conn, SLACK).unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(
+        (r.status, r.closes()),
+        (413, true),
+        "{label}: announced body over the limit"
+    );
+    assert!(
+        until_closed(&mut conn, SLACK).1,
+        "{label}: not closed after 413"
+    );
+
+    // Chunked, growing past the limit.
+    let mut chunked = start.clone();
+    chunked.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
+    chunked.extend_from_slice(format!("{:x}\r\n", MAX_MESSAGE / 2).as_bytes());
+    chunked.extend(std::iter::repeat_n(b' ', MAX_MESSAGE / 2));
+    chunked.extend_from_slice(format!("\r\n{:x}\r\n", MAX_MESSAGE / 2 + 1).as_bytes());
+    let mut conn = TcpStream::connect(addr).unwrap();
+    conn.write_all(&chunked).unwrap();
+    let r = read_response(&mut conn, SLACK).unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(
+        (r.status, r.closes()),
+        (413, true),
+        "{label}: chunked body over the limit"
+    );
+
+    // Announced too long and sent anyway, 1 MiB of it.
+    let mut conn = TcpStream::connect(addr).unwrap();
+    let writer = {
+        let mut conn = conn.try_clone().unwrap();
+        let mut sent = announced.clone();
+        sent.extend(std::iter::repeat_n(b'x', 1024 * 1024));
+        thread::spawn(move || {
+            for piece in sent.chunks(64 * 1024) {
+                if conn.write_all(piece).is_err() {
+                    break;
+                }
+            }
+        })
+    };
+    let r = read_response(&mut conn, SLACK).unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(r.status, 413, "{label}: streamed body over the limit");
+    let _ = conn.shutdown(Shutdown::Both);
+    let _ = writer.join();
+}
+
+fn garbage_after_a_valid_request(label: &str, addr: SocketAddr) {
+    let mut conn = TcpStream::connect(addr).unwrap();
+    let mut wire = discover(addr, 7);
+    wire.extend_from_slice(b"GARBAGE /\x00\xff NOT-HTTP\r\n\r\nmore garbage");
+    conn.write_all(&wire).unwrap();
+    let first = read_response(&mut conn, SLACK).unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(
+        first.status, 200,
+        "{label}: the valid request is answered first"
+    );
+    assert!(
+        first.body_text().contains("\"id\":7,"),
+        "{label}: {}",
+        first.body_text()
+    );
+    let second = read_response(&mut conn, SLACK).unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(
+        (second.status, second.closes()),
+        (400, true),
+        "{label}: then the garbage is refused"
+    );
+    assert!(
+        until_closed(&mut conn, SLACK).1,
+        "{label}: and the connection closed"
+    );
+}
+
+/// POST `body` on a new connection; the response.
+fn post(addr: SocketAddr, method: &str, extra: &[(&str, &[u8])], body: &[u8]) -> Response {
+    let mut conn = TcpStream::connect(addr).unwrap();
+    conn.write_all(&request(addr, method, extra, body)).unwrap();
+    read_response(&mut conn, SLACK * 2).unwrap_or_else(|e| panic!("{method}: {e}"))
+}
+
+fn absurd_json(label: &str, addr: SocketAddr) {
+    let parse_error =
+        r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: Invalid JSON"}}"#;
+    let deep = vec![b'['; 200_000];
+    let r = post(addr, "server/discover", &[], &deep);
+    assert_eq!(
+        (r.status, r.body_text().as_str()),
+        (400, parse_error),
+        "{label}: 200k open brackets"
+    );
+
+    let mut nested = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"#.to_vec();
+    nested.extend(std::iter::repeat_n(&b"{\"a\":"[..], 20_000).flatten());
+    nested.extend_from_slice(b"1");
+    nested.extend(std::iter::repeat_n(b'}', 20_003));
+    let r = post(addr, "tools/call", &[("Mcp-Name", b"echo")], &nested);
+    assert_eq!(
+        (r.status, r.body_text().as_str()),
+        (400, parse_error),
+        "{label}: 20k nested objects"
+    );
+
+    let mut huge_id = br#"{"jsonrpc":"2.0","id":1"#.to_vec();
+    huge_id.extend(std::iter::repeat_n(b'0', 100_000));
+    huge_id.extend_from_slice(br#","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
+    let r = post(addr, "server/discover", &[], &huge_id);
+    assert_eq!(r.status, 400, "{label}: a 100k-digit id: {}", r.body_text());
+    assert!(
+        r.body_text().contains("\"code\":-32700") || r.body_text().contains("\"code\":-32600"),
+        "{label}: a 100k-digit id: {}",
+        r.body_text()
+    );
+
+    let big_exponent = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":1e999999999},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let r = post(addr, "tools/call", &[("Mcp-Name", b"echo")], big_exponent);
+    assert_eq!(
+        (r.status, r.body_text().as_str()),
+        (400, parse_error),
+        "{label}: 1e999999999"
+    );
+
+    let bad_utf8 =
+        b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"server/discover\xff\xfe\",\"params\":{}}";
+    let r = post(addr, "server/discover", &[], bad_utf8);
+    assert_eq!(
+        (r.status, r.body_text().as_str()),
+        (400, parse_error),
+        "{label}: invalid UTF-8 in the body"
+    );
+
+    let r = post(
+        addr,
+        "server/discover",
+        &[("Mcp-Method", b"server/discover\xff")],
+        &discover_body(4),
+    );
+    assert_eq!(
+        r.status,
+        400,
+        "{label}: invalid UTF-8 in Mcp-Method: {}",
+        r.body_text()
+    );
+    assert!(
+        r.body_text().contains("\"code\":-32020"),
+        "{label}: {}",
+        r.body_text()
+    );
+}
+
+fn discover_body(id: u64) -> Vec<u8> {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#).into_bytes()
+}
+
+fn header_injection(label: &str, addr: SocketAddr) {
+    let cases: &[&[u8]] = &[
+        b"X-A: a\rX-Injected: 1\r\n",
+        b"X-A: a\nX-Injected: 1\r\n",
+        b"X-A: a\r\n X-Injected: folded\r\n",
+        b"X-A: a\x00X-Injected\r\n",
+        b"X-Injected : spaced\r\n",
+        b"Mcp-Method: server/discover\r\nMcp-Method: server/discover\rX-Injected: 1\r\n",
+    ];
+    for case in cases {
+        let shown = String::from_utf8_lossy(case);
+        let mut wire = discover(addr, 9);
+        let at = wire
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("request line")
+            + 2;
+        wire.splice(at..at, case.iter().copied());
+        let mut conn = TcpStream::connect(addr).unwrap();
+        conn.write_all(&wire).unwrap();
+        let r =
+            read_response(&mut conn, SLACK).unwrap_or_else(|e| panic!("{label}: {shown:?}: {e}"));
+        let echoed = r
+            .headers
+            .iter()
+            .any(|(n, v)| n.contains("Injected") || v.contains("Injected"))
+            || r.body_text().contains("Injected");
+        assert!(
+            !echoed,
+            "{label}: the server echoed an injected header: {r:?}"
+        );
+        match r.status {
+            // Bare CR, NUL and obs-fold are refused (RFC 9112 § 2.2, § 5.2).
+            400 => {
+                assert!(r.closes(), "{label}: {shown:?} refused without closing");
+                let (rest, closed) = until_closed(&mut conn, SLACK);
+                assert!(
+                    closed && rest.is_empty(),
+                    "{label}: {shown:?}: more after the refusal: {rest:?}"
+                );
+            }
+            // A bare LF may end a line (RFC 9112 § 2.2): the header is
+            // just another header, and the request is served.
+            200 => assert!(
+                r.body_text().contains("\"id\":9,"),
+                "{label}: {shown:?}: {}",
+                r.body_text()
+            ),
+            other => panic!("{label}: {shown:?} answered {other}: {r:?}"),
+        }
+        if std::env::var_os("ABUSE_VERBOSE").is_some() {
+            eprintln!("{label}: {shown:?} -> {}", r.status);
+        }
+    }
+}
+
+fn half_closed_sockets(label: &str, addr: SocketAddr) {
+    let clients: Vec<_> = (0..100)
+        .map(|i| {
+            thread::spawn(move || {
+                let mut conn = TcpStream::connect(addr).unwrap();
+                if i % 2 == 1 {
+                    conn.write_all(&discover(addr, i)).unwrap();
+                }
+                conn.shutdown(Shutdown::Write).unwrap();
+                (i, until_closed(&mut conn, IDLE_TIMEOUT + SLACK))
+            })
+        })
+        .collect();
+    for c in clients {
+        let (i, (got, closed)) = c.join().unwrap();
+        assert!(
+            closed,
+            "{label}: half-closed client {i} was never disconnected"
+        );
+        if !got.is_empty() {
+            let r = parse(&mut &got[..]).unwrap_or_else(|e| panic!("{label}: client {i}: {e}"));
+            assert_eq!(r.status, 200, "{label}: half-closed client {i}");
+        }
+    }
+}
+
+fn idle_flood(label: &str, addr: SocketAddr, server: &Server) -> u64 {
+    const FLOOD: usize = 1500;
+    let started = Instant::now();
+    let mut idle = Vec::with_capacity(FLOOD);
+    for _ in 0..FLOOD {
+        // A runtime that stops accepting at its cap leaves the rest in
+        // the kernel's backlog, and past that connects time out.
+        if let Ok(c) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+            idle.push(c);
+        }
+    }
+    assert!(
+        idle.len() >= 500,
+        "{label}: only {} idle connections opened",
+        idle.len()
+    );
+    thread::sleep(Duration::from_secs(1));
+    let (rss, _) = server.memory();
+    // The first ones were served (not refused at the cap): they are
+    // closed by the idle timeout.
+    let deadline = started + IDLE_TIMEOUT + SLACK;
+    for (i, c) in idle.iter_mut().take(50).enumerate() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let (got, closed) = until_closed(c, left.max(Duration::from_millis(1)));
+        assert!(
+            closed,
+            "{label}: idle connection {i} still open after {:?}",
+            started.elapsed()
+        );
+        assert!(
+            got.is_empty(),
+            "{label}: an idle connection got {:?}",
+            String::from_utf8_lossy(&got)
+        );
+    }
+    drop(idle);
+    // New clients are served again once the idle ones are gone.
+    let mut conn = None;
+    let retry_until = Instant::now() + IDLE_TIMEOUT + SLACK;
+    while conn.is_none() && Instant::now() < retry_until {
+        if let Ok(mut c) = TcpStream::connect(addr) {
+            if c.write_all(&discover(addr, 11)).is_ok() {
+                if let Ok(r) = read_response(&mut c, Duration::from_millis(500)) {
+                    assert_eq!(r.status, 200, "{label}: after the flood");
+                    conn = Some(c);
+                }
+            }
+        }
+    }
+    assert!(
+        conn.is_some(),
+        "{label}: no new connection served after the flood"
+    );
+    rss
+}
+
+/// One abuse, given its label and the server's address.
+type Scenario = fn(&str, SocketAddr);
+
+fn abuse(runtime: Runtime) {
+    let label = runtime.flag();
+    let mut server = Server::spawn(runtime);
+    let addr = server.addr;
+    let good = Good::start(addr);
+    let (baseline, _) = server.memory();
+    let scenarios: &[(&str, Scenario)] = &[
+        ("slow clients", slow_clients),
+        ("bodies over the limit", bodies_over_the_limit),
+        (
+            "garbage after a valid request",
+            garbage_after_a_valid_request,
+        ),
+        ("absurd JSON", absurd_json),
+        ("header injection", header_injection),
+        ("half-closed sockets", half_closed_sockets),
+    ];
+    let mut report = Vec::new();
+    for (name, scenario) in scenarios {
+        let t = Instant::now();
+        scenario(&format!("{label}: {name}"), addr);
+        report.push(format!("{name} {:?}", t.elapsed()));
+        assert!(server.alive(), "{label}: the server died during {name}");
+    }
+    let flood_rss = idle_flood(&format!("{label}: idle flood"), addr, &server);
+    assert!(
+        server.alive(),
+        "{label}: the server died during the idle flood"
+    );
+    let answered = good.finish(label);
+    let (rss, peak) = server.memory();
+    eprintln!(
+        "{label}: {} | good client answered {answered} | RSS KiB: start {baseline}, flood {flood_rss}, end {rss}, peak {peak}",
+        report.join(", ")
+    );
+    assert!(
+        answered >= 20,
+        "{label}: the good client was answered only {answered} times"
+    );
+    assert!(
+        peak <= PEAK_RSS_CEILING_KB,
+        "{label}: peak RSS {peak} KiB over {PEAK_RSS_CEILING_KB} KiB\n{}",
+        String::from_utf8_lossy(&server.stderr.lock().unwrap())
+    );
+}
+
+snodo_tests::per_runtime!(abuse);

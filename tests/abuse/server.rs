@@ -1,0 +1,104 @@
+//! `snodo-abuse-server --runtime tokio|smol|blocking`: the conformance
+//! fixture over Streamable HTTP on an ephemeral loopback port (printed as
+//! the first stdout line), with deadlines short enough for the abuse tests
+//! (`abuse/main.rs`) to watch them fire: 1 s to deliver a request, 4 s of
+//! idleness, 256 KiB per message. Runs until killed.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use snodo_proto::{HttpConfig, Limits, Service};
+
+/// The deadlines and limits the abuse tests assert against.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(1);
+const IDLE_TIMEOUT: Duration = Duration::from_secs(4);
+const MAX_MESSAGE: usize = 256 * 1024;
+
+fn main() {
+    let runtime = std::env::args()
+        .skip_while(|a| a != "--runtime")
+        .nth(1)
+        .unwrap_or_default();
+    let service = snodo_conformance::builder()
+        .http(HttpConfig {
+            request_timeout: REQUEST_TIMEOUT,
+            idle_timeout: IDLE_TIMEOUT,
+            ..HttpConfig::default()
+        })
+        .limits(Limits {
+            max_message_bytes: MAX_MESSAGE,
+            ..Limits::default()
+        })
+        .build()
+        .expect("the fixture builds");
+    let addr: SocketAddr = "127.0.0.1:0".parse().expect("an address");
+    let result = match runtime.as_str() {
+        "tokio" => tokio(&service, addr),
+        "smol" => smol(service, addr),
+        "blocking" => blocking(&service, addr),
+        other => {
+            eprintln!("snodo-abuse-server: --runtime tokio|smol|blocking, not {other:?}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("snodo-abuse-server: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn announce(addr: SocketAddr) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{addr}");
+    let _ = out.flush();
+}
+
+fn tokio(service: &Service, addr: SocketAddr) -> std::io::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let listener = snodo_tokio::bind_http(addr).await?;
+        announce(listener.local_addr()?);
+        snodo_tokio::serve_http(
+            service,
+            listener,
+            std::future::pending(),
+            snodo_tokio::Options::default(),
+        )
+        .await
+    })
+}
+
+fn smol(service: Service, addr: SocketAddr) -> std::io::Result<()> {
+    let ex = Arc::new(smol::Executor::new());
+    for _ in 0..2 {
+        let ex = ex.clone();
+        std::thread::spawn(move || smol::block_on(ex.run(std::future::pending::<()>())));
+    }
+    smol::block_on(ex.run(async {
+        let listener = snodo_smol::bind_http(addr).await?;
+        announce(listener.local_addr()?);
+        snodo_smol::serve_http(
+            &ex,
+            service,
+            listener,
+            std::future::pending(),
+            snodo_smol::Options::default(),
+        )
+        .await
+    }))
+}
+
+fn blocking(service: &Service, addr: SocketAddr) -> std::io::Result<()> {
+    let listener = snodo_blocking::bind_http(addr)?;
+    announce(listener.local_addr()?);
+    snodo_blocking::serve_http(
+        service,
+        listener,
+        snodo_blocking::ShutdownHandle::new(),
+        snodo_blocking::HttpOptions::default(),
+    )
+}
