@@ -1,0 +1,800 @@
+//! `bench-load`: runs every echo server, loads it, checks every response,
+//! and prints the figures side by side with snodo/peer ratios.
+//!
+//! Each server runs in a child process pinned to core 0 (`taskset`, from
+//! util-linux); run this program pinned to core 1 (`bench/run` does).
+//!
+//! - HTTP: at each concurrency level, that many keep-alive connections
+//!   each send `tools/call echo` and wait for its answer before sending
+//!   the next (no pipelining). Every response must be `200` and carry the
+//!   request's id and its unique text. A warm-up precedes each level and
+//!   is not counted. Requests/s, p50/p99 latency (from send to last byte
+//!   read), errors, and the server's peak RSS (`VmHWM` from `/proc`).
+//! - stdio: N `tools/call echo` lines written as fast as the pipe takes
+//!   them while the answers are read; the time from the first byte written
+//!   to the last answer, and the server's peak RSS. Every answer is parsed
+//!   and matched to its request.
+//!
+//! Output: Markdown tables on stdout; progress on stderr.
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::{Child, Command};
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+/// One server under test.
+#[derive(Clone)]
+struct Server {
+    /// Row label.
+    label: &'static str,
+    binary: &'static str,
+    runtime: Option<&'static str>,
+    /// Also measured over stdio.
+    stdio: bool,
+}
+
+const SERVERS: &[Server] = &[
+    Server {
+        label: "snodo (tokio)",
+        binary: "snodo-echo",
+        runtime: Some("tokio"),
+        stdio: true,
+    },
+    Server {
+        label: "snodo (smol)",
+        binary: "snodo-echo",
+        runtime: Some("smol"),
+        stdio: true,
+    },
+    Server {
+        label: "snodo (blocking)",
+        binary: "snodo-echo",
+        runtime: Some("blocking"),
+        stdio: true,
+    },
+    Server {
+        label: "rmcp",
+        binary: "rmcp-echo",
+        runtime: None,
+        stdio: true,
+    },
+    Server {
+        label: "tower-mcp",
+        binary: "tower-mcp-echo",
+        runtime: None,
+        stdio: true,
+    },
+    Server {
+        label: "bare floor",
+        binary: "floor-echo",
+        runtime: None,
+        stdio: false,
+    },
+];
+
+struct Config {
+    levels: Vec<usize>,
+    duration: Duration,
+    warmup: Duration,
+    stdio_calls: usize,
+    bin_dir: PathBuf,
+    only: Vec<String>,
+    server_cpu: String,
+    /// Load a server that is already running (for profiling it).
+    target: Option<std::net::SocketAddr>,
+}
+
+impl Config {
+    fn from_args() -> Config {
+        let exe = std::env::current_exe().expect("own path");
+        let mut c = Config {
+            levels: vec![1, 16, 64],
+            duration: Duration::from_secs(10),
+            warmup: Duration::from_secs(2),
+            stdio_calls: 100_000,
+            bin_dir: exe.parent().expect("a directory").to_path_buf(),
+            only: Vec::new(),
+            server_cpu: String::from("0"),
+            target: None,
+        };
+        let mut it = std::env::args().skip(1);
+        while let Some(a) = it.next() {
+            let mut value = || {
+                it.next()
+                    .unwrap_or_else(|| usage(&format!("{a} needs a value")))
+            };
+            match a.as_str() {
+                "--quick" => {
+                    c.duration = Duration::from_secs(2);
+                    c.warmup = Duration::from_millis(500);
+                    c.stdio_calls = 20_000;
+                }
+                "--duration" => c.duration = Duration::from_secs_f64(secs(&value())),
+                "--warmup" => c.warmup = Duration::from_secs_f64(secs(&value())),
+                "--levels" => {
+                    c.levels = value()
+                        .split(',')
+                        .map(|l| l.parse().unwrap_or_else(|_| usage("bad --levels")))
+                        .collect()
+                }
+                "--stdio-calls" => {
+                    c.stdio_calls = value()
+                        .parse()
+                        .unwrap_or_else(|_| usage("bad --stdio-calls"))
+                }
+                "--bin-dir" => c.bin_dir = PathBuf::from(value()),
+                "--only" => c.only.push(value()),
+                "--server-cpu" => c.server_cpu = value(),
+                "--target" => {
+                    c.target = Some(value().parse().unwrap_or_else(|_| usage("bad --target")))
+                }
+                _ => usage(&format!("unknown argument {a:?}")),
+            }
+        }
+        c
+    }
+}
+
+fn secs(v: &str) -> f64 {
+    v.parse()
+        .unwrap_or_else(|_| usage("a duration is a number of seconds"))
+}
+
+fn usage(why: &str) -> ! {
+    eprintln!(
+        "{why}\nusage: bench-load [--quick] [--duration S] [--warmup S] [--levels 1,16,64] \
+         [--stdio-calls N] [--only LABEL]... [--bin-dir DIR] [--server-cpu N] [--target ADDR]"
+    );
+    std::process::exit(2)
+}
+
+/// One level's figures.
+#[derive(Clone, Debug, Default)]
+struct Level {
+    concurrency: usize,
+    rps: f64,
+    p50_us: u32,
+    p99_us: u32,
+    errors: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+struct StdioRun {
+    calls: usize,
+    seconds: f64,
+    rss_kib: u64,
+    errors: u64,
+}
+
+#[derive(Default)]
+struct Results {
+    http: HashMap<&'static str, (Vec<Level>, u64)>,
+    stdio: HashMap<&'static str, StdioRun>,
+}
+
+fn main() {
+    let config = Config::from_args();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let results = rt.block_on(run_all(&config));
+    print_tables(&config, &results);
+}
+
+async fn run_all(config: &Config) -> Results {
+    let mut results = Results::default();
+    if let Some(addr) = config.target {
+        // Only load a running server: no spawning, no RSS.
+        for &c in &config.levels {
+            match load(addr, c, config.warmup, config.duration).await {
+                Ok(l) => eprintln!(
+                    "{addr}: HTTP c={} {:.0} req/s, p50 {} us, p99 {} us, {} errors",
+                    l.concurrency, l.rps, l.p50_us, l.p99_us, l.errors
+                ),
+                Err(e) => eprintln!("{addr}: {e}"),
+            }
+        }
+        return results;
+    }
+    for server in SERVERS {
+        if !config.only.is_empty()
+            && !config
+                .only
+                .iter()
+                .any(|o| server.label.contains(o.as_str()))
+        {
+            continue;
+        }
+        match http_series(config, server).await {
+            Ok(r) => {
+                results.http.insert(server.label, r);
+            }
+            Err(e) => eprintln!("{}: HTTP run failed: {e}", server.label),
+        }
+        if server.stdio {
+            match stdio_run(config, server).await {
+                Ok(r) => {
+                    results.stdio.insert(server.label, r);
+                }
+                Err(e) => eprintln!("{}: stdio run failed: {e}", server.label),
+            }
+        }
+    }
+    results
+}
+
+fn spawn(config: &Config, server: &Server, mode: &[&str]) -> std::io::Result<Child> {
+    let binary = config.bin_dir.join(server.binary);
+    let mut cmd = Command::new("taskset");
+    cmd.arg("-c")
+        .arg(&config.server_cpu)
+        .arg(&binary)
+        .args(mode);
+    if let Some(rt) = server.runtime {
+        cmd.args(["--runtime", rt]);
+    }
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .env("RUST_LOG", "error")
+        .kill_on_drop(true);
+    cmd.spawn()
+}
+
+/// Peak resident set of `pid` so far, in KiB.
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+async fn http_series(config: &Config, server: &Server) -> Result<(Vec<Level>, u64), String> {
+    let mut child =
+        spawn(config, server, &["--listen", "127.0.0.1:0"]).map_err(|e| e.to_string())?;
+    let pid = child.id().ok_or("no pid")?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut line = String::new();
+    // Kept open until the server is killed.
+    let mut stdout = BufReader::new(stdout);
+    tokio::time::timeout(Duration::from_secs(10), stdout.read_line(&mut line))
+        .await
+        .map_err(|_| "the server did not print its address")?
+        .map_err(|e| e.to_string())?;
+    let addr: std::net::SocketAddr = line
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad address line {line:?}"))?;
+    check_first(addr, server.label).await?;
+    let mut levels = Vec::new();
+    for &c in &config.levels {
+        eprint!("{}: HTTP c={c} ... ", server.label);
+        let level = load(addr, c, config.warmup, config.duration).await?;
+        eprintln!(
+            "{:.0} req/s, p50 {} us, p99 {} us, {} errors",
+            level.rps, level.p50_us, level.p99_us, level.errors
+        );
+        levels.push(level);
+    }
+    let rss = peak_rss_kib(pid);
+    let _ = child.kill().await;
+    Ok((levels, rss))
+}
+
+/// The request for call `seq` on connection `conn`.
+fn request(out: &mut Vec<u8>, host: &str, conn: usize, seq: u64) {
+    out.clear();
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{seq},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"c{conn}-{seq}"}},{META}}}}}"#
+    );
+    let _ = write!(
+        out,
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+}
+
+/// One HTTP response read off a keep-alive connection.
+struct Response {
+    status: u16,
+    body: Vec<u8>,
+}
+
+struct Conn {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    filled: usize,
+}
+
+impl Conn {
+    async fn open(addr: std::net::SocketAddr) -> std::io::Result<Conn> {
+        let stream = TcpStream::connect(addr).await?;
+        stream.set_nodelay(true)?;
+        Ok(Conn {
+            stream,
+            buf: vec![0; 64 * 1024],
+            filled: 0,
+        })
+    }
+
+    async fn fill(&mut self) -> Result<(), String> {
+        if self.filled == self.buf.len() {
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        let n = self
+            .stream
+            .read(&mut self.buf[self.filled..])
+            .await
+            .map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err(String::from("connection closed by the server"));
+        }
+        self.filled += n;
+        Ok(())
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.buf.copy_within(n..self.filled, 0);
+        self.filled -= n;
+    }
+
+    /// Read one response: a `Content-Length` body or a chunked one.
+    async fn response(&mut self) -> Result<Response, String> {
+        loop {
+            let mut headers = [httparse::EMPTY_HEADER; 32];
+            let mut resp = httparse::Response::new(&mut headers);
+            match resp.parse(&self.buf[..self.filled]) {
+                Ok(httparse::Status::Complete(head)) => {
+                    let status = resp.code.unwrap_or(0);
+                    let header = |name: &str| {
+                        resp.headers
+                            .iter()
+                            .find(|h| h.name.eq_ignore_ascii_case(name))
+                            .map(|h| String::from_utf8_lossy(h.value).to_ascii_lowercase())
+                    };
+                    let length =
+                        header("content-length").and_then(|v| v.trim().parse::<usize>().ok());
+                    let chunked =
+                        header("transfer-encoding").is_some_and(|v| v.contains("chunked"));
+                    if status == 100 {
+                        self.consume(head);
+                        continue;
+                    }
+                    return match (length, chunked) {
+                        (Some(len), false) => {
+                            while self.filled < head + len {
+                                self.fill().await?;
+                            }
+                            let body = self.buf[head..head + len].to_vec();
+                            self.consume(head + len);
+                            Ok(Response { status, body })
+                        }
+                        (_, true) => {
+                            self.consume(head);
+                            let body = self.chunked().await?;
+                            Ok(Response { status, body })
+                        }
+                        (None, false) => Err(format!("status {status} without a body length")),
+                    };
+                }
+                Ok(httparse::Status::Partial) => self.fill().await?,
+                Err(e) => return Err(format!("bad response head: {e}")),
+            }
+        }
+    }
+
+    async fn chunked(&mut self) -> Result<Vec<u8>, String> {
+        let mut body = Vec::new();
+        loop {
+            let line_end = loop {
+                if let Some(i) = self.buf[..self.filled]
+                    .windows(2)
+                    .position(|w| w == b"\r\n")
+                {
+                    break i;
+                }
+                self.fill().await?;
+            };
+            let size_text = String::from_utf8_lossy(&self.buf[..line_end]).to_string();
+            let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+                .map_err(|_| format!("bad chunk size {size_text:?}"))?;
+            let need = line_end + 2 + size + 2;
+            while self.filled < need {
+                self.fill().await?;
+            }
+            body.extend_from_slice(&self.buf[line_end + 2..line_end + 2 + size]);
+            self.consume(need);
+            if size == 0 {
+                return Ok(body);
+            }
+        }
+    }
+}
+
+/// Whether `body` (a JSON body, or an SSE body of `data:` lines) answers
+/// call `seq` of connection `conn` with its echoed text.
+fn answers(body: &[u8], conn: usize, seq: u64) -> bool {
+    let text = format!("\"text\":\"c{conn}-{seq}\"");
+    let id = format!("\"id\":{seq},");
+    contains(body, text.as_bytes()) && contains(body, id.as_bytes())
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The first answer is checked in full, and shown.
+async fn check_first(addr: std::net::SocketAddr, label: &str) -> Result<(), String> {
+    let mut conn = Conn::open(addr).await.map_err(|e| e.to_string())?;
+    let mut req = Vec::new();
+    request(&mut req, &addr.to_string(), 0, 1);
+    conn.stream
+        .write_all(&req)
+        .await
+        .map_err(|e| e.to_string())?;
+    let resp = conn.response().await?;
+    let text = String::from_utf8_lossy(&resp.body).to_string();
+    let json = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .unwrap_or(text.trim());
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("{label}: {e}: {text}"))?;
+    let ok = resp.status == 200
+        && v["id"] == 1
+        && v["result"]["content"][0]["type"] == "text"
+        && v["result"]["content"][0]["text"] == "c0-1";
+    eprintln!("{label}: first answer: {json}");
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "unexpected answer (status {}): {text}",
+            resp.status
+        ))
+    }
+}
+
+async fn load(
+    addr: std::net::SocketAddr,
+    concurrency: usize,
+    warmup: Duration,
+    duration: Duration,
+) -> Result<Level, String> {
+    let start = Instant::now();
+    let measure_from = start + warmup;
+    let end = measure_from + duration;
+    let host = addr.to_string();
+    let mut tasks = Vec::new();
+    for conn_no in 0..concurrency {
+        let host = host.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut conn = Conn::open(addr).await.map_err(|e| e.to_string())?;
+            let mut lat = Vec::with_capacity(1 << 16);
+            let mut errors = 0_u64;
+            let mut req = Vec::with_capacity(512);
+            let mut seq = 0_u64;
+            loop {
+                let sent = Instant::now();
+                if sent >= end {
+                    break;
+                }
+                seq += 1;
+                request(&mut req, &host, conn_no, seq);
+                conn.stream
+                    .write_all(&req)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let resp = conn.response().await?;
+                let done = Instant::now();
+                let ok = resp.status == 200 && answers(&resp.body, conn_no, seq);
+                if sent >= measure_from && done <= end {
+                    if ok {
+                        lat.push(
+                            u32::try_from(done.duration_since(sent).as_micros())
+                                .unwrap_or(u32::MAX),
+                        );
+                    } else {
+                        errors += 1;
+                    }
+                } else if !ok {
+                    errors += 1;
+                }
+            }
+            Ok::<_, String>((lat, errors))
+        }));
+    }
+    let mut all = Vec::new();
+    let mut errors = 0;
+    for t in tasks {
+        let (lat, e) = t.await.map_err(|e| e.to_string())??;
+        all.extend(lat);
+        errors += e;
+    }
+    all.sort_unstable();
+    let pct = |p: f64| {
+        all.get(((all.len() as f64 * p) as usize).min(all.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0)
+    };
+    Ok(Level {
+        concurrency,
+        rps: all.len() as f64 / duration.as_secs_f64(),
+        p50_us: pct(0.50),
+        p99_us: pct(0.99),
+        errors,
+    })
+}
+
+async fn stdio_run(config: &Config, server: &Server) -> Result<StdioRun, String> {
+    let n = config.stdio_calls;
+    eprint!("{}: stdio {n} pipelined calls ... ", server.label);
+    let mut child = spawn(config, server, &["--stdio"]).map_err(|e| e.to_string())?;
+    let pid = child.id().ok_or("no pid")?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut payload = Vec::with_capacity(n * 220);
+    for seq in 1..=n {
+        let _ = writeln!(
+            payload,
+            r#"{{"jsonrpc":"2.0","id":{seq},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"s{seq}"}},{META}}}}}"#
+        );
+    }
+    let start = Instant::now();
+    let writer = tokio::spawn(async move {
+        stdin.write_all(&payload).await.map_err(|e| e.to_string())?;
+        stdin.flush().await.map_err(|e| e.to_string())?;
+        Ok::<_, String>(stdin)
+    });
+    let mut lines = BufReader::new(stdout).lines();
+    let mut seen = vec![false; n + 1];
+    let mut answered = 0;
+    let mut errors = 0_u64;
+    let deadline = Duration::from_secs(300);
+    while answered < n {
+        let line = tokio::time::timeout(deadline, lines.next_line())
+            .await
+            .map_err(|_| format!("stalled after {answered} answers"))?
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("output ended after {answered} answers"))?;
+        let v: serde_json::Value = match serde_json::from_str(&line) {
+            Ok(v) => v,
+            Err(_) => {
+                errors += 1;
+                continue;
+            }
+        };
+        let Some(id) = v["id"]
+            .as_u64()
+            .map(|i| i as usize)
+            .filter(|&i| i >= 1 && i <= n)
+        else {
+            // A notification, or something else without our id.
+            errors += 1;
+            if errors < 3 {
+                eprintln!("unexpected line: {line}");
+            }
+            continue;
+        };
+        if seen[id] || v["result"]["content"][0]["text"] != format!("s{id}").as_str() {
+            errors += 1;
+            if errors < 3 {
+                eprintln!("unexpected answer: {line}");
+            }
+        }
+        seen[id] = true;
+        answered += 1;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let rss_kib = peak_rss_kib(pid);
+    let stdin = writer.await.map_err(|e| e.to_string())??;
+    drop(stdin);
+    if tokio::time::timeout(Duration::from_secs(5), child.wait())
+        .await
+        .is_err()
+    {
+        let _ = child.kill().await;
+    }
+    eprintln!(
+        "{seconds:.3} s ({:.0} calls/s), peak RSS {:.1} MiB, {errors} errors",
+        n as f64 / seconds,
+        rss_kib as f64 / 1024.0
+    );
+    Ok(StdioRun {
+        calls: n,
+        seconds,
+        rss_kib,
+        errors,
+    })
+}
+
+fn mib(kib: u64) -> String {
+    format!("{:.1} MiB", kib as f64 / 1024.0)
+}
+
+fn thousands(v: f64) -> String {
+    let s = format!("{:.0}", v);
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn ms(us: u32) -> String {
+    format!("{:.2} ms", us as f64 / 1000.0)
+}
+
+fn print_tables(config: &Config, r: &Results) {
+    let levels = &config.levels;
+    let top = *levels.last().unwrap_or(&1);
+    println!(
+        "HTTP `tools/call echo`, keep-alive, no pipelining, {} s per level after {} s of warm-up; \
+         server pinned to CPU {}, load generator to another; every response checked.\n",
+        config.duration.as_secs_f64(),
+        config.warmup.as_secs_f64(),
+        config.server_cpu
+    );
+    let mut head = String::from("| server |");
+    let mut rule = String::from("|---|");
+    for c in levels {
+        head += &format!(" c={c} req/s |");
+        rule += "---:|";
+    }
+    head += &format!(" p50 @ c={top} | p99 @ c={top} | peak RSS | errors |");
+    rule += "---:|---:|---:|---:|";
+    println!("{head}\n{rule}");
+    for s in SERVERS {
+        let Some((lv, rss)) = r.http.get(s.label) else {
+            continue;
+        };
+        let mut row = format!("| {} |", s.label);
+        for l in lv {
+            row += &format!(" {} |", thousands(l.rps));
+        }
+        let last = lv.last().cloned().unwrap_or_default();
+        let errors: u64 = lv.iter().map(|l| l.errors).sum();
+        row += &format!(
+            " {} | {} | {} | {errors} |",
+            ms(last.p50_us),
+            ms(last.p99_us),
+            mib(*rss)
+        );
+        println!("{row}");
+    }
+
+    println!("\nLatency at every level (p50 / p99):\n");
+    let mut head = String::from("| server |");
+    let mut rule = String::from("|---|");
+    for c in levels {
+        head += &format!(" c={c} |");
+        rule += "---:|";
+    }
+    println!("{head}\n{rule}");
+    for s in SERVERS {
+        let Some((lv, _)) = r.http.get(s.label) else {
+            continue;
+        };
+        let mut row = format!("| {} |", s.label);
+        for l in lv {
+            row += &format!(" {} / {} |", ms(l.p50_us), ms(l.p99_us));
+        }
+        println!("{row}");
+    }
+
+    if !r.stdio.is_empty() {
+        println!(
+            "\nstdio: {} pipelined `tools/call echo` lines, every answer matched to its request:\n",
+            config.stdio_calls
+        );
+        println!("| server | time | calls/s | peak RSS | errors |\n|---|---:|---:|---:|---:|");
+        for s in SERVERS {
+            let Some(st) = r.stdio.get(s.label) else {
+                continue;
+            };
+            println!(
+                "| {} | {:.3} s | {} | {} | {} |",
+                s.label,
+                st.seconds,
+                thousands(st.calls as f64 / st.seconds),
+                mib(st.rss_kib),
+                st.errors
+            );
+        }
+    }
+
+    println!("\nRatios from this run (snodo on tokio unless named):\n");
+    println!("| ratio | value |\n|---|---:|");
+    let rps = |label: &str| {
+        r.http
+            .get(label)
+            .and_then(|(lv, _)| lv.last().map(|l| l.rps))
+    };
+    let p99 = |label: &str| {
+        r.http
+            .get(label)
+            .and_then(|(lv, _)| lv.last().map(|l| l.p99_us))
+    };
+    let rss = |label: &str| r.http.get(label).map(|(_, rss)| *rss);
+    let snodo = "snodo (tokio)";
+    let fastest_peer = ["rmcp", "tower-mcp"]
+        .into_iter()
+        .filter_map(|p| rps(p).map(|v| (p, v)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    if let (Some(s), Some((peer, p))) = (rps(snodo), fastest_peer) {
+        println!(
+            "| req/s @ c={top}: snodo / faster peer ({peer}) | {:.2}x |",
+            s / p
+        );
+    }
+    for peer in ["rmcp", "tower-mcp"] {
+        if let (Some(s), Some(p)) = (rps(snodo), rps(peer)) {
+            println!("| req/s @ c={top}: snodo / {peer} | {:.2}x |", s / p);
+        }
+    }
+    if let (Some(s), Some(f)) = (rps(snodo), rps("bare floor")) {
+        println!(
+            "| req/s @ c={top}: snodo / bare floor | {:.0}% |",
+            100.0 * s / f
+        );
+    }
+    if let (Some(m), Some(t)) = (rps("snodo (smol)"), rps(snodo)) {
+        println!("| req/s @ c={top}: smol / tokio | {:.0}% |", 100.0 * m / t);
+    }
+    if let (Some(m), Some(t)) = (rps("snodo (blocking)"), rps(snodo)) {
+        println!(
+            "| req/s @ c={top}: blocking / tokio | {:.0}% |",
+            100.0 * m / t
+        );
+    }
+    for peer in ["rmcp", "tower-mcp"] {
+        if let (Some(s), Some(p)) = (p99(snodo), p99(peer)) {
+            println!(
+                "| p99 @ c={top}: snodo / {peer} | {:.2}x |",
+                s as f64 / p as f64
+            );
+        }
+        if let (Some(s), Some(p)) = (rss(snodo), rss(peer)) {
+            println!(
+                "| HTTP peak RSS: snodo / {peer} | {:.2}x |",
+                s as f64 / p as f64
+            );
+        }
+    }
+    let stdio_s = |label: &str| r.stdio.get(label).map(|s| s.seconds);
+    let stdio_rss = |label: &str| r.stdio.get(label).map(|s| s.rss_kib);
+    let faster_stdio_peer = ["rmcp", "tower-mcp"]
+        .into_iter()
+        .filter_map(|p| stdio_s(p).map(|v| (p, v)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    if let (Some(s), Some((peer, p))) = (stdio_s(snodo), faster_stdio_peer) {
+        println!(
+            "| stdio time: faster peer ({peer}) / snodo | {:.2}x |",
+            p / s
+        );
+    }
+    for peer in ["rmcp", "tower-mcp"] {
+        if let (Some(s), Some(p)) = (stdio_rss(snodo), stdio_rss(peer)) {
+            println!(
+                "| stdio peak RSS: snodo / {peer} | {:.3}x |",
+                s as f64 / p as f64
+            );
+        }
+    }
+}
