@@ -83,9 +83,17 @@ impl UriTemplate {
     }
 
     /// Match `uri`, returning the variables on success.
+    ///
+    /// Trying split points is quadratic (or worse) in the URI's length
+    /// when a template has several expressions and the URI almost fits, so
+    /// the work is bounded, linearly in that length: a URI that exhausts
+    /// the budget does not match. A URI that fits is matched within it
+    /// (values are tried shortest first, each expression scanning forward
+    /// once).
     pub fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
         let mut vars = BTreeMap::new();
-        if match_parts(&self.parts, uri, &mut vars) {
+        let mut budget = uri.len().saturating_mul(8).saturating_add(1024);
+        if match_parts(&self.parts, uri, &mut vars, &mut budget) {
             Some(vars)
         } else {
             None
@@ -93,14 +101,19 @@ impl UriTemplate {
     }
 }
 
-fn match_parts(parts: &[Part], input: &str, vars: &mut BTreeMap<String, String>) -> bool {
+fn match_parts(
+    parts: &[Part],
+    input: &str,
+    vars: &mut BTreeMap<String, String>,
+    budget: &mut usize,
+) -> bool {
     let Some((first, rest)) = parts.split_first() else {
         return input.is_empty();
     };
     match first {
         Part::Literal(l) => input
             .strip_prefix(l.as_str())
-            .is_some_and(|r| match_parts(rest, r, vars)),
+            .is_some_and(|r| match_parts(rest, r, vars, budget)),
         Part::Var {
             name,
             reserved,
@@ -113,18 +126,28 @@ fn match_parts(parts: &[Part], input: &str, vars: &mut BTreeMap<String, String>)
                     None => return false,
                 }
             }
-            // Try every split point, shortest value first; templates are
-            // short, so this backtracking stays cheap.
+            // A simple value ends before the first `/ ? # &`: found once,
+            // not searched again for every split point.
+            let stop = if *reserved {
+                input.len()
+            } else {
+                input.find(['/', '?', '#', '&']).unwrap_or(input.len())
+            };
+            // Try every split point, shortest value first, within the budget.
             for (end, _) in input
                 .char_indices()
                 .skip(1)
                 .chain(core::iter::once((input.len(), ' ')))
             {
-                let value = &input[..end];
-                if !reserved && value.contains(['/', '?', '#', '&']) {
+                if end > stop {
                     break;
                 }
-                if match_parts(rest, &input[end..], vars) {
+                if *budget == 0 {
+                    return false;
+                }
+                *budget -= 1;
+                let value = &input[..end];
+                if match_parts(rest, &input[end..], vars, budget) {
                     let decoded = if *reserved {
                         String::from(value)
                     } else {

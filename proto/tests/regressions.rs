@@ -163,3 +163,43 @@ fn a_non_ascii_accept_parameter_is_read_not_panicked_on() {
     let out = h.send(refused.as_bytes());
     assert!(out.starts_with("HTTP/1.1 406 Not Acceptable\r\n"), "{out}");
 }
+
+/// Found while reviewing what the fuzz targets cannot reach (the machine
+/// fixture has no template with two expressions): matching a URI against
+/// a template searched the whole value for `/ ? # &` at every split point
+/// of a simple expression, and tried every split point of every
+/// expression, so a long URI cost time quadratic in its length even
+/// against `note://{id}` (64 KiB: 9 s; 256 KiB: 150 s, in release), all
+/// inside `handle_input`: any client could stall a connection's task with
+/// one `resources/read`. The stop character is now found once, and
+/// matching has a budget linear in the URI's length: what matches still
+/// matches, and a URI that exhausts the budget does not match.
+#[test]
+fn matching_a_long_uri_against_a_template_takes_linear_time() {
+    use snodo_proto::uri_template::UriTemplate;
+    let t = UriTemplate::parse("note://{id}").unwrap();
+    let long = format!("note://{}", "a".repeat(256 * 1024));
+    let started = std::time::Instant::now();
+    let vars = t.matches(&long).expect("one long simple value matches");
+    assert_eq!(vars["id"].len(), 256 * 1024);
+    assert_eq!(t.matches(&format!("{long}/x")), None);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+
+    let t = UriTemplate::parse("file:///{+path}/{+name}.txt").unwrap();
+    let long = format!("file:///{}b.tx", "a/".repeat(32 * 1024));
+    let started = std::time::Instant::now();
+    assert_eq!(t.matches(&long), None);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+    let ok = format!("file:///{}b.txt", "a/".repeat(32 * 1024));
+    let vars = t.matches(&ok).expect("a long URI that fits still matches");
+    assert_eq!(vars["path"], "a");
+    assert_eq!(vars["name"].len(), ok.len() - "file:///a/.txt".len());
+}

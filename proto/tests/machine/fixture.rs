@@ -130,6 +130,7 @@ pub fn service() -> (Service, Hub) {
         })
         .resource_declared(Resource::new("file:///a.txt", "a"))
         .resource_template_declared(ResourceTemplate::new("note://{id}", "note"))
+        .resource_template_declared(ResourceTemplate::new("tree://{+path}/{name}.txt", "tree"))
         .prompt_declared(
             Prompt::new("p", "A prompt").argument(PromptArgument::required("x", "Needed")),
         )

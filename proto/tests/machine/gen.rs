@@ -468,9 +468,14 @@ impl Gen<'_, '_> {
                 ("tools/call", Some(p))
             }
             8..=9 => {
-                let uri = *self
-                    .src
-                    .pick(&["file:///a.txt", "note://1", "note://x", "nope://"]);
+                let uri = *self.src.pick(&[
+                    "file:///a.txt",
+                    "note://1",
+                    "note://x",
+                    "nope://",
+                    "tree://a/b/c.txt",
+                    "tree://a/b/c.tx",
+                ]);
                 mirror.name = Some(String::from(uri));
                 ("resources/read", Some(json!({"uri": uri})))
             }
