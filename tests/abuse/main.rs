@@ -398,6 +398,31 @@ fn absurd_json(label: &str, addr: SocketAddr) {
         "{label}: invalid UTF-8 in the body"
     );
 
+    // A 15 KiB URI (Mcp-Name mirrors it, so the head limit of 16 KiB bounds
+    // it) against the fixture's template `test://template/{id}/data`.
+    let uri = format!("test://template/{}/dat", "a".repeat(15 * 1024));
+    let read = format!(
+        r#"{{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{{"uri":"{uri}","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    let started = Instant::now();
+    let r = post(
+        addr,
+        "resources/read",
+        &[("Mcp-Name", uri.as_bytes())],
+        read.as_bytes(),
+    );
+    assert!(
+        r.body_text().contains("\"code\":-32602") && r.body_text().contains("Resource not found"),
+        "{label}: a 15 KiB URI: {} {}",
+        r.status,
+        r.body_text().get(..200).unwrap_or("")
+    );
+    assert!(
+        started.elapsed() < SLACK,
+        "{label}: a 15 KiB URI took {:?}",
+        started.elapsed()
+    );
+
     let r = post(
         addr,
         "server/discover",
