@@ -13,9 +13,10 @@
 //! header values with bare CR, LF, NUL or folding are refused and never
 //! echoed; half-closed sockets are closed; thousands of idle connections
 //! are shed by the idle timeout (or refused at the connection cap) while
-//! the server keeps working.
+//! the server keeps working. `stdio.rs` does the same over stdio.
 
 mod client;
+mod stdio;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
@@ -633,4 +634,6 @@ fn abuse(runtime: Runtime) {
     );
 }
 
-snodo_tests::per_runtime!(abuse);
+use stdio::stdio_abuse;
+
+snodo_tests::per_runtime!(abuse, stdio_abuse);
