@@ -1,7 +1,9 @@
 //! Running a connection's invocations as smol tasks.
 //!
-//! Each [`Output::Invoke`](snodo_proto::Output::Invoke) becomes one task on
-//! the adapter's executor. What a task reports travels back over one bounded
+//! Each [`Output::Invoke`](snodo_proto::Output::Invoke) is polled once on
+//! the connection's task: one ready at once is answered there, with no
+//! task and no channel hop; any other becomes one task on the adapter's
+//! executor. What a task reports travels back over one bounded
 //! channel to the task that owns the [`Connection`](snodo_proto::Connection):
 //!
 //! - completions are sent with `send().await`, so none is ever lost; at most
@@ -62,24 +64,41 @@ impl Calls {
         }
     }
 
-    /// Run `invocation` on the executor.
-    pub(crate) fn start(&mut self, invocation: Invocation) {
+    /// Run `invocation`: poll it once here, and return its outcome if it
+    /// is ready and reported nothing on the way (no task, no channel hop);
+    /// otherwise it goes on (or its outcome goes out, behind its reports)
+    /// on a task of the executor.
+    pub(crate) fn start(&mut self, invocation: Invocation) -> Option<(CallId, Outcome)> {
         let call = invocation.call;
         let cancel = invocation.cancel_flag();
-        let future = invocation.run(self.sink.clone());
+        let sink = self.sink.clone();
+        let mut future = match std::panic::catch_unwind(AssertUnwindSafe(|| invocation.run(sink))) {
+            Ok(future) => AssertUnwindSafe(future).catch_unwind(),
+            Err(payload) => return Some((call, panicked(call, &*payload))),
+        };
+        // A handler that is not ready registers this no-op waker; the task
+        // it moves to polls it again at once and registers its own.
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let ready = match future.poll(&mut cx) {
+            std::task::Poll::Ready(caught) => Some(caught.unwrap_or_else(|p| panicked(call, &*p))),
+            std::task::Poll::Pending => None,
+        };
         let tx = self.tx.clone();
-        let task = self.ex.spawn(async move {
-            let outcome = match AssertUnwindSafe(future).catch_unwind().await {
-                Ok(outcome) => outcome,
-                Err(payload) => {
-                    tracing::error!(%call, panic = panic_message(&*payload), "handler panicked");
-                    Outcome::Error(ErrorObject::internal("Internal error"))
-                }
-            };
-            // Fails only when the connection is gone, and then nobody needs it.
-            let _ = tx.send(Report::Done(call, outcome)).await;
-        });
+        let task = match ready {
+            Some(outcome) if self.rx.is_empty() => return Some((call, outcome)),
+            // Its progress or log reports wait in the channel: the outcome
+            // must come after them.
+            Some(outcome) => self.ex.spawn(async move {
+                let _ = tx.send(Report::Done(call, outcome)).await;
+            }),
+            None => self.ex.spawn(async move {
+                let outcome = future.await.unwrap_or_else(|p| panicked(call, &*p));
+                // Fails only when the connection is gone, and then nobody needs it.
+                let _ = tx.send(Report::Done(call, outcome)).await;
+            }),
+        };
         self.running.insert(call, Running { task, cancel });
+        None
     }
 
     /// Stop `call`: flag it and drop its task (which drops the handler's future).
@@ -111,6 +130,12 @@ impl Drop for Calls {
             running.cancel.cancel();
         }
     }
+}
+
+/// A handler's panic is an internal error for its call alone.
+fn panicked(call: CallId, payload: &(dyn Any + Send)) -> Outcome {
+    tracing::error!(%call, panic = panic_message(payload), "handler panicked");
+    Outcome::Error(ErrorObject::internal("Internal error"))
 }
 
 /// Forwards handler reports to the connection, dropping them when it lags.
@@ -223,11 +248,59 @@ mod tests {
             let Some(Output::Invoke(invocation)) = conn.poll_output() else {
                 panic!("expected an invocation");
             };
+            let call = invocation.call;
             let mut calls = Calls::new(ex.clone(), 4);
-            calls.start(invocation);
-            match calls.next().await {
-                Report::Done(_, Outcome::Error(e)) => {
+            // It panics in its first poll, so it is answered at once.
+            match calls.start(invocation) {
+                Some((c, Outcome::Error(e))) if c == call => {
                     assert_eq!((e.code, &*e.message), (-32603, "Internal error"))
+                }
+                other => panic!("unexpected start {other:?}"),
+            }
+            assert!(calls.running.is_empty());
+        }));
+    }
+
+    #[test]
+    fn a_ready_handler_is_answered_inline_and_a_waiting_one_on_a_task() {
+        let ex = Arc::new(Executor::new());
+        smol::block_on(ex.run(async {
+            let service = Service::builder()
+                .tool(Tool::new("now", "Ready at once"), |_: NoArgs, _ctx| async {
+                    CallToolResult::text("now")
+                })
+                .tool(Tool::new("later", "Waits"), |_: NoArgs, _ctx| async {
+                    Timer::after(Duration::from_millis(10)).await;
+                    CallToolResult::text("later")
+                })
+                .build()
+                .unwrap();
+            let mut conn = Connection::new(&service, Transport::Stdio, Instant::ZERO);
+            conn.handle_input(
+                br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"now","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"later","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+"#,
+                Instant::ZERO,
+            );
+            let mut calls = Calls::new(ex.clone(), 4);
+            let Some(Output::Invoke(now)) = conn.poll_output() else {
+                panic!("expected an invocation");
+            };
+            let Some(Output::Invoke(later)) = conn.poll_output() else {
+                panic!("expected a second invocation");
+            };
+            let (now_call, later_call) = (now.call, later.call);
+            match calls.start(now) {
+                Some((c, Outcome::CallTool(r))) if c == now_call => {
+                    assert_eq!(r, CallToolResult::text("now"))
+                }
+                other => panic!("expected an inline answer, got {other:?}"),
+            }
+            assert!(calls.start(later).is_none(), "a pending handler moves to a task");
+            assert_eq!(calls.running.len(), 1);
+            match calls.next().await {
+                Report::Done(c, Outcome::CallTool(r)) if c == later_call => {
+                    assert_eq!(r, CallToolResult::text("later"))
                 }
                 other => panic!("unexpected report {other:?}"),
             }

@@ -75,7 +75,7 @@ impl Driver {
         // Set when winding down starts; calls must be done by then.
         let mut grace_until: Option<Instant> = None;
         loop {
-            if drain(&mut conn, &mut calls, &mut writer).await? {
+            if drain(&mut conn, &mut calls, &clock, &mut writer).await? {
                 break;
             }
             let idle = conn.in_flight() == 0 && conn.queued() == 0;
@@ -179,21 +179,26 @@ impl Driver {
 }
 
 /// Carry out everything the connection asks for. Returns whether it
-/// emitted `Output::Close`.
+/// emitted `Output::Close`. What is transmitted meanwhile goes out in one
+/// write (pipelined stdio answers: one system call for many).
 async fn drain<W: AsyncWrite + Unpin>(
     conn: &mut Connection,
     calls: &mut Calls,
+    clock: &Clock,
     writer: &mut W,
 ) -> io::Result<bool> {
-    let mut wrote = false;
+    let mut batch = Vec::new();
     let mut closed = false;
     while let Some(out) = conn.poll_output() {
         match out {
-            Output::Transmit(bytes) => {
-                writer.write_all(&bytes).await?;
-                wrote = true;
+            Output::Transmit(bytes) => batch.push(bytes),
+            Output::Invoke(invocation) => {
+                // Answered at once: completing is an input like any other,
+                // and this loop goes on draining.
+                if let Some((call, outcome)) = calls.start(invocation) {
+                    let _ = conn.complete(call, outcome, clock.now());
+                }
             }
-            Output::Invoke(invocation) => calls.start(invocation),
             Output::Cancel(call) => calls.cancel(call),
             Output::Close => {
                 closed = true;
@@ -201,7 +206,12 @@ async fn drain<W: AsyncWrite + Unpin>(
             }
         }
     }
-    if wrote {
+    match batch.len() {
+        0 => {}
+        1 => writer.write_all(&batch[0][..]).await?,
+        _ => writer.write_all(&batch.concat()).await?,
+    }
+    if !batch.is_empty() {
         writer.flush().await?;
     }
     Ok(closed)

@@ -1,10 +1,14 @@
 //! Running one connection's handler calls as tokio tasks.
 //!
-//! Each [`Invocation`] becomes its own task, so a slow handler holds up
-//! neither the connection nor other calls. Everything a task reports (its
-//! progress and log messages, then its outcome) travels back over one
-//! bounded channel per connection, which keeps a call's reports in order
-//! ahead of its completion.
+//! Each [`Invocation`]'s future is polled once where the connection runs:
+//! a handler that is ready at once (most are) is answered without a task,
+//! a channel hop or a map entry. One that is not becomes its own task, so
+//! a slow handler holds up neither the connection nor other calls.
+//! Everything a task reports (its progress and log messages, then its
+//! outcome) travels back over one bounded channel per connection, which
+//! keeps a call's reports in order ahead of its completion; a handler that
+//! reported something during its first poll has its outcome sent down the
+//! same channel, behind those reports.
 //!
 //! - A completion is never dropped: the task waits for a channel slot.
 //!   There are at most `max_concurrent_calls` tasks per connection, so at
@@ -62,17 +66,38 @@ impl Calls {
         }
     }
 
-    /// Run `invocation` on its own task.
-    pub(crate) fn start(&mut self, invocation: Invocation) {
+    /// Run `invocation`: poll it once here, and return its outcome if it
+    /// is ready and reported nothing on the way; otherwise it goes on (or
+    /// its outcome goes out) on a task of its own.
+    pub(crate) fn start(&mut self, invocation: Invocation) -> Option<(CallId, Outcome)> {
         let call = invocation.call;
         let cancel = invocation.cancel_flag();
-        let sink = self.sink.clone();
+        let mut future = match catch_unwind(AssertUnwindSafe(|| invocation.run(self.sink.clone())))
+        {
+            Ok(future) => CatchUnwind(future),
+            Err(payload) => return Some((call, panicked(call, &*payload))),
+        };
+        // A handler that is not ready registers this no-op waker; the task
+        // it moves to polls it again at once and registers its own.
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let ready = match Pin::new(&mut future).poll(&mut cx) {
+            Poll::Ready(caught) => Some(caught.unwrap_or_else(|p| panicked(call, &*p))),
+            Poll::Pending => None,
+        };
         let tx = self.tx.clone();
-        let task = tokio::spawn(async move {
-            let outcome = run_caught(invocation, sink).await;
-            // Err only if the connection is gone; nobody is left to tell.
-            let _ = tx.send(Report::Done(call, outcome)).await;
-        });
+        let task = match ready {
+            Some(outcome) if self.rx.is_empty() => return Some((call, outcome)),
+            // Its progress or log reports wait in the channel: the outcome
+            // must come after them.
+            Some(outcome) => tokio::spawn(async move {
+                let _ = tx.send(Report::Done(call, outcome)).await;
+            }),
+            None => tokio::spawn(async move {
+                let outcome = future.await.unwrap_or_else(|p| panicked(call, &*p));
+                // Err only if the connection is gone; nobody is left to tell.
+                let _ = tx.send(Report::Done(call, outcome)).await;
+            }),
+        };
         self.running.insert(
             call,
             Running {
@@ -80,6 +105,7 @@ impl Calls {
                 cancel,
             },
         );
+        None
     }
 
     /// Stop `call`: set its flag and drop its future.
@@ -118,19 +144,12 @@ impl Drop for Calls {
     }
 }
 
-/// Run the handler, turning a panic (while building its future or while
-/// polling it) into an internal error for this call.
-async fn run_caught(invocation: Invocation, sink: Arc<dyn CallSink>) -> Outcome {
-    let call = invocation.call;
-    let caught = match catch_unwind(AssertUnwindSafe(|| invocation.run(sink))) {
-        Ok(future) => CatchUnwind(future).await,
-        Err(payload) => Err(payload),
-    };
-    caught.unwrap_or_else(|payload| {
-        tracing::error!(%call, panic = panic_message(&*payload), "handler panicked");
-        // The message must not leak internals (`ErrorObject::internal`).
-        Outcome::Error(ErrorObject::internal("Internal error"))
-    })
+/// A handler's panic (while building its future or while polling it) is
+/// an internal error for its call alone.
+fn panicked(call: CallId, payload: &(dyn std::any::Any + Send)) -> Outcome {
+    tracing::error!(%call, panic = panic_message(payload), "handler panicked");
+    // The message must not leak internals (`ErrorObject::internal`).
+    Outcome::Error(ErrorObject::internal("Internal error"))
 }
 
 /// Polls a future inside `catch_unwind`. The future is never polled again
@@ -187,6 +206,57 @@ mod tests {
         assert_eq!(panic_message(&*s), "owned");
         let s: Box<dyn std::any::Any + Send> = Box::new(7_u8);
         assert_eq!(panic_message(&*s), "<non-string panic payload>");
+    }
+
+    #[tokio::test]
+    async fn a_ready_handler_is_answered_inline_and_a_waiting_one_on_a_task() {
+        use snodo_proto::{
+            CallToolResult, Connection, Instant, NoArgs, Output, Service, Tool, Transport,
+        };
+        let service = Service::builder()
+            .tool(Tool::new("now", "Ready at once"), |_: NoArgs, _ctx| async {
+                CallToolResult::text("now")
+            })
+            .tool(Tool::new("later", "Waits"), |_: NoArgs, _ctx| async {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                CallToolResult::text("later")
+            })
+            .build()
+            .unwrap();
+        let mut conn = Connection::new(&service, Transport::Stdio, Instant::ZERO);
+        conn.handle_input(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"now","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"later","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+"#,
+            Instant::ZERO,
+        );
+        let mut calls = Calls::new(4);
+        let Some(Output::Invoke(now)) = conn.poll_output() else {
+            panic!("expected an invocation");
+        };
+        let Some(Output::Invoke(later)) = conn.poll_output() else {
+            panic!("expected a second invocation");
+        };
+        let (now_call, later_call) = (now.call, later.call);
+        match calls.start(now) {
+            Some((c, Outcome::CallTool(r))) if c == now_call => {
+                assert_eq!(r, CallToolResult::text("now"))
+            }
+            other => panic!("expected an inline answer, got {other:?}"),
+        }
+        assert_eq!(calls.running(), 0);
+        assert!(
+            calls.start(later).is_none(),
+            "a pending handler moves to a task"
+        );
+        assert_eq!(calls.running(), 1);
+        match calls.next().await {
+            Report::Done(c, Outcome::CallTool(r)) if c == later_call => {
+                assert_eq!(r, CallToolResult::text("later"))
+            }
+            other => panic!("unexpected report {other:?}"),
+        }
+        assert_eq!(calls.running(), 0);
     }
 
     #[tokio::test]

@@ -78,7 +78,13 @@ where
         while let Some(output) = conn.poll_output() {
             match output {
                 Output::Transmit(bytes) => out.push(bytes),
-                Output::Invoke(invocation) => calls.start(invocation),
+                Output::Invoke(invocation) => {
+                    // Answered at once: completing here is an input like
+                    // any other, and this loop goes on draining.
+                    if let Some((call, outcome)) = calls.start(invocation) {
+                        let _ = conn.complete(call, outcome, clock.now());
+                    }
+                }
                 Output::Cancel(call) => calls.cancel(call),
                 Output::Close => closed = true,
             }

@@ -10,9 +10,11 @@
 //!   TCP): one task per accepted connection, a connection cap, graceful
 //!   shutdown.
 //!
-//! Every handler call runs on its own `tokio::spawn`ed task; a panic in a
-//! handler answers that call with `-32603` and leaves the rest running. A
-//! cancelled call's task is aborted, which drops the handler's future.
+//! A handler call that is ready when first polled is answered on the
+//! connection's own task; any other runs on its own `tokio::spawn`ed task.
+//! A panic in a handler answers that call with `-32603` and leaves the rest
+//! running. A cancelled call's task is aborted, which drops the handler's
+//! future.
 //!
 //! ```no_run
 //! use snodo_proto::{CallToolResult, NoArgs, Service, Tool};
