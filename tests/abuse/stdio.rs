@@ -52,7 +52,7 @@ pub fn stdio_abuse(runtime: Runtime) {
             }
         }
     });
-    let mut next = |what: &str| -> Value {
+    let next = |what: &str| -> Value {
         let started = Instant::now();
         let line = rx
             .recv_timeout(PROMPT)
