@@ -187,6 +187,8 @@ pub struct Connection {
     service: Service,
     wire: Wire,
     out: Vec<u8>,
+    /// A final message being serialized ahead of its HTTP head.
+    scratch: Vec<u8>,
     events: VecDeque<Output>,
     calls: BTreeMap<CallId, Call>,
     by_request: BTreeMap<RequestId, Slot>,
@@ -237,6 +239,7 @@ impl Connection {
             wire,
             service: service.clone(),
             out: Vec::new(),
+            scratch: Vec::new(),
             events: VecDeque::new(),
             calls: BTreeMap::new(),
             by_request: BTreeMap::new(),
@@ -457,9 +460,7 @@ impl Connection {
         if self.out.is_empty() {
             return None;
         }
-        Some(Output::Transmit(Bytes::from(core::mem::take(
-            &mut self.out,
-        ))))
+        Some(Output::Transmit(self.take_out()))
     }
 
     /// The earliest deadline: a call's timeout, or on HTTP the slow-request
@@ -831,10 +832,24 @@ impl Connection {
 
     fn push_event(&mut self, e: Output) {
         if !self.out.is_empty() {
-            let bytes = Bytes::from(core::mem::take(&mut self.out));
+            let bytes = self.take_out();
             self.events.push_back(Output::Transmit(bytes));
         }
         self.events.push_back(e);
+    }
+
+    /// The bytes written so far, to transmit. A small output is copied out
+    /// so that `out` keeps its buffer for the next answer (one exact-size
+    /// allocation instead of a regrown buffer per answer); a large one is
+    /// handed over whole, so no connection holds a large idle buffer.
+    fn take_out(&mut self) -> Bytes {
+        if self.out.capacity() > KEEP_OUT_BUFFER {
+            Bytes::from(core::mem::take(&mut self.out))
+        } else {
+            let bytes = Bytes::copy_from_slice(&self.out);
+            self.out.clear();
+            bytes
+        }
     }
 
     fn write_outcome(&mut self, call: &Call, outcome: Outcome, now: Instant) {
@@ -904,7 +919,18 @@ impl Connection {
     /// Write the final message for a request: a line on stdio; on HTTP the
     /// JSON response (or the SSE stream's last event), ending the exchange.
     fn emit_final(&mut self, id: Option<&RequestId>, message: Final<'_>, now: Instant) {
-        let mut json = Vec::with_capacity(256);
+        if let (Wire::Stdio(_), Final::Result(result)) = (&self.wire, &message) {
+            // Straight into the output: no intermediate buffer.
+            if let Some(id) = id {
+                jsonrpc::write_result_raw(&mut self.out, id, result);
+            }
+            self.out.push(b'\n');
+            return;
+        }
+        // The message, serialized before the HTTP head that gives its
+        // length, in a buffer kept for the next answer.
+        let mut json = core::mem::take(&mut self.scratch);
+        json.clear();
         let status = match message {
             Final::Result(result) => {
                 if let Some(id) = id {
@@ -921,6 +947,7 @@ impl Connection {
             Wire::Stdio(_) => {
                 self.out.extend_from_slice(&json);
                 self.out.push(b'\n');
+                self.scratch = json;
             }
             Wire::Http(http) => {
                 let Some(ex) = http.exchange.take() else {
@@ -947,6 +974,7 @@ impl Connection {
                 } else {
                     http.idle_deadline = Some(now + self.service.http_config().idle_timeout);
                 }
+                self.scratch = json;
                 self.maybe_close();
                 if !self.closed {
                     self.pump_http(now);
@@ -1119,6 +1147,9 @@ impl Connection {
 }
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// Output buffer capacity a connection keeps between answers.
+const KEEP_OUT_BUFFER: usize = 16 * 1024;
 
 /// A tool's result as the answer to `tools/call`: checked against the
 /// tool's `outputSchema` (unless it is an error result), then completed.

@@ -14,6 +14,10 @@ use bytes::{Buf, Bytes, BytesMut};
 /// Most bytes of a chunk-size line, extensions and CR included.
 const MAX_CHUNK_LINE: usize = 1024;
 
+/// Header slots parsed into without a heap allocation (the default
+/// `max_headers` is 64).
+const STACK_HEADERS: usize = 64;
+
 /// A parsed request head.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Head {
@@ -216,8 +220,17 @@ impl Decoder {
         if self.buf.is_empty() {
             return None;
         }
-        let mut storage = alloc::vec![httparse::EMPTY_HEADER; self.limits.max_headers];
-        let mut req = httparse::Request::new(&mut storage);
+        // Header slots on the stack for the usual limit, on the heap only
+        // for a larger one.
+        let mut stack = [httparse::EMPTY_HEADER; STACK_HEADERS];
+        let mut heap = Vec::new();
+        let storage: &mut [httparse::Header<'_>] = if self.limits.max_headers <= STACK_HEADERS {
+            &mut stack[..self.limits.max_headers]
+        } else {
+            heap.resize(self.limits.max_headers, httparse::EMPTY_HEADER);
+            &mut heap
+        };
+        let mut req = httparse::Request::new(storage);
         // Only the bytes a head may span are looked at, so the verdict is
         // the same however the head was cut into reads: a fault past the
         // limit is never seen before the limit is.
@@ -425,14 +438,23 @@ pub fn write_head(
     close: bool,
     extra: &[&str],
 ) {
-    out.extend_from_slice(format!("HTTP/1.1 {status} {}\r\n", reason_phrase(status)).as_bytes());
+    // Written piecewise, not through `format!`: a head per response.
+    out.extend_from_slice(b"HTTP/1.1 ");
+    write_decimal(out, u64::from(status));
+    out.push(b' ');
+    out.extend_from_slice(reason_phrase(status).as_bytes());
+    out.extend_from_slice(b"\r\n");
     if let Some(ct) = content_type {
         out.extend_from_slice(b"Content-Type: ");
         out.extend_from_slice(ct.as_bytes());
         out.extend_from_slice(b"\r\n");
     }
     match length {
-        Some(n) => out.extend_from_slice(format!("Content-Length: {n}\r\n").as_bytes()),
+        Some(n) => {
+            out.extend_from_slice(b"Content-Length: ");
+            write_decimal(out, n as u64);
+            out.extend_from_slice(b"\r\n");
+        }
         None => out.extend_from_slice(b"Transfer-Encoding: chunked\r\n"),
     }
     for line in extra {
@@ -443,6 +465,21 @@ pub fn write_head(
         out.extend_from_slice(b"Connection: close\r\n");
     }
     out.extend_from_slice(b"\r\n");
+}
+
+/// Append `n` in decimal.
+fn write_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0_u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
 }
 
 /// Append one chunk of a chunked body.
@@ -581,5 +618,37 @@ mod tests {
         assert!(!mk(1, Some("close")).keep_alive());
         assert!(!mk(0, None).keep_alive());
         assert!(mk(0, Some("Keep-Alive")).keep_alive());
+    }
+
+    #[test]
+    fn heads_are_written_exactly() {
+        let mut out = Vec::new();
+        write_head(
+            &mut out,
+            200,
+            Some("application/json"),
+            Some(1234),
+            false,
+            &[],
+        );
+        assert_eq!(
+            out,
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1234\r\n\r\n"
+        );
+        out.clear();
+        write_head(&mut out, 202, None, Some(0), true, &["Allow: POST"]);
+        assert_eq!(
+            out,
+            b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nAllow: POST\r\nConnection: close\r\n\r\n"
+        );
+        out.clear();
+        write_head(&mut out, 200, Some("text/event-stream"), None, false, &[]);
+        assert_eq!(
+            out,
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+        );
+        out.clear();
+        write_decimal(&mut out, u64::MAX);
+        assert_eq!(out, b"18446744073709551615");
     }
 }
