@@ -11,6 +11,7 @@
 //!    (400 + `-32020`);
 //! 3. the HTTP status of every JSON-RPC error ([`status_of`]).
 
+use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
 use serde_json::{Map, Value};
@@ -187,7 +188,7 @@ impl Mirrors<'_> {
         name: &str,
         display: &str,
         sentinel: bool,
-    ) -> Result<Option<String>, ErrorObject> {
+    ) -> Result<Option<Cow<'_, str>>, ErrorObject> {
         let Some(raw) = self.head.get(name) else {
             return Ok(None);
         };
@@ -197,11 +198,12 @@ impl Mirrors<'_> {
             )));
         }
         let decoded = if sentinel {
-            headers::decode_value(raw)
+            headers::decode_value(raw).map(Cow::Owned)
         } else {
             let t = headers::trim_ows(raw);
             if t.iter().all(|&b| b == b'\t' || (0x20..=0x7e).contains(&b)) {
-                Ok(String::from_utf8_lossy(t).into_owned())
+                // Visible ASCII: borrowed, never copied.
+                Ok(String::from_utf8_lossy(t))
             } else {
                 Err(ValueError::InvalidCharacters)
             }
@@ -264,7 +266,7 @@ impl HeaderCheck for Mirrors<'_> {
                 .ok_or_else(|| missing("Mcp-Name"))?;
             // A body without the field is refused later as invalid params.
             if let Some(Value::String(body)) = params.and_then(|p| p.get(field)) {
-                if &header != body {
+                if header.as_ref() != body.as_str() {
                     return Err(differs("Mcp-Name"));
                 }
             }

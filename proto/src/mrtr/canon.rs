@@ -20,40 +20,45 @@ const EXCLUDED: [&str; 3] = ["_meta", "inputResponses", "requestState"];
 /// SHA-256 of the canonical JSON of `params` without the excluded members.
 pub(crate) fn params_digest(params: &Map<String, Value>) -> [u8; 32] {
     let mut text = Vec::with_capacity(128);
-    let mut keys: Vec<&String> = params
-        .keys()
-        .filter(|k| !EXCLUDED.contains(&k.as_str()))
-        .collect();
-    keys.sort_unstable();
-    text.push(b'{');
-    for (i, k) in keys.into_iter().enumerate() {
-        if i > 0 {
-            text.push(b',');
-        }
-        write_string(&mut text, k);
-        text.push(b':');
-        write(&mut text, &params[k.as_str()]);
-    }
-    text.push(b'}');
+    write_object(&mut text, params, |k| !EXCLUDED.contains(&k));
     Sha256::digest(&text).into()
+}
+
+/// An object with its members sorted by key. serde_json's default map
+/// already iterates in key order, so the members are only collected and
+/// sorted when it does not (its `preserve_order` feature).
+fn write_object(out: &mut Vec<u8>, m: &Map<String, Value>, keep: impl Fn(&str) -> bool) {
+    out.push(b'{');
+    let mut first = true;
+    let mut member = |out: &mut Vec<u8>, k: &String, v: &Value| {
+        if !keep(k) {
+            return;
+        }
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        write_string(out, k);
+        out.push(b':');
+        write(out, v);
+    };
+    if m.keys().is_sorted() {
+        for (k, v) in m {
+            member(out, k, v);
+        }
+    } else {
+        let mut members: Vec<(&String, &Value)> = m.iter().collect();
+        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (k, v) in members {
+            member(out, k, v);
+        }
+    }
+    out.push(b'}');
 }
 
 fn write(out: &mut Vec<u8>, v: &Value) {
     match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort_unstable();
-            out.push(b'{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_string(out, k);
-                out.push(b':');
-                write(out, &m[k.as_str()]);
-            }
-            out.push(b'}');
-        }
+        Value::Object(m) => write_object(out, m, |_| true),
         Value::Array(a) => {
             out.push(b'[');
             for (i, item) in a.iter().enumerate() {
