@@ -30,6 +30,9 @@ pub fn complete(
             m
         }
     };
+    if let Some(bytes) = write_merged(&obj, cache, server_meta) {
+        return bytes;
+    }
     obj.insert(
         String::from("resultType"),
         Value::String(String::from("complete")),
@@ -60,4 +63,167 @@ pub fn complete(
     let mut out = Vec::with_capacity(128);
     crate::json::write(&mut out, &obj);
     out
+}
+
+/// The members this module adds, in key order.
+const ADDED: [&str; 4] = ["_meta", "cacheScope", "resultType", "ttlMs"];
+
+/// The same bytes as inserting the added members and serializing the map,
+/// written without building them (no copy of the server's `_meta`, no
+/// key or value strings): the result's members and the added ones merged
+/// in key order. `None` when the map is not in key order or already has
+/// one of the added members (a handler `_meta` to merge): the caller then
+/// builds the map.
+fn write_merged(
+    obj: &Map<String, Value>,
+    cache: Option<CacheHint>,
+    server_meta: &Map<String, Value>,
+) -> Option<Vec<u8>> {
+    if ADDED.iter().any(|k| obj.contains_key(*k)) || !obj.keys().is_sorted() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(256);
+    let mut first = true;
+    let mut separator = |out: &mut Vec<u8>| {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+    };
+    let mut added = ADDED.iter().copied().peekable();
+    let write_added = |out: &mut Vec<u8>, key: &str, sep: &mut dyn FnMut(&mut Vec<u8>)| match key {
+        "_meta" if !server_meta.is_empty() => {
+            sep(out);
+            out.extend_from_slice(br#""_meta":"#);
+            crate::json::write(out, server_meta);
+        }
+        "cacheScope" => {
+            if let Some(hint) = cache {
+                sep(out);
+                out.extend_from_slice(match hint.scope {
+                    CacheScope::Public => br#""cacheScope":"public""#,
+                    CacheScope::Private => br#""cacheScope":"private""#,
+                });
+            }
+        }
+        "resultType" => {
+            sep(out);
+            out.extend_from_slice(br#""resultType":"complete""#);
+        }
+        "ttlMs" => {
+            if let Some(hint) = cache {
+                sep(out);
+                out.extend_from_slice(br#""ttlMs":"#);
+                crate::json::write(out, &hint.ttl_ms);
+            }
+        }
+        _ => {}
+    };
+    out.push(b'{');
+    for (k, v) in obj {
+        while let Some(a) = added.next_if(|a| *a < k.as_str()) {
+            write_added(&mut out, a, &mut separator);
+        }
+        separator(&mut out);
+        crate::json::write(&mut out, k.as_str());
+        out.push(b':');
+        crate::json::write(&mut out, v);
+    }
+    for a in added {
+        write_added(&mut out, a, &mut separator);
+    }
+    out.push(b'}');
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    /// What `complete` wrote before the merged writer: insert, then serialize.
+    fn built(result: Value, cache: Option<CacheHint>, server_meta: &Map<String, Value>) -> Vec<u8> {
+        let mut obj = object(result);
+        obj.insert(String::from("resultType"), json!("complete"));
+        if let Some(hint) = cache {
+            obj.insert(String::from("ttlMs"), json!(hint.ttl_ms));
+            let scope = match hint.scope {
+                CacheScope::Public => "public",
+                CacheScope::Private => "private",
+            };
+            obj.insert(String::from("cacheScope"), json!(scope));
+        }
+        if !server_meta.is_empty() {
+            obj.insert(String::from("_meta"), Value::Object(server_meta.clone()));
+        }
+        serde_json::to_vec(&obj).unwrap()
+    }
+
+    #[test]
+    fn merged_members_come_out_in_key_order() {
+        let meta =
+            object(json!({"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}));
+        let hint = Some(CacheHint {
+            ttl_ms: 5000,
+            scope: CacheScope::Public,
+        });
+        assert_eq!(
+            complete(json!({"contents": [{"uri": "a:b", "text": "x"}], "zz": 1}), hint, &meta),
+            br#"{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"cacheScope":"public","contents":[{"text":"x","uri":"a:b"}],"resultType":"complete","ttlMs":5000,"zz":1}"#
+        );
+        assert_eq!(
+            complete(json!({}), None, &Map::new()),
+            br#"{"resultType":"complete"}"#
+        );
+        assert_eq!(
+            complete(json!("bare"), None, &Map::new()),
+            br#"{"resultType":"complete","value":"bare"}"#
+        );
+    }
+
+    #[test]
+    fn merged_and_built_shapes_are_the_same_bytes() {
+        let meta =
+            object(json!({"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}));
+        let hints = [
+            None,
+            Some(CacheHint {
+                ttl_ms: 0,
+                scope: CacheScope::Private,
+            }),
+        ];
+        let results = [
+            json!({"content": [{"type": "text", "text": "hi"}], "isError": true}),
+            json!({"a": 1, "cacheScop": 2, "resultTypf": 3, "ttlMr": 4, "~": 5}),
+            json!({"messages": [], "description": "d"}),
+        ];
+        for result in results {
+            for hint in hints {
+                for m in [&meta, &Map::new()] {
+                    assert_eq!(
+                        complete(result.clone(), hint, m),
+                        built(result.clone(), hint, m),
+                        "{result} {hint:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_handler_meta_is_still_merged() {
+        let meta =
+            object(json!({"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}));
+        assert_eq!(
+            complete(json!({"_meta": {"mine": 1}, "content": []}), None, &meta),
+            br#"{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"},"mine":1},"content":[],"resultType":"complete"}"#
+        );
+    }
 }
