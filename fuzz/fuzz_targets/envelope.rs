@@ -216,7 +216,10 @@ fn mutate(src: &mut Source, v: &mut Value, depth: usize) {
 
 /// The header mirrors a conforming client derives from `body`
 /// (`streamable-http.mdx` § Request Metadata), when it can.
-fn mirrors(body: &Value) -> Option<Vec<(String, Vec<u8>)>> {
+/// Header fields, lower-case names.
+type Fields = Vec<(String, Vec<u8>)>;
+
+fn mirrors(body: &Value) -> Option<Fields> {
     let method = body.get("method")?.as_str()?;
     let params = body.get("params")?;
     let version = params
@@ -258,7 +261,7 @@ fn mirrors(body: &Value) -> Option<Vec<(String, Vec<u8>)>> {
     Some(h)
 }
 
-fn head(headers: Vec<(String, Vec<u8>)>) -> Head {
+fn head(headers: Fields) -> Head {
     Head {
         method: String::from("POST"),
         path: String::from("/mcp"),
@@ -287,7 +290,8 @@ fn check_error(e: &ErrorObject, id: Option<&RequestId>) {
     }
 }
 
-fn check(bytes: &[u8], headers: Option<(Vec<(String, Vec<u8>)>, bool)>) {
+/// `headers`: the HTTP head's fields, and whether they mirror the body exactly.
+fn check(bytes: &[u8], headers: Option<(Fields, bool)>) {
     let (service, _) = snodo_fuzz::fixture();
     let now = Instant::from_millis(1_700_000_000_000);
     let head = headers.as_ref().map(|(h, _)| head(h.clone()));
