@@ -89,6 +89,10 @@ struct Config {
     server_cpu: String,
     /// Load a server that is already running (for profiling it).
     target: Option<std::net::SocketAddr>,
+    /// Every server is measured this many times, in turn, each time for
+    /// `duration / rounds`: other load on the machine then falls on all
+    /// of them alike, and the median round is reported.
+    rounds: u32,
 }
 
 impl Config {
@@ -97,12 +101,13 @@ impl Config {
         let mut c = Config {
             levels: vec![1, 16, 64],
             duration: Duration::from_secs(10),
-            warmup: Duration::from_secs(2),
+            warmup: Duration::from_secs(1),
             stdio_calls: 100_000,
             bin_dir: exe.parent().expect("a directory").to_path_buf(),
             only: Vec::new(),
             server_cpu: String::from("0"),
             target: None,
+            rounds: 5,
         };
         let mut it = std::env::args().skip(1);
         while let Some(a) = it.next() {
@@ -115,6 +120,14 @@ impl Config {
                     c.duration = Duration::from_secs(2);
                     c.warmup = Duration::from_millis(500);
                     c.stdio_calls = 20_000;
+                    c.rounds = 1;
+                }
+                "--rounds" => {
+                    c.rounds = value()
+                        .parse()
+                        .ok()
+                        .filter(|&r| r > 0)
+                        .unwrap_or_else(|| usage("bad --rounds"))
                 }
                 "--duration" => c.duration = Duration::from_secs_f64(secs(&value())),
                 "--warmup" => c.warmup = Duration::from_secs_f64(secs(&value())),
@@ -150,7 +163,7 @@ fn secs(v: &str) -> f64 {
 fn usage(why: &str) -> ! {
     eprintln!(
         "{why}\nusage: bench-load [--quick] [--duration S] [--warmup S] [--levels 1,16,64] \
-         [--stdio-calls N] [--only LABEL]... [--bin-dir DIR] [--server-cpu N] [--target ADDR]"
+         [--stdio-calls N] [--rounds N] [--only LABEL]... [--bin-dir DIR] [--server-cpu N] [--target ADDR]"
     );
     std::process::exit(2)
 }
@@ -163,6 +176,14 @@ struct Level {
     p50_us: u32,
     p99_us: u32,
     errors: u64,
+    /// Requests answered in the whole run, warm-up included.
+    answered: u64,
+    /// Server CPU time (all threads, user + system) per answered request,
+    /// in microseconds: less sensitive to other load on the machine than
+    /// requests/s.
+    cpu_us: f64,
+    /// Every measured latency, sorted.
+    lat: Vec<u32>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -171,6 +192,7 @@ struct StdioRun {
     seconds: f64,
     rss_kib: u64,
     errors: u64,
+    cpu_us: f64,
 }
 
 #[derive(Default)]
@@ -196,39 +218,101 @@ async fn run_all(config: &Config) -> Results {
         for &c in &config.levels {
             match load(addr, c, config.warmup, config.duration).await {
                 Ok(l) => eprintln!(
-                    "{addr}: HTTP c={} {:.0} req/s, p50 {} us, p99 {} us, {} errors",
-                    l.concurrency, l.rps, l.p50_us, l.p99_us, l.errors
+                    "{addr}: HTTP c={} {:.0} req/s, p50 {} us, p99 {} us, {} answered, {} errors",
+                    l.concurrency, l.rps, l.p50_us, l.p99_us, l.answered, l.errors
                 ),
                 Err(e) => eprintln!("{addr}: {e}"),
             }
         }
         return results;
     }
-    for server in SERVERS {
-        if !config.only.is_empty()
-            && !config
-                .only
-                .iter()
-                .any(|o| server.label.contains(o.as_str()))
-        {
-            continue;
-        }
-        match http_series(config, server).await {
-            Ok(r) => {
-                results.http.insert(server.label, r);
+    let mut http: HashMap<&'static str, Vec<(Vec<Level>, u64)>> = HashMap::new();
+    let mut stdio: HashMap<&'static str, Vec<StdioRun>> = HashMap::new();
+    let per_round = config.duration / config.rounds;
+    for round in 1..=config.rounds {
+        eprintln!("== round {round} of {}", config.rounds);
+        for server in SERVERS {
+            if !config.only.is_empty()
+                && !config
+                    .only
+                    .iter()
+                    .any(|o| server.label.contains(o.as_str()))
+            {
+                continue;
             }
-            Err(e) => eprintln!("{}: HTTP run failed: {e}", server.label),
-        }
-        if server.stdio {
-            match stdio_run(config, server).await {
-                Ok(r) => {
-                    results.stdio.insert(server.label, r);
+            match http_series(config, server, per_round, round == 1).await {
+                Ok(r) => http.entry(server.label).or_default().push(r),
+                Err(e) => eprintln!("{}: HTTP run failed: {e}", server.label),
+            }
+            if server.stdio {
+                match stdio_run(config, server).await {
+                    Ok(r) => stdio.entry(server.label).or_default().push(r),
+                    Err(e) => eprintln!("{}: stdio run failed: {e}", server.label),
                 }
-                Err(e) => eprintln!("{}: stdio run failed: {e}", server.label),
             }
         }
     }
+    for (label, runs) in http {
+        results.http.insert(label, combine_http(runs));
+    }
+    for (label, runs) in stdio {
+        results.stdio.insert(label, combine_stdio(runs));
+    }
     results
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Rounds of one server: the median round's requests/s, latency
+/// percentiles over every sample, CPU per request over every request, the
+/// highest peak RSS.
+fn combine_http(runs: Vec<(Vec<Level>, u64)>) -> (Vec<Level>, u64) {
+    let rss = runs.iter().map(|r| r.1).max().unwrap_or(0);
+    let levels = runs.first().map_or(0, |r| r.0.len());
+    let mut out = Vec::new();
+    for i in 0..levels {
+        let of_level: Vec<&Level> = runs.iter().filter_map(|r| r.0.get(i)).collect();
+        let mut lat: Vec<u32> = of_level
+            .iter()
+            .flat_map(|l| l.lat.iter().copied())
+            .collect();
+        lat.sort_unstable();
+        let answered: u64 = of_level.iter().map(|l| l.answered).sum();
+        let cpu: f64 = of_level.iter().map(|l| l.cpu_us * l.answered as f64).sum();
+        out.push(Level {
+            concurrency: of_level[0].concurrency,
+            rps: median(of_level.iter().map(|l| l.rps).collect()),
+            p50_us: percentile(&lat, 0.50),
+            p99_us: percentile(&lat, 0.99),
+            errors: of_level.iter().map(|l| l.errors).sum(),
+            answered,
+            cpu_us: cpu / answered.max(1) as f64,
+            lat: Vec::new(),
+        });
+    }
+    (out, rss)
+}
+
+/// Rounds of one server on stdio: the median time and CPU, the highest
+/// peak RSS, every error.
+fn combine_stdio(runs: Vec<StdioRun>) -> StdioRun {
+    StdioRun {
+        calls: runs.first().map_or(0, |r| r.calls),
+        seconds: median(runs.iter().map(|r| r.seconds).collect()),
+        rss_kib: runs.iter().map(|r| r.rss_kib).max().unwrap_or(0),
+        errors: runs.iter().map(|r| r.errors).sum(),
+        cpu_us: median(runs.iter().map(|r| r.cpu_us).collect()),
+    }
+}
+
+fn percentile(sorted: &[u32], p: f64) -> u32 {
+    sorted
+        .get(((sorted.len() as f64 * p) as usize).min(sorted.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(0)
 }
 
 fn spawn(config: &Config, server: &Server, mode: &[&str]) -> std::io::Result<Child> {
@@ -249,6 +333,19 @@ fn spawn(config: &Config, server: &Server, mode: &[&str]) -> std::io::Result<Chi
     cmd.spawn()
 }
 
+/// CPU time `pid` has spent so far, all threads, in nanoseconds
+/// (`/proc/PID/task/*/schedstat`, first field).
+fn cpu_ns(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
 /// Peak resident set of `pid` so far, in KiB.
 fn peak_rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -259,7 +356,12 @@ fn peak_rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-async fn http_series(config: &Config, server: &Server) -> Result<(Vec<Level>, u64), String> {
+async fn http_series(
+    config: &Config,
+    server: &Server,
+    duration: Duration,
+    show_first: bool,
+) -> Result<(Vec<Level>, u64), String> {
     let mut child =
         spawn(config, server, &["--listen", "127.0.0.1:0"]).map_err(|e| e.to_string())?;
     let pid = child.id().ok_or("no pid")?;
@@ -275,14 +377,16 @@ async fn http_series(config: &Config, server: &Server) -> Result<(Vec<Level>, u6
         .trim()
         .parse()
         .map_err(|_| format!("bad address line {line:?}"))?;
-    check_first(addr, server.label).await?;
+    check_first(addr, server.label, show_first).await?;
     let mut levels = Vec::new();
     for &c in &config.levels {
         eprint!("{}: HTTP c={c} ... ", server.label);
-        let level = load(addr, c, config.warmup, config.duration).await?;
+        let cpu_before = cpu_ns(pid);
+        let mut level = load(addr, c, config.warmup, duration).await?;
+        level.cpu_us = (cpu_ns(pid) - cpu_before) as f64 / 1000.0 / level.answered.max(1) as f64;
         eprintln!(
-            "{:.0} req/s, p50 {} us, p99 {} us, {} errors",
-            level.rps, level.p50_us, level.p99_us, level.errors
+            "{:.0} req/s, p50 {} us, p99 {} us, {:.1} us CPU/req, {} errors",
+            level.rps, level.p50_us, level.p99_us, level.cpu_us, level.errors
         );
         levels.push(level);
     }
@@ -436,7 +540,7 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 /// The first answer is checked in full, and shown.
-async fn check_first(addr: std::net::SocketAddr, label: &str) -> Result<(), String> {
+async fn check_first(addr: std::net::SocketAddr, label: &str, show: bool) -> Result<(), String> {
     let mut conn = Conn::open(addr).await.map_err(|e| e.to_string())?;
     let mut req = Vec::new();
     request(&mut req, &addr.to_string(), 0, 1);
@@ -457,7 +561,9 @@ async fn check_first(addr: std::net::SocketAddr, label: &str) -> Result<(), Stri
         && v["id"] == 1
         && v["result"]["content"][0]["type"] == "text"
         && v["result"]["content"][0]["text"] == "c0-1";
-    eprintln!("{label}: first answer: {json}");
+    if show {
+        eprintln!("{label}: first answer: {json}");
+    }
     if ok {
         Ok(())
     } else {
@@ -485,6 +591,7 @@ async fn load(
             let mut conn = Conn::open(addr).await.map_err(|e| e.to_string())?;
             let mut lat = Vec::with_capacity(1 << 16);
             let mut errors = 0_u64;
+            let mut answered = 0_u64;
             let mut req = Vec::with_capacity(512);
             let mut seq = 0_u64;
             loop {
@@ -500,6 +607,7 @@ async fn load(
                     .map_err(|e| e.to_string())?;
                 let resp = conn.response().await?;
                 let done = Instant::now();
+                answered += 1;
                 let ok = resp.status == 200 && answers(&resp.body, conn_no, seq);
                 if sent >= measure_from && done <= end {
                     if ok {
@@ -514,15 +622,17 @@ async fn load(
                     errors += 1;
                 }
             }
-            Ok::<_, String>((lat, errors))
+            Ok::<_, String>((lat, errors, answered))
         }));
     }
     let mut all = Vec::new();
     let mut errors = 0;
+    let mut answered = 0;
     for t in tasks {
-        let (lat, e) = t.await.map_err(|e| e.to_string())??;
+        let (lat, e, n) = t.await.map_err(|e| e.to_string())??;
         all.extend(lat);
         errors += e;
+        answered += n;
     }
     all.sort_unstable();
     let pct = |p: f64| {
@@ -536,6 +646,9 @@ async fn load(
         p50_us: pct(0.50),
         p99_us: pct(0.99),
         errors,
+        answered,
+        cpu_us: 0.0,
+        lat: all,
     })
 }
 
@@ -600,6 +713,7 @@ async fn stdio_run(config: &Config, server: &Server) -> Result<StdioRun, String>
     }
     let seconds = start.elapsed().as_secs_f64();
     let rss_kib = peak_rss_kib(pid);
+    let cpu_us = cpu_ns(pid) as f64 / 1000.0 / n as f64;
     let stdin = writer.await.map_err(|e| e.to_string())??;
     drop(stdin);
     if tokio::time::timeout(Duration::from_secs(5), child.wait())
@@ -609,7 +723,7 @@ async fn stdio_run(config: &Config, server: &Server) -> Result<StdioRun, String>
         let _ = child.kill().await;
     }
     eprintln!(
-        "{seconds:.3} s ({:.0} calls/s), peak RSS {:.1} MiB, {errors} errors",
+        "{seconds:.3} s ({:.0} calls/s), peak RSS {:.1} MiB, {cpu_us:.1} us CPU/call, {errors} errors",
         n as f64 / seconds,
         rss_kib as f64 / 1024.0
     );
@@ -618,6 +732,7 @@ async fn stdio_run(config: &Config, server: &Server) -> Result<StdioRun, String>
         seconds,
         rss_kib,
         errors,
+        cpu_us,
     })
 }
 
@@ -645,9 +760,11 @@ fn print_tables(config: &Config, r: &Results) {
     let levels = &config.levels;
     let top = *levels.last().unwrap_or(&1);
     println!(
-        "HTTP `tools/call echo`, keep-alive, no pipelining, {} s per level after {} s of warm-up; \
-         server pinned to CPU {}, load generator to another; every response checked.\n",
+        "HTTP `tools/call echo`, keep-alive, no pipelining, {} s per level in {} rounds (servers \
+         measured in turn each round, {} s warm-up each; req/s is the median round, latency over \
+         every sample); server pinned to CPU {}, load generator to another; every response checked.\n",
         config.duration.as_secs_f64(),
+        config.rounds,
         config.warmup.as_secs_f64(),
         config.server_cpu
     );
@@ -657,8 +774,9 @@ fn print_tables(config: &Config, r: &Results) {
         head += &format!(" c={c} req/s |");
         rule += "---:|";
     }
-    head += &format!(" p50 @ c={top} | p99 @ c={top} | peak RSS | errors |");
-    rule += "---:|---:|---:|---:|";
+    head +=
+        &format!(" p50 @ c={top} | p99 @ c={top} | server CPU/req @ c={top} | peak RSS | errors |");
+    rule += "---:|---:|---:|---:|---:|";
     println!("{head}\n{rule}");
     for s in SERVERS {
         let Some((lv, rss)) = r.http.get(s.label) else {
@@ -671,9 +789,10 @@ fn print_tables(config: &Config, r: &Results) {
         let last = lv.last().cloned().unwrap_or_default();
         let errors: u64 = lv.iter().map(|l| l.errors).sum();
         row += &format!(
-            " {} | {} | {} | {errors} |",
+            " {} | {} | {:.1} µs | {} | {errors} |",
             ms(last.p50_us),
             ms(last.p99_us),
+            last.cpu_us,
             mib(*rss)
         );
         println!("{row}");
@@ -700,19 +819,21 @@ fn print_tables(config: &Config, r: &Results) {
 
     if !r.stdio.is_empty() {
         println!(
-            "\nstdio: {} pipelined `tools/call echo` lines, every answer matched to its request:\n",
-            config.stdio_calls
+            "\nstdio: {} pipelined `tools/call echo` lines, every answer matched to its request \
+             (median of {} rounds; peak RSS the highest):\n",
+            config.stdio_calls, config.rounds
         );
-        println!("| server | time | calls/s | peak RSS | errors |\n|---|---:|---:|---:|---:|");
+        println!("| server | time | calls/s | server CPU/call | peak RSS | errors |\n|---|---:|---:|---:|---:|---:|");
         for s in SERVERS {
             let Some(st) = r.stdio.get(s.label) else {
                 continue;
             };
             println!(
-                "| {} | {:.3} s | {} | {} | {} |",
+                "| {} | {:.3} s | {} | {:.1} µs | {} | {} |",
                 s.label,
                 st.seconds,
                 thousands(st.calls as f64 / st.seconds),
+                st.cpu_us,
                 mib(st.rss_kib),
                 st.errors
             );
@@ -732,6 +853,11 @@ fn print_tables(config: &Config, r: &Results) {
             .and_then(|(lv, _)| lv.last().map(|l| l.p99_us))
     };
     let rss = |label: &str| r.http.get(label).map(|(_, rss)| *rss);
+    let cpu = |label: &str| {
+        r.http
+            .get(label)
+            .and_then(|(lv, _)| lv.last().map(|l| l.cpu_us))
+    };
     let snodo = "snodo (tokio)";
     let fastest_peer = ["rmcp", "tower-mcp"]
         .into_iter()
@@ -746,6 +872,14 @@ fn print_tables(config: &Config, r: &Results) {
     for peer in ["rmcp", "tower-mcp"] {
         if let (Some(s), Some(p)) = (rps(snodo), rps(peer)) {
             println!("| req/s @ c={top}: snodo / {peer} | {:.2}x |", s / p);
+        }
+    }
+    for peer in ["rmcp", "tower-mcp", "bare floor"] {
+        if let (Some(s), Some(p)) = (cpu(snodo), cpu(peer)) {
+            println!(
+                "| server CPU per request @ c={top}: {peer} / snodo | {:.2}x |",
+                p / s
+            );
         }
     }
     if let (Some(s), Some(f)) = (rps(snodo), rps("bare floor")) {
