@@ -184,6 +184,9 @@ struct Level {
     cpu_us: f64,
     /// Every measured latency, sorted.
     lat: Vec<u32>,
+    /// Share of the run the load generator's own thread was on a CPU: near
+    /// 100% would mean the client, not the server, set the pace.
+    client_busy: f64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -291,6 +294,7 @@ fn combine_http(runs: Vec<(Vec<Level>, u64)>) -> (Vec<Level>, u64) {
             answered,
             cpu_us: cpu / answered.max(1) as f64,
             lat: Vec::new(),
+            client_busy: median(of_level.iter().map(|l| l.client_busy).collect()),
         });
     }
     (out, rss)
@@ -382,11 +386,20 @@ async fn http_series(
     for &c in &config.levels {
         eprint!("{}: HTTP c={c} ... ", server.label);
         let cpu_before = cpu_ns(pid);
+        let client_before = cpu_ns(std::process::id());
+        let started = Instant::now();
         let mut level = load(addr, c, config.warmup, duration).await?;
+        level.client_busy = (cpu_ns(std::process::id()) - client_before) as f64
+            / started.elapsed().as_nanos() as f64;
         level.cpu_us = (cpu_ns(pid) - cpu_before) as f64 / 1000.0 / level.answered.max(1) as f64;
         eprintln!(
-            "{:.0} req/s, p50 {} us, p99 {} us, {:.1} us CPU/req, {} errors",
-            level.rps, level.p50_us, level.p99_us, level.cpu_us, level.errors
+            "{:.0} req/s, p50 {} us, p99 {} us, {:.1} us CPU/req, client busy {:.0}%, {} errors",
+            level.rps,
+            level.p50_us,
+            level.p99_us,
+            level.cpu_us,
+            100.0 * level.client_busy,
+            level.errors
         );
         levels.push(level);
     }
@@ -395,19 +408,42 @@ async fn http_series(
     Ok((levels, rss))
 }
 
-/// The request for call `seq` on connection `conn`.
-fn request(out: &mut Vec<u8>, host: &str, conn: usize, seq: u64) {
+/// The request for call `seq` on connection `conn` (`body` is scratch).
+fn request(out: &mut Vec<u8>, body: &mut Vec<u8>, host: &str, conn: usize, seq: u64) {
     out.clear();
-    let body = format!(
+    body.clear();
+    let _ = write!(
+        body,
         r#"{{"jsonrpc":"2.0","id":{seq},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"c{conn}-{seq}"}},{META}}}}}"#
     );
     let _ = write!(
         out,
         "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: {}\r\n\r\n{body}",
+         Mcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: {}\r\n\r\n",
         body.len()
     );
+    out.extend_from_slice(body);
+}
+
+/// The members of a stdio answer that are checked.
+#[derive(serde::Deserialize)]
+struct Answer<'a> {
+    id: Option<u64>,
+    #[serde(borrow)]
+    result: Option<AnswerResult<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct AnswerResult<'a> {
+    #[serde(borrow)]
+    content: Vec<Block<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Block<'a> {
+    #[serde(borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
 }
 
 /// One HTTP response read off a keep-alive connection.
@@ -420,6 +456,8 @@ struct Conn {
     stream: TcpStream,
     buf: Vec<u8>,
     filled: usize,
+    /// A body buffer handed back by the caller, reused.
+    spare: Vec<u8>,
 }
 
 impl Conn {
@@ -430,6 +468,7 @@ impl Conn {
             stream,
             buf: vec![0; 64 * 1024],
             filled: 0,
+            spare: Vec::with_capacity(1024),
         })
     }
 
@@ -462,16 +501,18 @@ impl Conn {
             match resp.parse(&self.buf[..self.filled]) {
                 Ok(httparse::Status::Complete(head)) => {
                     let status = resp.code.unwrap_or(0);
+                    // No allocation per response: the client must stay
+                    // cheaper than the fastest server it measures.
                     let header = |name: &str| {
                         resp.headers
                             .iter()
                             .find(|h| h.name.eq_ignore_ascii_case(name))
-                            .map(|h| String::from_utf8_lossy(h.value).to_ascii_lowercase())
+                            .map(|h| h.value)
                     };
-                    let length =
-                        header("content-length").and_then(|v| v.trim().parse::<usize>().ok());
-                    let chunked =
-                        header("transfer-encoding").is_some_and(|v| v.contains("chunked"));
+                    let length = header("content-length")
+                        .and_then(|v| std::str::from_utf8(v).ok()?.trim().parse::<usize>().ok());
+                    let chunked = header("transfer-encoding")
+                        .is_some_and(|v| v.windows(7).any(|w| w.eq_ignore_ascii_case(b"chunked")));
                     if status == 100 {
                         self.consume(head);
                         continue;
@@ -481,7 +522,9 @@ impl Conn {
                             while self.filled < head + len {
                                 self.fill().await?;
                             }
-                            let body = self.buf[head..head + len].to_vec();
+                            let mut body = std::mem::take(&mut self.spare);
+                            body.clear();
+                            body.extend_from_slice(&self.buf[head..head + len]);
                             self.consume(head + len);
                             Ok(Response { status, body })
                         }
@@ -529,10 +572,15 @@ impl Conn {
 
 /// Whether `body` (a JSON body, or an SSE body of `data:` lines) answers
 /// call `seq` of connection `conn` with its echoed text.
-fn answers(body: &[u8], conn: usize, seq: u64) -> bool {
-    let text = format!("\"text\":\"c{conn}-{seq}\"");
-    let id = format!("\"id\":{seq},");
-    contains(body, text.as_bytes()) && contains(body, id.as_bytes())
+fn answers(body: &[u8], conn: usize, seq: u64, needle: &mut Vec<u8>) -> bool {
+    needle.clear();
+    let _ = write!(needle, "\"text\":\"c{conn}-{seq}\"");
+    if !contains(body, needle) {
+        return false;
+    }
+    needle.clear();
+    let _ = write!(needle, "\"id\":{seq},");
+    contains(body, needle)
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
@@ -543,7 +591,7 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 async fn check_first(addr: std::net::SocketAddr, label: &str, show: bool) -> Result<(), String> {
     let mut conn = Conn::open(addr).await.map_err(|e| e.to_string())?;
     let mut req = Vec::new();
-    request(&mut req, &addr.to_string(), 0, 1);
+    request(&mut req, &mut Vec::new(), &addr.to_string(), 0, 1);
     conn.stream
         .write_all(&req)
         .await
@@ -593,6 +641,8 @@ async fn load(
             let mut errors = 0_u64;
             let mut answered = 0_u64;
             let mut req = Vec::with_capacity(512);
+            let mut body = Vec::with_capacity(256);
+            let mut needle = Vec::with_capacity(64);
             let mut seq = 0_u64;
             loop {
                 let sent = Instant::now();
@@ -600,7 +650,7 @@ async fn load(
                     break;
                 }
                 seq += 1;
-                request(&mut req, &host, conn_no, seq);
+                request(&mut req, &mut body, &host, conn_no, seq);
                 conn.stream
                     .write_all(&req)
                     .await
@@ -608,7 +658,8 @@ async fn load(
                 let resp = conn.response().await?;
                 let done = Instant::now();
                 answered += 1;
-                let ok = resp.status == 200 && answers(&resp.body, conn_no, seq);
+                let ok = resp.status == 200 && answers(&resp.body, conn_no, seq, &mut needle);
+                conn.spare = resp.body;
                 if sent >= measure_from && done <= end {
                     if ok {
                         lat.push(
@@ -649,6 +700,7 @@ async fn load(
         answered,
         cpu_us: 0.0,
         lat: all,
+        client_busy: 0.0,
     })
 }
 
@@ -672,40 +724,43 @@ async fn stdio_run(config: &Config, server: &Server) -> Result<StdioRun, String>
         stdin.flush().await.map_err(|e| e.to_string())?;
         Ok::<_, String>(stdin)
     });
-    let mut lines = BufReader::new(stdout).lines();
+    let mut reader = BufReader::with_capacity(256 * 1024, stdout);
+    let mut line = Vec::with_capacity(512);
+    let mut expected = String::with_capacity(16);
     let mut seen = vec![false; n + 1];
     let mut answered = 0;
     let mut errors = 0_u64;
     let deadline = Duration::from_secs(300);
     while answered < n {
-        let line = tokio::time::timeout(deadline, lines.next_line())
+        line.clear();
+        let read = tokio::time::timeout(deadline, reader.read_until(b'\n', &mut line))
             .await
             .map_err(|_| format!("stalled after {answered} answers"))?
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("output ended after {answered} answers"))?;
-        let v: serde_json::Value = match serde_json::from_str(&line) {
-            Ok(v) => v,
-            Err(_) => {
-                errors += 1;
-                continue;
-            }
-        };
-        let Some(id) = v["id"]
-            .as_u64()
-            .map(|i| i as usize)
-            .filter(|&i| i >= 1 && i <= n)
-        else {
-            // A notification, or something else without our id.
+            .map_err(|e| e.to_string())?;
+        if read == 0 {
+            return Err(format!("output ended after {answered} answers"));
+        }
+        // A borrowed, typed parse: the client must stay cheaper than the
+        // fastest server it measures.
+        let answer: Option<Answer> = serde_json::from_slice(&line).ok();
+        let Some((id, text)) = answer.and_then(|a| {
+            let id = usize::try_from(a.id?).ok().filter(|&i| i >= 1 && i <= n)?;
+            let text = a.result?.content.into_iter().next()?.text?;
+            Some((id, text))
+        }) else {
+            // A notification, an error, or something else without our id.
             errors += 1;
             if errors < 3 {
-                eprintln!("unexpected line: {line}");
+                eprintln!("unexpected line: {}", String::from_utf8_lossy(&line));
             }
             continue;
         };
-        if seen[id] || v["result"]["content"][0]["text"] != format!("s{id}").as_str() {
+        expected.clear();
+        let _ = std::fmt::Write::write_fmt(&mut expected, format_args!("s{id}"));
+        if seen[id] || text != expected {
             errors += 1;
             if errors < 3 {
-                eprintln!("unexpected answer: {line}");
+                eprintln!("unexpected answer: {}", String::from_utf8_lossy(&line));
             }
         }
         seen[id] = true;
@@ -774,9 +829,10 @@ fn print_tables(config: &Config, r: &Results) {
         head += &format!(" c={c} req/s |");
         rule += "---:|";
     }
-    head +=
-        &format!(" p50 @ c={top} | p99 @ c={top} | server CPU/req @ c={top} | peak RSS | errors |");
-    rule += "---:|---:|---:|---:|---:|";
+    head += &format!(
+        " p50 @ c={top} | p99 @ c={top} | server CPU/req @ c={top} | load generator busy @ c={top} | peak RSS | errors |"
+    );
+    rule += "---:|---:|---:|---:|---:|---:|";
     println!("{head}\n{rule}");
     for s in SERVERS {
         let Some((lv, rss)) = r.http.get(s.label) else {
@@ -789,10 +845,11 @@ fn print_tables(config: &Config, r: &Results) {
         let last = lv.last().cloned().unwrap_or_default();
         let errors: u64 = lv.iter().map(|l| l.errors).sum();
         row += &format!(
-            " {} | {} | {:.1} µs | {} | {errors} |",
+            " {} | {} | {:.1} µs | {:.0}% | {} | {errors} |",
             ms(last.p50_us),
             ms(last.p99_us),
             last.cpu_us,
+            100.0 * last.client_busy,
             mib(*rss)
         );
         println!("{row}");
