@@ -33,7 +33,7 @@ struct Client {
 
 impl Client {
     fn new(now: Instant) -> Client {
-        let (service, _) = snodo_fuzz::fixture();
+        let (service, _) = snodo_fuzz::roomy_fixture();
         Client {
             conn: Connection::new(service, Transport::Stdio, now),
             now,

@@ -16,3 +16,16 @@ pub fn fixture() -> &'static (Service, Hub) {
     static FIXTURE: OnceLock<(Service, Hub)> = OnceLock::new();
     FIXTURE.get_or_init(machine::fixture::service)
 }
+
+/// The machine fixture with messages of up to 64 KiB (the `request_state`
+/// target's retries carry a sealed state, arguments and answers that may
+/// outgrow the machine's 1 KiB lines).
+pub fn roomy_fixture() -> &'static (Service, Hub) {
+    static FIXTURE: OnceLock<(Service, Hub)> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        machine::fixture::service_with(snodo_proto::Limits {
+            max_message_bytes: 64 * 1024,
+            ..machine::fixture::limits()
+        })
+    })
+}

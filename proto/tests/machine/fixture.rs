@@ -54,10 +54,15 @@ pub const HANDLED_TOOLS: &[&str] = &["echo", "report", "ask"];
 
 /// The service and the hub its listen streams receive events from.
 pub fn service() -> (Service, Hub) {
+    service_with(limits())
+}
+
+/// The same registrations with other limits.
+pub fn service_with(limits: Limits) -> (Service, Hub) {
     let hub = Hub::new(3, Overflow::DropOldest);
     let service = Service::builder()
         .server_info(Implementation::new("machine", "1"))
-        .limits(limits())
+        .limits(limits)
         .http(http_config())
         .logging(true)
         .notifications(Notifications {
