@@ -337,17 +337,19 @@ fn spawn(config: &Config, server: &Server, mode: &[&str]) -> std::io::Result<Chi
     cmd.spawn()
 }
 
-/// CPU time `pid` has spent so far, all threads, in nanoseconds
-/// (`/proc/PID/task/*/schedstat`, first field).
+/// CPU time `pid` has spent so far, user + system, in nanoseconds: the
+/// process-wide figure of `/proc/PID/stat`, which also keeps the time of
+/// threads that have ended (the blocking adapter's per-connection
+/// threads). Clock ticks of 10 ms (`CLK_TCK` is 100 on Linux).
 fn cpu_ns(pid: u32) -> u64 {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0;
-    };
-    tasks
-        .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the parenthesized command name; utime and stime are
+    // fields 14 and 15 of the line, so 12th and 13th after it.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let mut fields = after.split_whitespace().skip(11);
+    let ticks = |f: Option<&str>| f.and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    let (utime, stime) = (ticks(fields.next()), ticks(fields.next()));
+    (utime + stime) * 10_000_000
 }
 
 /// Peak resident set of `pid` so far, in KiB.
@@ -389,9 +391,10 @@ async fn http_series(
         let client_before = cpu_ns(std::process::id());
         let started = Instant::now();
         let mut level = load(addr, c, config.warmup, duration).await?;
-        level.client_busy = (cpu_ns(std::process::id()) - client_before) as f64
+        level.client_busy = cpu_ns(std::process::id()).saturating_sub(client_before) as f64
             / started.elapsed().as_nanos() as f64;
-        level.cpu_us = (cpu_ns(pid) - cpu_before) as f64 / 1000.0 / level.answered.max(1) as f64;
+        level.cpu_us =
+            cpu_ns(pid).saturating_sub(cpu_before) as f64 / 1000.0 / level.answered.max(1) as f64;
         eprintln!(
             "{:.0} req/s, p50 {} us, p99 {} us, {:.1} us CPU/req, client busy {:.0}%, {} errors",
             level.rps,
