@@ -1,11 +1,15 @@
 // Summarize one conformance run and hold it against the per-check baseline.
 //
-// Usage: node summarize.mjs --raw DIR --requirements FILE --baseline FILE
-//                           --runtime NAME --out DIR [--accept-improvements]
+// Usage: node summarize.mjs --raw DIR --requirements FILE --revision REV
+//                           --baseline FILE --runtime NAME --out DIR
+//                           [--accept-improvements]
 //
-// Reads every checks.json under DIR (one per scenario, written by the
-// official runner with -o), writes summary.json and summary.md to --out, and
-// exits non-zero when the run differs from the baseline in any way:
+// REV is the requirement set's revision (2026-07-28, 2025-11-25): FILE is its
+// requirements/REV.yaml and the baseline must be the one recorded for REV
+// (its "requirements" field; a baseline that names another revision is
+// refused). Reads every checks.json under DIR (one per scenario, written by
+// the official runner with -o), writes summary.json and summary.md to --out,
+// and exits non-zero when the run differs from the baseline in any way:
 //   - a check that is not SUCCESS/INFO and not expected (regression),
 //   - an expected non-success that now passes (stale entry: remove it),
 //   - a check that appeared, disappeared, or changed status.
@@ -22,15 +26,23 @@ const args = Object.fromEntries(
     return acc;
   }, []),
 );
-for (const k of ["raw", "requirements", "baseline", "runtime", "out"]) {
+for (const k of ["raw", "requirements", "revision", "baseline", "runtime", "out"]) {
   if (!args[k]) {
     console.error(`summarize: missing --${k}`);
     process.exit(2);
   }
 }
 
-// The requirement file's `server:` list and `not_scored` server entries. The
-// file is pinned by SHA-256 before this runs, so a line reader suffices.
+const revision = args.revision;
+if (!/^\d{4}-\d{2}-\d{2}$/.test(revision)) {
+  console.error(`summarize: --revision must be a dated revision like 2026-07-28, got ${revision}`);
+  process.exit(2);
+}
+
+// The requirement file's `server:` list and its `not_scored` entries whose
+// `leg` is `server` (the `client:` list and client legs are another
+// subcommand's). Both pinned files (2026-07-28, 2025-11-25) have this shape
+// and are pinned by SHA-256 before this runs, so a line reader suffices.
 function readRequirements(path) {
   const scored = [];
   const notScored = [];
@@ -89,6 +101,10 @@ for (const file of findChecks(args.raw)) {
 }
 
 const baseline = JSON.parse(readFileSync(args.baseline, "utf8"));
+if (baseline.requirements !== undefined && baseline.requirements !== revision) {
+  console.error(`summarize: ${args.baseline} is the baseline for ${baseline.requirements}, not ${revision}; refusing to compare`);
+  process.exit(2);
+}
 const problems = [];
 const expected = baseline.scenarios ?? {};
 const ok = (s) => s === "SUCCESS" || s === "INFO";
@@ -122,7 +138,7 @@ const tally = (checks) => checks.reduce((t, c) => ((t[c.status] = (t[c.status] ?
 const clean = (s) => (results[s] ?? []).length > 0 && results[s].every((c) => ok(c.status));
 const totals = tally(scored.flatMap((s) => results[s] ?? []));
 const summary = {
-  requirements: "2026-07-28",
+  requirements: revision,
   runtime: args.runtime,
   scored: {
     total: scored.length,
@@ -138,7 +154,7 @@ writeFileSync(join(args.out, "summary.json"), JSON.stringify(summary, null, 2) +
 
 const fmt = (t) => ["SUCCESS", "FAILURE", "WARNING", "SKIPPED", "INFO"].map((k) => t[k] ?? 0).join(" | ");
 let md = `# Conformance summary: ${args.runtime}\n\n`;
-md += `Requirements 2026-07-28 (runner @modelcontextprotocol/conformance@0.2.0-alpha.11).\n\n`;
+md += `Requirements ${revision} (runner @modelcontextprotocol/conformance@0.2.0-alpha.11).\n\n`;
 md += `**Scored scenarios passed with no FAILURE, WARNING or SKIPPED check: ${summary.scored.passed} / ${summary.scored.total}**\n\n`;
 md += `| scenario | scored | SUCCESS | FAILURE | WARNING | SKIPPED | INFO |\n|---|---|---:|---:|---:|---:|---:|\n`;
 for (const s of scored) md += `| ${s} | yes | ${fmt(tally(results[s] ?? []))} |\n`;
@@ -153,7 +169,7 @@ md += `\n## Baseline comparison\n\n${problems.length ? problems.map((p) => `- ${
 writeFileSync(join(args.out, "summary.md"), md);
 
 if (args["accept-improvements"]) {
-  const next = { requirements: "2026-07-28", scenarios: {} };
+  const next = { requirements: revision, scenarios: {} };
   for (const [scenario, checks] of Object.entries(results)) {
     const base = expected[scenario]?.checks ?? {};
     const out = {};
@@ -171,9 +187,9 @@ if (args["accept-improvements"]) {
   writeFileSync(args.baseline, JSON.stringify(next, null, 2) + "\n");
 }
 
-console.log(`[${args.runtime}] scored scenarios clean: ${summary.scored.passed}/${summary.scored.total}; checks ${fmt(totals)} (SUCCESS|FAILURE|WARNING|SKIPPED|INFO)`);
+console.log(`[${args.runtime} ${revision}] scored scenarios clean: ${summary.scored.passed}/${summary.scored.total}; checks ${fmt(totals)} (SUCCESS|FAILURE|WARNING|SKIPPED|INFO)`);
 if (problems.length) {
-  console.log(`[${args.runtime}] baseline differences:\n  ${problems.join("\n  ")}`);
+  console.log(`[${args.runtime} ${revision}] baseline differences:\n  ${problems.join("\n  ")}`);
   process.exit(1);
 }
-console.log(`[${args.runtime}] matches the baseline`);
+console.log(`[${args.runtime} ${revision}] matches the baseline`);

@@ -12,16 +12,49 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 const REQUIREMENTS = `server:\n  - alpha\n  - beta\nnot_scored:\n  - scenario: gamma\n    leg: server\n    reason: pending\n  - scenario: delta\n    leg: client\n    reason: pending\n`;
 
-function run(results, baseline, extra = []) {
+// The 2025-11-25 file's shape: a comment header, `server:`, a `client:` list
+// (scenario names with slashes), and `not_scored:` entries for both legs,
+// some with a folded `note: >-`. Only server-leg entries count here.
+const REQUIREMENTS_2025 = `# Conformance requirements for the 2025-11-25 specification revision.
+#
+# server: and not_scored: in a comment are not sections.
+
+server:
+  - server-initialize
+  - ping
+  - tools-list
+
+client:
+  - initialize
+  - auth/metadata-default
+
+not_scored:
+  - scenario: auth/client-credentials-jwt
+    leg: client
+    reason: extension
+  - scenario: server-session-lifecycle
+    leg: server
+    reason: added-after-release
+  - scenario: json-schema-2020-12-preservation
+    leg: client
+    reason: added-after-release
+  - scenario: server-sse-polling
+    leg: server
+    reason: pending
+    note: >-
+      on hold pending server-side SSE improvements in the reference fixture
+`;
+
+function run(results, baseline, extra = [], { requirements = REQUIREMENTS, revision = "2026-07-28" } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "lane-"));
   for (const [scenario, checks] of Object.entries(results)) {
     const d = join(dir, "raw", `server-${scenario}-2026-11-30T01-02-03-456Z`);
     mkdirSync(d, { recursive: true });
     writeFileSync(join(d, "checks.json"), JSON.stringify(checks.map(([id, status]) => ({ id, status, errorMessage: "x" }))));
   }
-  writeFileSync(join(dir, "req.yaml"), REQUIREMENTS);
+  writeFileSync(join(dir, "req.yaml"), requirements);
   writeFileSync(join(dir, "baseline.json"), JSON.stringify(baseline));
-  const r = spawnSync(process.execPath, [join(here, "summarize.mjs"), "--raw", join(dir, "raw"), "--requirements", join(dir, "req.yaml"), "--baseline", join(dir, "baseline.json"), "--runtime", "test", "--out", join(dir, "out"), ...extra], { encoding: "utf8" });
+  const r = spawnSync(process.execPath, [join(here, "summarize.mjs"), "--raw", join(dir, "raw"), "--requirements", join(dir, "req.yaml"), "--revision", revision, "--baseline", join(dir, "baseline.json"), "--runtime", "test", "--out", join(dir, "out"), ...extra], { encoding: "utf8" });
   return { status: r.status, out: r.stdout + r.stderr, dir };
 }
 
@@ -79,4 +112,52 @@ test("accept-improvements shrinks the baseline and never adds a non-success", ()
   assert.match(worse.out, /refusing to add a non-success/);
   const kept = JSON.parse(readFileSync(join(worse.dir, "baseline.json"), "utf8"));
   assert.equal(kept.scenarios.alpha.checks.a1, undefined);
+});
+
+const ok2025 = {
+  "server-initialize": [["server-initialize", "SUCCESS"]],
+  ping: [["ping", "SUCCESS"]],
+  "tools-list": [["tools-list", "SUCCESS"], ["wire-schema-valid", "SUCCESS"]],
+  "server-session-lifecycle": [["session-id", "SUCCESS"]],
+  "server-sse-polling": [["outgoing-request", "INFO"], ["server-sse-content-type", "INFO"]],
+};
+const opts2025 = { requirements: REQUIREMENTS_2025, revision: "2025-11-25" };
+
+test("2025-11-25 shape: scored is the server list, not-scored only the server legs", () => {
+  const r = run(ok2025, { requirements: "2025-11-25", scenarios: {} }, ["--accept-improvements"], opts2025);
+  assert.equal(r.status, 1, r.out); // every check appeared; the baseline is written anyway
+  const summary = JSON.parse(readFileSync(join(r.dir, "out", "summary.json"), "utf8"));
+  assert.equal(summary.requirements, "2025-11-25");
+  assert.equal(summary.scored.total, 3);
+  assert.equal(summary.scored.passed, 3);
+  assert.deepEqual(Object.keys(summary.notScored), ["server-session-lifecycle", "server-sse-polling"]);
+  assert.equal(summary.notScored["server-sse-polling"].clean, true);
+  assert.match(readFileSync(join(r.dir, "out", "summary.md"), "utf8"), /Requirements 2025-11-25 /);
+  const next = JSON.parse(readFileSync(join(r.dir, "baseline.json"), "utf8"));
+  assert.equal(next.requirements, "2025-11-25");
+  assert.equal(next.scenarios["server-sse-polling"].scored, false);
+  assert.equal(next.scenarios["server-sse-polling"].checks["outgoing-request"], "INFO");
+  assert.equal(next.scenarios["tools-list"].scored, true);
+  // The accepted baseline then matches the same run exactly.
+  const again = run(ok2025, next, [], opts2025);
+  assert.equal(again.status, 0, again.out);
+  assert.match(again.out, /\[test 2025-11-25\] matches the baseline/);
+});
+
+test("2025-11-25: a missing server-leg not-scored scenario fails, a client-leg one is not expected", () => {
+  const { "server-sse-polling": _, ...noPolling } = ok2025;
+  const base2025 = run(ok2025, { requirements: "2025-11-25", scenarios: {} }, ["--accept-improvements"], opts2025);
+  const next = JSON.parse(readFileSync(join(base2025.dir, "baseline.json"), "utf8"));
+  const r = run(noPolling, next, [], opts2025);
+  assert.equal(r.status, 1);
+  assert.match(r.out, /server-sse-polling: no results/);
+  assert.doesNotMatch(r.out, /auth\/client-credentials-jwt|json-schema-2020-12-preservation|initialize: no results/);
+});
+
+test("a baseline recorded for another revision is refused", () => {
+  const r = run(ok, { ...base, requirements: "2026-07-28" }, [], { revision: "2025-11-25" });
+  assert.equal(r.status, 2);
+  assert.match(r.out, /baseline for 2026-07-28, not 2025-11-25/);
+  const bad = run(ok, base, [], { revision: "latest" });
+  assert.equal(bad.status, 2);
 });
