@@ -231,7 +231,7 @@ fn tools_list_pages() {
                     {"description":"Returns a 1x1 PNG image","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_image_content"},
                     {"description":"Returns a short WAV audio clip","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_audio_content"},
                     {"description":"Returns an embedded text resource","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_embedded_resource"}],
-                    "nextCursor":"1.973a69b93951e59b",
+                    "nextCursor":"1.c914330829363219",
                     "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
             ),
@@ -240,14 +240,14 @@ fn tools_list_pages() {
         },
         Vector {
             name: "tools/list page 2",
-            request: r##"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"1.973a69b93951e59b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
+            request: r##"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"1.c914330829363219","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
             expect: Expect::Response(
                 r##"{"jsonrpc":"2.0","id":2,"result":{"tools":[
                     {"description":"Returns text, image and embedded resource content together","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_multiple_content_types"},
                     {"description":"Always fails with a tool execution error","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_error_handling"},
                     {"description":"Reports progress 0, 50, 100 of 100, then finishes","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_tool_with_progress"},
                     {"description":"Requires the client's sampling capability","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_missing_capability"}],
-                    "nextCursor":"2.973a69b93951e59b",
+                    "nextCursor":"2.c914330829363219",
                     "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
             ),
@@ -256,14 +256,14 @@ fn tools_list_pages() {
         },
         Vector {
             name: "tools/list page 3",
-            request: r##"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"2.973a69b93951e59b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
+            request: r##"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"2.c914330829363219","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
             expect: Expect::Response(
                 r##"{"jsonrpc":"2.0","id":3,"result":{"tools":[
                     {"description":"Emits log messages when the request asks for them","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_logging_tool"},
                     {"description":"Tool with JSON Schema 2020-12 features","inputSchema":{"$defs":{"address":{"$anchor":"addressDef","properties":{"city":{"type":"string"},"street":{"type":"string"}},"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"else":{"required":["email"]},"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"properties":{"address":{"$ref":"#/$defs/address"},"contactMethod":{"enum":["phone","email"],"type":"string"},"email":{"type":"string"},"name":{"type":"string"},"phone":{"type":"string"}},"then":{"required":["phone"]},"type":"object"},"name":"json_schema_2020_12_tool"},
                     {"description":"Echoes a region that is mirrored in the Mcp-Param-Region header","inputSchema":{"properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"],"type":"object"},"name":"test_header_param"},
                     {"description":"Announces a tool list change to subscribed listen streams","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_trigger_tool_change"}],
-                    "nextCursor":"3.973a69b93951e59b",
+                    "nextCursor":"3.c914330829363219",
                     "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
             ),
@@ -272,14 +272,14 @@ fn tools_list_pages() {
         },
         Vector {
             name: "tools/list page 4",
-            request: r##"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"cursor":"3.973a69b93951e59b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
+            request: r##"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"cursor":"3.c914330829363219","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
             expect: Expect::Response(
                 r##"{"jsonrpc":"2.0","id":6,"result":{"tools":[
                     {"description":"Announces a prompt list change to subscribed listen streams","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_trigger_prompt_change"},
                     {"description":"Asks for input through an InputRequiredResult, never a request on the stream","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_streaming_elicitation"},
                     {"description":"Asks for the user's name, then greets them","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_input_required_result_elicitation"},
                     {"description":"Asks the client's model a question","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_input_required_result_sampling"}],
-                    "nextCursor":"4.973a69b93951e59b",
+                    "nextCursor":"4.c914330829363219",
                     "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
             ),
@@ -288,14 +288,14 @@ fn tools_list_pages() {
         },
         Vector {
             name: "tools/list page 5",
-            request: r##"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"4.973a69b93951e59b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
+            request: r##"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"4.c914330829363219","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
             expect: Expect::Response(
                 r##"{"jsonrpc":"2.0","id":7,"result":{"tools":[
                     {"description":"Asks for the client's roots","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_input_required_result_list_roots"},
                     {"description":"Asks for confirmation and keeps state across the retry","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_input_required_result_request_state"},
                     {"description":"Asks for a name, a sampled greeting and the roots at once","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_input_required_result_multiple_inputs"},
                     {"description":"Asks two questions in two rounds","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_input_required_result_multi_round"}],
-                    "nextCursor":"5.973a69b93951e59b",
+                    "nextCursor":"5.c914330829363219",
                     "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
             ),
@@ -304,14 +304,14 @@ fn tools_list_pages() {
         },
         Vector {
             name: "tools/list page 6",
-            request: r##"{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":"5.973a69b93951e59b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
+            request: r##"{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":"5.c914330829363219","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
             expect: Expect::Response(
                 r##"{"jsonrpc":"2.0","id":8,"result":{"tools":[
                     {"description":"Asks for confirmation with integrity-protected state","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_input_required_result_tampered_state"},
                     {"description":"Asks only for what the client's capabilities allow","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_input_required_result_capabilities"},
                     {"description":"Sends the user to a URL, then reports what they chose","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_url_elicitation"},
                     {"description":"Waits ms milliseconds, then reports how many earlier waits were cancelled","inputSchema":{"additionalProperties":false,"properties":{"ms":{"maximum":60000,"minimum":0,"type":"integer"}},"required":["ms"],"type":"object"},"name":"test_cancellable_wait"}],
-                    "nextCursor":"6.973a69b93951e59b",
+                    "nextCursor":"6.c914330829363219",
                     "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
             ),
@@ -320,14 +320,14 @@ fn tools_list_pages() {
         },
         Vector {
             name: "tools/list page 7",
-            request: r##"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"cursor":"6.973a69b93951e59b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
+            request: r##"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"cursor":"6.c914330829363219","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
             expect: Expect::Response(
                 r##"{"jsonrpc":"2.0","id":9,"result":{"tools":[
                     {"description":"Greets by name, synchronously","inputSchema":{"additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"},"name":"greet"},
                     {"description":"Sleeps for the given seconds, then reports; runs as a task when the client supports tasks","inputSchema":{"additionalProperties":false,"properties":{"label":{"type":"string"},"seconds":{"maximum":3600,"minimum":0,"type":"number"}},"required":["seconds"],"type":"object"},"name":"slow_compute"},
                     {"description":"A task that ends with a tool error after about a second","inputSchema":{"additionalProperties":false,"type":"object"},"name":"failing_job"},
                     {"description":"A task that ends with a JSON-RPC error","inputSchema":{"additionalProperties":false,"type":"object"},"name":"protocol_error_job"}],
-                    "nextCursor":"7.973a69b93951e59b",
+                    "nextCursor":"7.c914330829363219",
                     "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
             ),
@@ -335,13 +335,30 @@ fn tools_list_pages() {
             http: Http::Same(200),
         },
         Vector {
-            name: "tools/list page 8 (the last) has no nextCursor",
-            request: r##"{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"cursor":"7.973a69b93951e59b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
+            name: "tools/list page 8",
+            request: r##"{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"cursor":"7.c914330829363219","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
             expect: Expect::Response(
                 r##"{"jsonrpc":"2.0","id":11,"result":{"tools":[
                     {"description":"Asks to confirm, then pretends to delete a file","inputSchema":{"additionalProperties":false,"properties":{"filename":{"type":"string"}},"required":["filename"],"type":"object"},"name":"confirm_delete"},
                     {"description":"A task asking for two inputs at once","inputSchema":{"additionalProperties":false,"type":"object"},"name":"multi_input"},
-                    {"description":"Asks for a name (multi round-trip), then greets in a task","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_tool_with_task"}],
+                    {"description":"Asks for a name (multi round-trip), then greets in a task","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_tool_with_task"},
+                    {"description":"Sends three log messages while it runs","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_tool_with_logging"}],
+                    "nextCursor":"8.c914330829363219",
+                    "resultType":"complete","ttlMs":60000,"cacheScope":"public",
+                    "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
+            ),
+            scope: Scope::Any,
+            http: Http::Same(200),
+        },
+        Vector {
+            name: "tools/list page 9 (the last) has no nextCursor",
+            request: r##"{"jsonrpc":"2.0","id":12,"method":"tools/list","params":{"cursor":"8.c914330829363219","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
+            expect: Expect::Response(
+                r##"{"jsonrpc":"2.0","id":12,"result":{"tools":[
+                    {"description":"Asks the client's model to answer a prompt","inputSchema":{"properties":{"prompt":{"description":"The prompt to send to the LLM","type":"string"}},"required":["prompt"],"type":"object"},"name":"test_sampling"},
+                    {"description":"Asks the user for a username and an email","inputSchema":{"properties":{"message":{"description":"The message to show the user","type":"string"}},"required":["message"],"type":"object"},"name":"test_elicitation"},
+                    {"description":"Asks for a form whose fields all have defaults (SEP-1034)","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_elicitation_sep1034_defaults"},
+                    {"description":"Asks for a form with every enum variant (SEP-1330)","inputSchema":{"additionalProperties":false,"type":"object"},"name":"test_elicitation_sep1330_enums"}],
                     "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"##,
             ),
@@ -350,7 +367,7 @@ fn tools_list_pages() {
         },
         Vector {
             name: "a tools/list cursor is refused by prompts/list",
-            request: r##"{"jsonrpc":"2.0","id":4,"method":"prompts/list","params":{"cursor":"1.973a69b93951e59b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
+            request: r##"{"jsonrpc":"2.0","id":4,"method":"prompts/list","params":{"cursor":"1.c914330829363219","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
             expect: Expect::Response(
                 r##"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid cursor"}}"##,
             ),
@@ -359,7 +376,7 @@ fn tools_list_pages() {
         },
         Vector {
             name: "a cursor past the last page",
-            request: r##"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"8.973a69b93951e59b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
+            request: r##"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"9.c914330829363219","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"##,
             expect: Expect::Response(
                 r##"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Invalid cursor"}}"##,
             ),
@@ -481,7 +498,13 @@ fn a_line_that_is_not_utf8_is_a_parse_error() {
 /// still names the supported versions, in words and in `data.supported`.
 #[test]
 fn a_legacy_initialize_is_told_the_supported_versions() {
-    let got = fixture().exchange(
+    // The fixture built as a modern-only server (its default also serves
+    // the initialize-era dialects: `tests/legacy.rs`).
+    let modern_only = snodo_conformance::builder()
+        .dialects([snodo_proto::Dialect::V2026_07_28])
+        .build()
+        .expect("the fixture builds");
+    let got = Direct::new(&modern_only).exchange(
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"legacy","version":"1.0.0"}}}"#,
         1,
     );

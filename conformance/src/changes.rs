@@ -19,6 +19,9 @@ pub fn register(builder: ServiceBuilder, hub: Hub) -> ServiceBuilder {
         .notifications(Notifications {
             tools_list_changed: true,
             prompts_list_changed: true,
+            // `resources-subscribe` (2025-11-25) subscribes to
+            // `test://watched-resource`; updates go through the hub.
+            resource_updates: true,
             ..Notifications::default()
         })
         .hub(hub)

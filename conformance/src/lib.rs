@@ -16,6 +16,7 @@ pub mod changes;
 pub mod cli;
 mod completion;
 mod interop;
+mod legacy;
 mod listen;
 pub mod media;
 mod mrtr;
@@ -55,6 +56,7 @@ pub fn builder_with_tasks(tasks: Arc<dyn Store>) -> ServiceBuilder {
     let b = mrtr::register(b);
     let b = interop::register(b);
     let b = tasks::register(b, tasks);
+    let b = legacy::register(b);
     completion::register(b)
 }
 

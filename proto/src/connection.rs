@@ -62,6 +62,8 @@ use crate::subscriptions::filter::notification_for;
 use crate::subscriptions::{ChangeEvent, Filter};
 use crate::time::Instant;
 
+mod legacy;
+
 /// The transport a connection speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport {
@@ -125,6 +127,9 @@ struct Call {
     deadline: Option<Instant>,
     /// What an `InputRequiredResult` for this call is bound to (MRTR).
     origin: Option<crate::mrtr::Origin>,
+    /// A call of an initialize-era session: how to run it again after
+    /// asking the client for input inline.
+    legacy: Option<Box<legacy::LegacyCall>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,6 +156,8 @@ struct Exchange {
     /// This exchange is a listen stream; the time its next keep-alive
     /// comment is due.
     keep_alive_due: Option<Instant>,
+    /// The exchange belongs to an initialize-era session.
+    legacy: Option<Box<legacy::LegacyExchange>>,
 }
 
 /// HTTP framing state.
@@ -197,6 +204,13 @@ pub struct Connection {
     #[cfg(feature = "std")]
     listener: Option<crate::subscriptions::hub::Listener>,
     next_call: u64,
+    /// The initialize-era session of a stdio connection.
+    session: Option<Box<crate::legacy::Session>>,
+    /// Server-to-client requests waiting for their answers, by id.
+    outbound: BTreeMap<u64, CallId>,
+    /// Where answers routed from other HTTP connections arrive.
+    #[cfg(feature = "std")]
+    inbox: Option<Arc<crate::legacy::Inbox>>,
     input_closed: bool,
     /// [`Connection::begin_shutdown`] was called.
     shutting_down: bool,
@@ -248,6 +262,10 @@ impl Connection {
             #[cfg(feature = "std")]
             listener: None,
             next_call: 1,
+            session: None,
+            outbound: BTreeMap::new(),
+            #[cfg(feature = "std")]
+            inbox: None,
             input_closed: false,
             shutting_down: false,
             closed: false,
@@ -394,6 +412,15 @@ impl Connection {
         let Some(c) = self.calls.remove(&call) else {
             return Err(CompleteError::UnknownCall);
         };
+        let outcome = match outcome {
+            Outcome::InputRequired(ir) if c.legacy.is_some() => {
+                self.ask_inline(call, c, ir, now);
+                self.start_queued(now);
+                self.maybe_close();
+                return Ok(());
+            }
+            other => other,
+        };
         self.by_request.remove(&c.id);
         self.write_outcome(&c, outcome, now);
         self.start_queued(now);
@@ -535,6 +562,12 @@ impl Connection {
             }
         };
         let incoming = jsonrpc::parse(&bytes);
+        if !self.service.inner.legacy.is_empty()
+            && crate::legacy::era(&incoming, self.session.is_some()) == crate::legacy::Era::Session
+        {
+            self.legacy_message(None, incoming, now);
+            return;
+        }
         match dispatch::dispatch(&self.service, incoming, None, now) {
             Dispatch::Answer { id, result } => {
                 if self.is_in_use(&id) {
@@ -623,6 +656,7 @@ impl Connection {
             origin,
             handler,
             tool,
+            session,
         } = *admitted;
         let expect = match &request {
             _ if matches!(handler, Some(crate::handler::Handler::Deferred(_))) => Expect::Extension,
@@ -633,6 +667,9 @@ impl Connection {
             Request::Extension { .. } => Expect::Extension,
         };
         let deadline = self.service.limits().call_timeout.map(|t| now + t);
+        let meta = Arc::new(meta);
+        let legacy =
+            session.map(|session| legacy::LegacyCall::new(session, &request, &meta, &handler));
         self.calls.insert(
             call,
             Call {
@@ -643,13 +680,14 @@ impl Connection {
                 log_level: meta.log_level,
                 deadline,
                 origin,
+                legacy,
             },
         );
         self.by_request.insert(id, Slot::Running(call));
         self.push_event(Output::Invoke(Invocation {
             call,
             request,
-            meta: Arc::new(meta),
+            meta,
             round: Arc::new(round),
             handler,
             cancel: CancelFlag::default(),
@@ -717,10 +755,11 @@ impl Connection {
     /// normally fed from the service's [`Hub`](crate::Hub) by
     /// [`handle_changes`](Connection::handle_changes); this is the same
     /// path for an application (or a `no_std` build) without one.
-    pub fn publish(&mut self, event: &ChangeEvent, _now: Instant) {
+    pub fn publish(&mut self, event: &ChangeEvent, now: Instant) {
         if self.closed {
             return;
         }
+        self.publish_to_session(event, now);
         let targets: Vec<RequestId> = self
             .streams
             .iter()
@@ -746,6 +785,13 @@ impl Connection {
     /// connection's output growing.
     #[cfg(feature = "std")]
     pub fn poll_changes(&mut self, cx: &mut core::task::Context<'_>) -> core::task::Poll<()> {
+        // Answers to this connection's server-to-client requests that
+        // arrived on other connections of their session (`legacy`).
+        if let Some(inbox) = &self.inbox {
+            if inbox.poll(cx).is_ready() {
+                return core::task::Poll::Ready(());
+            }
+        }
         match &self.listener {
             Some(l) => l.poll(cx),
             None => core::task::Poll::Pending,
@@ -755,6 +801,11 @@ impl Connection {
     /// Deliver the change events the hub queued for this connection.
     #[cfg(feature = "std")]
     pub fn handle_changes(&mut self, now: Instant) {
+        if let Some(inbox) = &self.inbox {
+            for routed in inbox.drain() {
+                self.answered(routed.id, routed.outcome, now);
+            }
+        }
         let Some(l) = &self.listener else { return };
         for event in l.drain() {
             self.publish(&event, now);
@@ -789,6 +840,7 @@ impl Connection {
     /// `notifications/cancelled` for it (`cancellation.mdx`: the server MUST
     /// send it when it tears a subscription down).
     fn teardown_streams(&mut self, now: Instant) {
+        self.finish_get_stream();
         let streams = core::mem::take(&mut self.streams);
         for st in streams {
             self.by_request.remove(&st.id);
@@ -816,7 +868,7 @@ impl Connection {
 
     fn release_listener(&mut self) {
         #[cfg(feature = "std")]
-        if self.streams.is_empty() {
+        if self.streams.is_empty() && !self.has_get_stream() {
             self.listener = None;
         }
     }
@@ -824,6 +876,8 @@ impl Connection {
     fn close(&mut self) {
         if !self.closed {
             self.closed = true;
+            self.end_get_stream();
+            self.forget_outbound();
             self.streams.clear();
             self.release_listener();
             self.push_event(Output::Close);
@@ -959,13 +1013,24 @@ impl Connection {
                     write_sse_event(&mut self.out, &json);
                     codec::write_last_chunk(&mut self.out);
                 } else {
+                    // A session's JSON-RPC errors travel with 200: the
+                    // initialize-era transports give HTTP statuses only to
+                    // transport faults.
+                    let (status, header) = match &ex.legacy {
+                        Some(l) => (200, l.session_header()),
+                        None => (status, None),
+                    };
+                    let extra: &[&str] = match &header {
+                        Some(h) => &[h.as_str()],
+                        None => &[],
+                    };
                     codec::write_head(
                         &mut self.out,
                         status,
                         Some("application/json"),
                         Some(json.len()),
                         close,
-                        &[],
+                        extra,
                     );
                     self.out.extend_from_slice(&json);
                 }
@@ -1031,7 +1096,10 @@ impl Connection {
                     return;
                 }
                 Decoded::Head(head) => {
-                    if let Err(r) = rules::check_head(self.service.http_config(), &head) {
+                    let sessions = !self.service.inner.legacy.is_empty();
+                    if let Err(r) =
+                        rules::check_head_with(self.service.http_config(), &head, sessions)
+                    {
                         tracing::debug!(status = r.status, "HTTP request refused");
                         self.refuse_http(r.status, &r.message, r.allow_post);
                         return;
@@ -1053,7 +1121,12 @@ impl Connection {
                         keep_alive: head.keep_alive(),
                         sse: false,
                         keep_alive_due: None,
+                        legacy: None,
                     });
+                    if head.method != "POST" {
+                        self.handle_session_verb(&head, now);
+                        continue;
+                    }
                     self.handle_http_message(&head, &body, now);
                 }
             }
@@ -1062,6 +1135,13 @@ impl Connection {
 
     fn handle_http_message(&mut self, head: &Head, body: &[u8], now: Instant) {
         let incoming = jsonrpc::parse(body);
+        if !self.service.inner.legacy.is_empty() {
+            let named = head.get(legacy::SESSION_HEADER).is_some();
+            if crate::legacy::era(&incoming, named) == crate::legacy::Era::Session {
+                self.handle_session_post(head, incoming, now);
+                return;
+            }
+        }
         if let Incoming::Notification { .. } = incoming {
             // `§ Sending Messages` 5: an accepted notification gets 202 and
             // no body. None is acted on over HTTP (cancellation is closing

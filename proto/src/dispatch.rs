@@ -103,6 +103,9 @@ pub struct Admitted {
     pub(crate) handler: Option<Handler>,
     /// Index of the tool, for output-schema validation of its result.
     pub(crate) tool: Option<usize>,
+    /// Set for a request of an initialize-era session: the HTTP session
+    /// id, or `Some(None)` for the stdio connection's own session.
+    pub(crate) session: Option<Option<String>>,
 }
 
 impl core::fmt::Debug for Admitted {
@@ -135,6 +138,12 @@ pub fn dispatch(
             admission: true,
         },
         Incoming::Notification { method, params } => notification(&method, params),
+        // 2026-07-28 has no server-to-client requests to answer.
+        Incoming::Response { .. } => Dispatch::Error {
+            id: None,
+            error: ErrorObject::invalid_request("Clients must not send responses to the server"),
+            admission: true,
+        },
         Incoming::Request { id, method, params } => {
             match admit(service, &method, params, headers) {
                 Ok((Target::Core(spec), meta, params)) => {
@@ -283,7 +292,7 @@ fn admit(
 }
 
 /// Step 7: the method's params, and the answer or invocation.
-fn route(
+pub(crate) fn route(
     service: &Service,
     id: &RequestId,
     spec: &'static MethodSpec,
@@ -369,6 +378,7 @@ fn invoke(
         origin,
         handler,
         tool,
+        session: None,
     }))
 }
 

@@ -559,6 +559,7 @@ pub(crate) fn handle(
         origin: None,
         handler: Some(handler),
         tool: None,
+        session: None,
     })
 }
 
@@ -631,6 +632,7 @@ pub(crate) fn wrap(
                     origin: None,
                     handler: Some(handler),
                     tool: None,
+                    session: None,
                 });
             }
         }

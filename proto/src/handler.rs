@@ -548,6 +548,20 @@ pub(crate) enum Handler {
     Deferred(BoxFuture<Outcome>),
 }
 
+impl Handler {
+    /// The same handler, for running a call again (initialize-era input
+    /// rounds); an extension's future under way cannot be.
+    pub(crate) fn try_clone(&self) -> Option<Handler> {
+        match self {
+            Handler::Tool(f) => Some(Handler::Tool(f.clone())),
+            Handler::Resource(f) => Some(Handler::Resource(f.clone())),
+            Handler::Prompt(f) => Some(Handler::Prompt(f.clone())),
+            Handler::Complete(f) => Some(Handler::Complete(f.clone())),
+            Handler::Deferred(_) => None,
+        }
+    }
+}
+
 /// A call the application must answer: emitted as
 /// [`Output::Invoke`](crate::Output::Invoke), answered with
 /// [`Connection::complete`](crate::Connection::complete).

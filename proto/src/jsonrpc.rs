@@ -111,6 +111,16 @@ pub enum Incoming {
         /// `params`, if present and an object.
         params: Option<Map<String, Value>>,
     },
+    /// `{jsonrpc, id, result}` or `{jsonrpc, id, error}`: a client's answer
+    /// to a request the server sent. Only the initialize-era dialects send
+    /// server-to-client requests ([`crate::legacy`]); elsewhere it is
+    /// refused like any other malformed message.
+    Response {
+        /// The id of the server's request.
+        id: RequestId,
+        /// `result` (`Ok`) or `error` (`Err`), as sent.
+        outcome: Result<Value, Value>,
+    },
     /// Something that must be answered with an error; `id` is set when it
     /// could be read (`basic/index.mdx` § Error Responses).
     Invalid {
@@ -159,12 +169,22 @@ pub fn classify(v: Value) -> Incoming {
         Some(Value::String(m)) => m,
         Some(_) => return invalid(id, "The method member must be a string"),
         None => {
-            if obj.contains_key("result") || obj.contains_key("error") {
-                // A response: clients never send them, and echoing the id
-                // would look like an answer to the client's own request.
-                return invalid(None, "Clients must not send responses to the server");
-            }
-            return invalid(id, "Missing method member");
+            let result = obj.remove("result");
+            let error = obj.remove("error");
+            return match (id, result, error) {
+                (Some(id), Some(r), None) => Incoming::Response { id, outcome: Ok(r) },
+                (Some(id), None, Some(e @ Value::Object(_))) => Incoming::Response {
+                    id,
+                    outcome: Err(e),
+                },
+                // Never echo the id of something that looks like a
+                // response: it would read as an answer to the client's
+                // own request.
+                (_, Some(_), _) | (_, _, Some(_)) => {
+                    invalid(None, "Clients must not send responses to the server")
+                }
+                (id, None, None) => invalid(id, "Missing method member"),
+            };
         }
     };
     let params = match obj.remove("params") {

@@ -79,6 +79,7 @@ pub mod headers;
 pub mod http;
 mod json;
 pub mod jsonrpc;
+pub mod legacy;
 pub mod meta;
 pub mod model;
 pub mod mrtr;
@@ -111,7 +112,10 @@ pub use mrtr::{
     CreateMessageRequest, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
     InputRequest, InputRequired, ListRootsResult, Reply, Root, Round, SamplingMessage, StateKeys,
 };
-pub use profile::{Profile, PROTOCOL_VERSION, REVISION_2026_07_28};
+pub use profile::{
+    Dialect, Profile, PROTOCOL_VERSION, REVISION_2025_06_18, REVISION_2025_11_25,
+    REVISION_2026_07_28,
+};
 pub use service::{BuildError, CachePolicy, Limits, Service, ServiceBuilder};
 pub use subscriptions::{ChangeEvent, Notifications};
 #[cfg(feature = "std")]

@@ -1,10 +1,17 @@
-//! The exact-revision profile: every method string of MCP 2026-07-28 as data.
+//! The exact-revision profiles: every method string of each revision this
+//! build speaks, as data.
 //!
-//! Admission reads only this table to decide whether a method exists, may be
-//! sent by a client at top level, is implemented by this build, and which
+//! Admission reads only these tables to decide whether a method exists, may
+//! be sent by a client at top level, is implemented by this build, and which
 //! capability gates it (`SERVER-REQUIREMENTS.md` § 1, `schema.ts`
 //! ClientRequest / ServerNotification / InputRequest). Extensions (Tasks) own
 //! their methods and are not listed here; the core never names them.
+//!
+//! [`REVISION_2026_07_28`] is the stateless revision the core is built
+//! around. [`REVISION_2025_11_25`] and [`REVISION_2025_06_18`] are the
+//! initialize-era dialects (`basic/versioning.mdx` § Backward Compatibility
+//! with Initialization-Based Versions), served by [`crate::legacy`] beside
+//! it; a [`Dialect`] pairs a version string with its profile.
 
 /// The protocol revision this profile describes.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
@@ -18,6 +25,16 @@ pub enum Kind {
     Notification,
     /// A server-to-client request carried only inside `inputRequests` (MRTR).
     InputRequest,
+}
+
+/// How a revision establishes the version and capabilities of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handshake {
+    /// Every request carries them in `_meta` (2026-07-28: stateless).
+    PerRequest,
+    /// `initialize` / `notifications/initialized` negotiate them once per
+    /// session (2025-06-18, 2025-11-25: `basic/lifecycle.mdx`).
+    Initialize,
 }
 
 /// Who sends it.
@@ -126,6 +143,15 @@ pub enum Method {
     ElicitationCreate,
     SamplingCreateMessage,
     RootsList,
+    // Initialize-era methods (2025-06-18, 2025-11-25).
+    Initialize,
+    Ping,
+    LoggingSetLevel,
+    ResourcesSubscribe,
+    ResourcesUnsubscribe,
+    NotificationsInitialized,
+    NotificationsRootsListChanged,
+    NotificationsElicitationComplete,
 }
 
 /// One row of the profile.
@@ -152,8 +178,10 @@ pub struct MethodSpec {
 /// A whole revision profile.
 #[derive(Debug)]
 pub struct Profile {
-    /// The revision string, also the only `supportedVersions` entry.
+    /// The revision string.
     pub version: &'static str,
+    /// How requests of this revision get their version and capabilities.
+    pub handshake: Handshake,
     /// Every method string of the revision (core only).
     pub methods: &'static [MethodSpec],
     /// Methods of earlier revisions that this one removed; answered `-32601`.
@@ -202,6 +230,7 @@ const fn row(
 }
 
 use self::Direction::*;
+use self::Handshake::*;
 use self::Kind::*;
 use self::Lifecycle::*;
 use self::Placement::*;
@@ -211,6 +240,7 @@ use self::Status::*;
 #[rustfmt::skip]
 pub static REVISION_2026_07_28: Profile = Profile {
     version: PROTOCOL_VERSION,
+    handshake: PerRequest,
     methods: &[
         row("server/discover", Method::ServerDiscover, Request, ClientToServer, TopLevel, Active, Implemented, Gate::None),
         row("tools/list", Method::ToolsList, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Tools)),
@@ -257,6 +287,140 @@ pub static REVISION_2026_07_28: Profile = Profile {
     ],
     limitations: &[
         "the registry is fixed when the service is built: list-changed events announce changes the application makes elsewhere (for example behind authorization), not a mutable tool/prompt/resource table",
-        "Streamable HTTP is not implemented yet; stdio only",
     ],
 };
+
+/// The core rows shared by the initialize-era revisions: the requests and
+/// notifications of `schema.ts` (2025-06-18 and 2025-11-25) that a server
+/// receives or sends. Elicitation, sampling and roots are top-level
+/// server-to-client requests there, sent on the response stream of the
+/// client request they serve.
+macro_rules! initialize_era_rows {
+    ($($extra:expr,)*) => {
+        &[
+            row("initialize", Method::Initialize, Request, ClientToServer, TopLevel, Active, Implemented, Gate::None),
+            row("ping", Method::Ping, Request, Both, TopLevel, Active, Implemented, Gate::None),
+            row("tools/list", Method::ToolsList, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Tools)),
+            row("tools/call", Method::ToolsCall, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Tools)),
+            row("prompts/list", Method::PromptsList, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Prompts)),
+            row("prompts/get", Method::PromptsGet, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Prompts)),
+            row("resources/list", Method::ResourcesList, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Resources)),
+            row("resources/templates/list", Method::ResourcesTemplatesList, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Resources)),
+            row("resources/read", Method::ResourcesRead, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Resources)),
+            row("resources/subscribe", Method::ResourcesSubscribe, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Subscriptions)),
+            row("resources/unsubscribe", Method::ResourcesUnsubscribe, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Subscriptions)),
+            row("completion/complete", Method::CompletionComplete, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Completions)),
+            row("logging/setLevel", Method::LoggingSetLevel, Request, ClientToServer, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Logging)),
+            row("notifications/initialized", Method::NotificationsInitialized, Notification, ClientToServer, TopLevel, Active, Implemented, Gate::None),
+            row("notifications/cancelled", Method::NotificationsCancelled, Notification, Both, TopLevel, Active, Implemented, Gate::None),
+            row("notifications/progress", Method::NotificationsProgress, Notification, Both, TopLevel, Active, Implemented, Gate::None),
+            row("notifications/roots/list_changed", Method::NotificationsRootsListChanged, Notification, ClientToServer, TopLevel, Active, Implemented, Gate::None),
+            row("notifications/message", Method::NotificationsMessage, Notification, ServerToClient, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Logging)),
+            row("notifications/resources/updated", Method::NotificationsResourcesUpdated, Notification, ServerToClient, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Subscriptions)),
+            row("notifications/resources/list_changed", Method::NotificationsResourcesListChanged, Notification, ServerToClient, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Subscriptions)),
+            row("notifications/tools/list_changed", Method::NotificationsToolsListChanged, Notification, ServerToClient, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Subscriptions)),
+            row("notifications/prompts/list_changed", Method::NotificationsPromptsListChanged, Notification, ServerToClient, TopLevel, Active, Implemented, Gate::Server(ServerCapability::Subscriptions)),
+            row("elicitation/create", Method::ElicitationCreate, Request, ServerToClient, TopLevel, Active, Implemented, Gate::Client(ClientCapability::Elicitation)),
+            row("sampling/createMessage", Method::SamplingCreateMessage, Request, ServerToClient, TopLevel, Active, Implemented, Gate::Client(ClientCapability::Sampling)),
+            row("roots/list", Method::RootsList, Request, ServerToClient, TopLevel, Active, Implemented, Gate::Client(ClientCapability::Roots)),
+            $($extra,)*
+        ]
+    };
+}
+
+/// MCP 2025-11-25 (`mcp-2025-11-25/schema.ts`), as this build serves it.
+/// Its experimental task methods are not served (answered `-32601`, like
+/// any method missing from the table).
+#[rustfmt::skip]
+pub static REVISION_2025_11_25: Profile = Profile {
+    version: "2025-11-25",
+    handshake: Initialize,
+    methods: initialize_era_rows![
+        row("notifications/elicitation/complete", Method::NotificationsElicitationComplete, Notification, ServerToClient, TopLevel, Active, NotImplemented, Gate::Client(ClientCapability::Elicitation)),
+    ],
+    removed: &[],
+    capabilities: &[
+        ServerCapability::Tools,
+        ServerCapability::Prompts,
+        ServerCapability::Resources,
+        ServerCapability::Completions,
+        ServerCapability::Logging,
+        ServerCapability::Subscriptions,
+    ],
+    limitations: &[
+        "the experimental task methods of this revision are not served",
+        "SSE streams are not resumable: no event ids, Last-Event-ID is ignored",
+        "URL-mode elicitation completion notifications are not sent",
+    ],
+};
+
+/// MCP 2025-06-18, as this build serves it.
+#[rustfmt::skip]
+pub static REVISION_2025_06_18: Profile = Profile {
+    version: "2025-06-18",
+    handshake: Initialize,
+    methods: initialize_era_rows![],
+    removed: &[],
+    capabilities: &[
+        ServerCapability::Tools,
+        ServerCapability::Prompts,
+        ServerCapability::Resources,
+        ServerCapability::Completions,
+        ServerCapability::Logging,
+        ServerCapability::Subscriptions,
+    ],
+    limitations: &["SSE streams are not resumable: no event ids, Last-Event-ID is ignored"],
+};
+
+/// A revision a server can accept: the version string it is known by and
+/// the profile (with its handshake) that serves it. The allow-list of a
+/// service is a list of these ([`ServiceBuilder::dialects`](crate::ServiceBuilder::dialects));
+/// one whose version string differs from its profile's, or whose handshake
+/// does not fit its era, is refused when the service is built.
+#[derive(Clone, Copy, Debug)]
+pub struct Dialect {
+    /// The version string clients send.
+    pub version: &'static str,
+    /// The profile that serves it.
+    pub profile: &'static Profile,
+}
+
+impl Dialect {
+    /// 2026-07-28, stateless: always served; the core of this crate.
+    pub const V2026_07_28: Dialect = Dialect {
+        version: "2026-07-28",
+        profile: &REVISION_2026_07_28,
+    };
+    /// 2025-11-25, initialize-era.
+    pub const V2025_11_25: Dialect = Dialect {
+        version: "2025-11-25",
+        profile: &REVISION_2025_11_25,
+    };
+    /// 2025-06-18, initialize-era.
+    pub const V2025_06_18: Dialect = Dialect {
+        version: "2025-06-18",
+        profile: &REVISION_2025_06_18,
+    };
+
+    /// Every dialect this build can serve, newest first.
+    pub const ALL: [Dialect; 3] = [
+        Dialect::V2026_07_28,
+        Dialect::V2025_11_25,
+        Dialect::V2025_06_18,
+    ];
+
+    /// Why this dialect cannot be served as declared, if it cannot: its
+    /// version string must be its profile's, and the handshake must be
+    /// the one of its era (per-request `_meta` from 2026-07-28 on,
+    /// `initialize` before).
+    pub fn drift(&self) -> Option<&'static str> {
+        if self.version != self.profile.version {
+            return Some("its version string is not its profile's version");
+        }
+        let modern = self.version >= PROTOCOL_VERSION;
+        match (modern, self.profile.handshake) {
+            (true, Handshake::PerRequest) | (false, Handshake::Initialize) => None,
+            _ => Some("its profile's handshake does not belong to its era"),
+        }
+    }
+}

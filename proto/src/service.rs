@@ -29,7 +29,7 @@ use crate::model::{
 };
 use crate::mrtr::StateKeys;
 use crate::pagination::Fingerprint;
-use crate::profile::{Profile, ServerCapability, REVISION_2026_07_28};
+use crate::profile::{Dialect, Handshake, Profile, ServerCapability, REVISION_2026_07_28};
 use crate::shape;
 use crate::subscriptions::Notifications;
 use crate::uri_template::UriTemplate;
@@ -56,6 +56,13 @@ pub struct Limits {
     /// intermediaries and clients do not time it out
     /// (`streamable-http.mdx` § Receiving Messages).
     pub keep_alive: Duration,
+    /// Initialize-era sessions open at once on HTTP; `initialize` beyond
+    /// this (after idle ones expire) is refused with 503.
+    pub max_sessions: usize,
+    /// An HTTP session with no message for this long is removed; its next
+    /// request gets 404 and the client starts a new one
+    /// (`mcp-2025-11-25/basic/transports.mdx` § Session Management).
+    pub session_idle_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -68,6 +75,8 @@ impl Default for Limits {
             page_size: 100,
             max_subscriptions: 16,
             keep_alive: Duration::from_secs(15),
+            max_sessions: 1024,
+            session_idle_timeout: Duration::from_secs(30 * 60),
         }
     }
 }
@@ -141,6 +150,15 @@ pub enum BuildError {
         /// Why.
         reason: String,
     },
+    /// The dialect allow-list is unusable: a dialect whose version string
+    /// or handshake drifted from its profile, one listed twice, or no
+    /// 2026-07-28 (the core every other dialect is served beside).
+    InvalidDialect {
+        /// The version string.
+        version: String,
+        /// Why.
+        reason: String,
+    },
     /// An extension claims a method string the core revision defines
     /// (implemented or not) or removed, or that another extension owns.
     ExtensionMethodCollision {
@@ -174,6 +192,9 @@ impl fmt::Display for BuildError {
             BuildError::InvalidStateKeys(why) => write!(f, "request-state keys: {why}"),
             BuildError::InvalidExtension { extension, reason } => {
                 write!(f, "extension {extension:?}: {reason}")
+            }
+            BuildError::InvalidDialect { version, reason } => {
+                write!(f, "dialect {version:?}: {reason}")
             }
             BuildError::ExtensionMethodCollision { extension, method } => write!(
                 f,
@@ -247,6 +268,16 @@ pub(crate) struct Inner {
     pub(crate) sealer: crate::mrtr::Sealer,
     /// Installed extensions.
     pub(crate) extensions: crate::extension::Extensions,
+    /// The initialize-era profiles served, newest first (empty: the
+    /// server speaks 2026-07-28 only).
+    pub(crate) legacy: Vec<&'static Profile>,
+    /// `capabilities` of the `initialize` result.
+    pub(crate) legacy_capabilities: Value,
+    /// `instructions`, for `server/discover` and `initialize`.
+    pub(crate) instructions: Option<String>,
+    /// HTTP sessions of the initialize-era dialects.
+    #[cfg(feature = "std")]
+    pub(crate) sessions: Option<crate::legacy::Sessions>,
 }
 
 /// A built server: registry, limits and precomputed answers. Cheap to clone.
@@ -388,6 +419,7 @@ pub struct ServiceBuilder {
     state_keys: Option<StateKeys>,
     state_ttl: Duration,
     extensions: Vec<crate::extension::Registered>,
+    dialects: Vec<Dialect>,
 }
 
 impl Default for ServiceBuilder {
@@ -411,6 +443,7 @@ impl Default for ServiceBuilder {
             state_keys: None,
             state_ttl: crate::mrtr::DEFAULT_STATE_TTL,
             extensions: Vec::new(),
+            dialects: Dialect::ALL.to_vec(),
         }
     }
 }
@@ -429,7 +462,17 @@ impl ServiceBuilder {
         self
     }
 
-    /// `instructions` of `server/discover`.
+    /// The revisions this server accepts (default: every one in
+    /// [`Dialect::ALL`]). 2026-07-28 must be among them; leaving the
+    /// initialize-era ones out makes a modern-only server, which answers
+    /// `initialize` with `-32601` naming its versions
+    /// (`basic/versioning.mdx` § Backward Compatibility).
+    pub fn dialects(mut self, dialects: impl IntoIterator<Item = Dialect>) -> Self {
+        self.dialects = dialects.into_iter().collect();
+        self
+    }
+
+    /// `instructions` of `server/discover` (and of `initialize`).
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
         self
@@ -631,6 +674,12 @@ impl ServiceBuilder {
             ));
         }
 
+        let legacy = check_dialects(&self.dialects)?;
+        #[cfg(feature = "std")]
+        let sessions = (!legacy.is_empty()).then(|| {
+            crate::legacy::Sessions::new(limits.max_sessions, limits.session_idle_timeout)
+        });
+
         let mut tools = Vec::with_capacity(self.tools.len());
         let mut tool_index = BTreeMap::new();
         for (tool, handler) in self.tools {
@@ -782,6 +831,13 @@ impl ServiceBuilder {
         if let Some(i) = &self.instructions {
             discover.insert(String::from("instructions"), Value::String(i.clone()));
         }
+        // The initialize-era `ServerCapabilities` have no `extensions`
+        // member; extensions (Tasks) are 2026-07-28 only.
+        let legacy_capabilities = capabilities_json(
+            &capabilities,
+            &notifications,
+            &crate::extension::Extensions::default(),
+        );
         let discover = shape::complete(
             Value::Object(discover),
             Some(self.cache.discover),
@@ -845,9 +901,56 @@ impl ServiceBuilder {
                 server_meta,
                 sealer,
                 extensions,
+                #[cfg(feature = "std")]
+                sessions,
+                legacy,
+                legacy_capabilities,
+                instructions: self.instructions,
             }),
         })
     }
+}
+
+/// The initialize-era profiles of the allow-list, newest first; refuses a
+/// list without 2026-07-28, with a dialect twice, or with one that drifted
+/// from its profile.
+fn check_dialects(dialects: &[Dialect]) -> Result<Vec<&'static Profile>, BuildError> {
+    let invalid = |d: &Dialect, reason: &str| BuildError::InvalidDialect {
+        version: String::from(d.version),
+        reason: String::from(reason),
+    };
+    let mut legacy: Vec<&'static Profile> = Vec::new();
+    let mut modern = false;
+    for (i, d) in dialects.iter().enumerate() {
+        if let Some(why) = d.drift() {
+            return Err(invalid(d, why));
+        }
+        if dialects[..i].iter().any(|e| e.version == d.version) {
+            return Err(invalid(d, "listed twice"));
+        }
+        if !Dialect::ALL
+            .iter()
+            .any(|k| k.version == d.version && core::ptr::eq(k.profile, d.profile))
+        {
+            return Err(invalid(d, "this build has no such dialect"));
+        }
+        match d.profile.handshake {
+            Handshake::PerRequest => modern = true,
+            Handshake::Initialize => legacy.push(d.profile),
+        }
+    }
+    if !modern {
+        return Err(BuildError::InvalidDialect {
+            version: String::from(crate::profile::PROTOCOL_VERSION),
+            reason: String::from(
+                "2026-07-28 must be served: the other dialects are served beside it",
+            ),
+        });
+    }
+    // Newest first: `initialize` offers the latest when the client's
+    // version is not served.
+    legacy.sort_by(|a, b| b.version.cmp(a.version));
+    Ok(legacy)
 }
 
 /// `server/tools.mdx` § Tool Names: 1–128 characters of `A-Z a-z 0-9 _ - .`.

@@ -11,6 +11,19 @@ use snodo_proto::{
 use support::Harness;
 
 fn service() -> Service {
+    builder().build().unwrap()
+}
+
+/// A server that speaks 2026-07-28 only: GET and DELETE are 405
+/// (`streamable-http.mdx` § Earlier Streamable HTTP Revisions).
+fn modern_only() -> Service {
+    builder()
+        .dialects([snodo_proto::Dialect::V2026_07_28])
+        .build()
+        .unwrap()
+}
+
+fn builder() -> snodo_proto::ServiceBuilder {
     Service::builder()
         .server_info(Implementation::new("t", "1"))
         .limits(Limits {
@@ -46,8 +59,6 @@ fn service() -> Service {
                 CallToolResult::text("done")
             },
         )
-        .build()
-        .unwrap()
 }
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
@@ -207,7 +218,7 @@ fn head_refusals_close_the_connection() {
         ),
     ];
     for (request, expected) in cases {
-        let mut h = Harness::new(&service(), Transport::Http);
+        let mut h = Harness::new(&modern_only(), Transport::Http);
         let out = h.send(request.as_bytes());
         assert_eq!(out, expected, "request: {request}");
         assert!(h.closed, "closed after: {request}");

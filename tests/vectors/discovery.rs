@@ -13,7 +13,7 @@ pub const DISCOVERY: &[Vector] = &[
         expect: Expect::Response(
             r#"{"jsonrpc":"2.0","id":101,"result":{
                 "supportedVersions":["2026-07-28"],
-                "capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{},"completions":{},"logging":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},
+                "capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true},"completions":{},"logging":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},
                 "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
@@ -26,7 +26,7 @@ pub const DISCOVERY: &[Vector] = &[
         expect: Expect::Response(
             r#"{"jsonrpc":"2.0","id":"discover-1","result":{
                 "supportedVersions":["2026-07-28"],
-                "capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{},"completions":{},"logging":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},
+                "capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true},"completions":{},"logging":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},
                 "resultType":"complete","ttlMs":60000,"cacheScope":"public",
                 "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),
@@ -120,6 +120,16 @@ pub const DISCOVERY: &[Vector] = &[
                 {"name":"multi_input","description":"A task asking for two inputs at once",
                  "inputSchema":{"type":"object","additionalProperties":false}},
                 {"name":"test_tool_with_task","description":"Asks for a name (multi round-trip), then greets in a task",
+                 "inputSchema":{"type":"object","additionalProperties":false}},
+                {"name":"test_tool_with_logging","description":"Sends three log messages while it runs",
+                 "inputSchema":{"type":"object","additionalProperties":false}},
+                {"name":"test_sampling","description":"Asks the client's model to answer a prompt",
+                 "inputSchema":{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the LLM"}},"required":["prompt"]}},
+                {"name":"test_elicitation","description":"Asks the user for a username and an email",
+                 "inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}},
+                {"name":"test_elicitation_sep1034_defaults","description":"Asks for a form whose fields all have defaults (SEP-1034)",
+                 "inputSchema":{"type":"object","additionalProperties":false}},
+                {"name":"test_elicitation_sep1330_enums","description":"Asks for a form with every enum variant (SEP-1330)",
                  "inputSchema":{"type":"object","additionalProperties":false}}
             ],
             "resultType":"complete","ttlMs":60000,"cacheScope":"public",
@@ -150,7 +160,9 @@ pub const DISCOVERY: &[Vector] = &[
                 {"uri":"test://static-text","name":"static-text",
                  "description":"A static text resource for testing","mimeType":"text/plain"},
                 {"uri":"test://static-binary","name":"static-binary",
-                 "description":"A static binary resource (a 1x1 PNG image) for testing","mimeType":"image/png"}],
+                 "description":"A static binary resource (a 1x1 PNG image) for testing","mimeType":"image/png"},
+                {"uri":"test://watched-resource","name":"watched-resource",
+                 "description":"A resource clients may subscribe to for updates","mimeType":"text/plain"}],
             "resultType":"complete","ttlMs":60000,"cacheScope":"public",
             "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}}"#,
         ),

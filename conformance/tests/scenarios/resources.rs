@@ -14,7 +14,8 @@ fn resources_list_starts_with_static_text() {
         r["resources"],
         json!([
             {"uri":"test://static-text","name":"static-text","description":"A static text resource for testing","mimeType":"text/plain"},
-            {"uri":"test://static-binary","name":"static-binary","description":"A static binary resource (a 1x1 PNG image) for testing","mimeType":"image/png"}
+            {"uri":"test://static-binary","name":"static-binary","description":"A static binary resource (a 1x1 PNG image) for testing","mimeType":"image/png"},
+            {"uri":"test://watched-resource","name":"watched-resource","description":"A resource clients may subscribe to for updates","mimeType":"text/plain"}
         ])
     );
 }

@@ -68,6 +68,11 @@ fn tools_list_publishes_every_fixture_tool_in_order() {
             "confirm_delete",
             "multi_input",
             "test_tool_with_task",
+            "test_tool_with_logging",
+            "test_sampling",
+            "test_elicitation",
+            "test_elicitation_sep1034_defaults",
+            "test_elicitation_sep1330_enums",
         ]
     );
     for t in tools {

@@ -42,8 +42,18 @@ fn refuse(status: u16, message: impl Into<String>) -> Refusal {
     }
 }
 
-/// Step 1: checks that need only the head.
+/// Step 1: checks that need only the head, for a server that speaks
+/// 2026-07-28 only.
 pub fn check_head(config: &HttpConfig, head: &Head) -> Result<(), Refusal> {
+    check_head_with(config, head, false)
+}
+
+/// Step 1, for a server that also serves initialize-era `sessions`: then
+/// GET (the standalone SSE stream) and DELETE (ending a session) are
+/// methods of the endpoint too (`mcp-2025-11-25/basic/transports.mdx`
+/// § Listening for Messages from the Server, § Session Management); what
+/// they need beyond the head is checked with their session.
+pub fn check_head_with(config: &HttpConfig, head: &Head, sessions: bool) -> Result<(), Refusal> {
     if head.path != config.endpoint {
         return Err(refuse(404, "Not Found"));
     }
@@ -62,6 +72,21 @@ pub fn check_head(config: &HttpConfig, head: &Head) -> Result<(), Refusal> {
         if head.count("origin") > 1 || !origin_allowed(&config.origins, origin) {
             return Err(refuse(403, "Forbidden: Origin not allowed"));
         }
+    }
+    if sessions && head.method == "DELETE" {
+        return Ok(());
+    }
+    if sessions && head.method == "GET" {
+        // `§ Listening for Messages from the Server`: the client MUST
+        // accept text/event-stream.
+        let accept = head.get("accept").unwrap_or(b"");
+        if !accepts(accept, "text", "event-stream") {
+            return Err(refuse(
+                406,
+                "Not Acceptable: Accept must list text/event-stream",
+            ));
+        }
+        return Ok(());
     }
     if head.method != "POST" {
         // `§ Earlier Streamable HTTP Revisions`: GET and DELETE get 405.

@@ -132,7 +132,7 @@ pub(crate) fn unix_millis(now: Instant) -> u64 {
 
 /// Keep the answers to what was issued, each checked against its request;
 /// drop the rest (`§ Error Handling`: unexpected entries are ignored).
-pub(super) fn checked(
+pub(crate) fn checked(
     responses: Map<String, Value>,
     issued: &BTreeMap<String, Issued>,
 ) -> Result<Map<String, Value>, ErrorObject> {

@@ -17,6 +17,7 @@ mod b64;
 mod canon;
 mod detached;
 mod elicit;
+mod inline;
 mod keys;
 mod request;
 mod result;
@@ -38,7 +39,9 @@ pub use sampling::{
 
 pub(crate) use admit::{admit, Origin};
 pub(crate) use detached::detached_input;
+pub(crate) use inline::{inline, params as inline_params, round as inline_round};
 pub(crate) use result::shape;
+pub(crate) use seal::Issued;
 pub(crate) use seal::Sealer;
 
 /// How long a sealed `requestState` stays valid unless the service sets

@@ -122,7 +122,7 @@ pub(super) fn bug(why: &str) -> ErrorObject {
     ErrorObject::internal("Internal error")
 }
 
-fn issued_kind(request: &InputRequest) -> Issued {
+pub(super) fn issued_kind(request: &InputRequest) -> Issued {
     match request {
         InputRequest::Elicit(ElicitRequest::Form {
             requested_schema, ..

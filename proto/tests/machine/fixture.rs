@@ -32,6 +32,8 @@ pub fn limits() -> Limits {
         page_size: 2,
         max_subscriptions: MAX_SUBSCRIPTIONS,
         keep_alive: KEEP_ALIVE,
+        max_sessions: 4,
+        session_idle_timeout: Duration::from_secs(60),
     }
 }
 
@@ -60,7 +62,10 @@ pub fn service() -> (Service, Hub) {
 /// The same registrations with other limits.
 pub fn service_with(limits: Limits) -> (Service, Hub) {
     let hub = Hub::new(3, Overflow::DropOldest);
+    // The model and its oracles are those of the stateless revision; the
+    // initialize-era dialects have their own tests (`tests/legacy.rs`).
     let service = Service::builder()
+        .dialects([snodo_proto::Dialect::V2026_07_28])
         .server_info(Implementation::new("machine", "1"))
         .limits(limits)
         .http(http_config())

@@ -1,0 +1,816 @@
+//! The connection side of the initialize-era dialects ([`crate::legacy`]):
+//! the `initialize` handshake, session requests, the HTTP session verbs
+//! (GET stream, DELETE), and input requests sent inline as
+//! server-to-client requests whose answers run the handler again.
+
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use serde_json::{Map, Value};
+
+use super::{codec, write_sse_event, Call, Connection, Final, Output, Slot, Wire};
+use crate::dispatch::Admitted;
+use crate::error::ErrorObject;
+use crate::handler::{CallId, CancelFlag, Handler, Invocation, Request};
+use crate::http::codec::Head;
+use crate::jsonrpc::{self, Incoming, RequestId};
+use crate::legacy::admit::{self, Action, View};
+use crate::legacy::{code, Session};
+use crate::meta::RequestMeta;
+use crate::mrtr::{InputRequired, Issued};
+use crate::subscriptions::filter::notification_for;
+use crate::subscriptions::ChangeEvent;
+use crate::time::Instant;
+
+/// `Mcp-Session-Id`, as the decoder stores header names.
+pub(super) const SESSION_HEADER: &str = "mcp-session-id";
+
+/// How many times one call may ask for input before it is failed: a
+/// handler that never stops asking must not hold its slot forever.
+const MAX_ROUNDS: u32 = 16;
+
+const NO_SESSION_ID: &str = "Bad Request: Mcp-Session-Id header is required";
+const NOTHING_WAITS: &str = "Bad Request: no request of this session waits for this response";
+
+/// An HTTP exchange of a session.
+#[derive(Debug)]
+pub(super) struct LegacyExchange {
+    /// The session's id.
+    session: String,
+    /// The session was created by this exchange (`initialize`): its
+    /// response carries the id (`transports.mdx` § Session Management).
+    created: bool,
+    /// This exchange is the session's standalone GET stream.
+    get_stream: bool,
+}
+
+impl LegacyExchange {
+    /// The header line naming a session just created.
+    pub(super) fn session_header(&self) -> Option<String> {
+        self.created
+            .then(|| format!("Mcp-Session-Id: {}", self.session))
+    }
+}
+
+/// A session call, kept to run it again with the client's answers.
+pub(super) struct LegacyCall {
+    /// The HTTP session (`None`: the stdio connection's own).
+    session: Option<String>,
+    request: Request,
+    meta: Arc<RequestMeta>,
+    handler: Option<Handler>,
+    /// Server request id → input request key, for the answers still due.
+    waiting: BTreeMap<u64, String>,
+    responses: Map<String, Value>,
+    issued: BTreeMap<String, Issued>,
+    state: Option<Value>,
+    rounds: u32,
+}
+
+impl core::fmt::Debug for LegacyCall {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("LegacyCall")
+            .field("session", &self.session)
+            .field("waiting", &self.waiting)
+            .field("rounds", &self.rounds)
+            .finish()
+    }
+}
+
+impl LegacyCall {
+    pub(super) fn new(
+        session: Option<String>,
+        request: &Request,
+        meta: &Arc<RequestMeta>,
+        handler: &Option<Handler>,
+    ) -> Box<LegacyCall> {
+        Box::new(LegacyCall {
+            session,
+            request: request.clone(),
+            meta: meta.clone(),
+            handler: handler.as_ref().and_then(Handler::try_clone),
+            waiting: BTreeMap::new(),
+            responses: Map::new(),
+            issued: BTreeMap::new(),
+            state: None,
+            rounds: 0,
+        })
+    }
+}
+
+impl Connection {
+    /// Run `f` on the session `id` (HTTP) or on this stdio connection's own.
+    fn with_session<R>(
+        &mut self,
+        id: Option<&str>,
+        now: Instant,
+        f: impl FnOnce(&mut Session) -> R,
+    ) -> Option<R> {
+        match id {
+            None => self.session.as_deref_mut().map(f),
+            #[cfg(feature = "std")]
+            Some(id) => self.service.inner.sessions.as_ref()?.with(id, now, f),
+            #[cfg(not(feature = "std"))]
+            Some(_) => {
+                let _ = (now, f);
+                None
+            }
+        }
+    }
+
+    /// A message of a session: `session` names the HTTP session (`None` on
+    /// stdio, and for the `initialize` that creates one on HTTP).
+    pub(super) fn legacy_message(
+        &mut self,
+        session: Option<String>,
+        incoming: Incoming,
+        now: Instant,
+    ) {
+        let http = matches!(self.wire, Wire::Http(_));
+        match incoming {
+            Incoming::Invalid { id, error } => {
+                self.emit_final(id.as_ref(), Final::Error(&error, true), now);
+            }
+            Incoming::Request { id, method, params } if method == "initialize" => {
+                let exists = if http {
+                    session.is_some()
+                } else {
+                    self.session.is_some()
+                };
+                if exists {
+                    let e = ErrorObject::invalid_request("The session is already initialized");
+                    self.emit_final(Some(&id), Final::Error(&e, false), now);
+                    return;
+                }
+                self.initialize(id, params, now);
+            }
+            Incoming::Request { id, method, params } => {
+                let Some(view) = self.with_session(session.as_deref(), now, |s| View::of(s)) else {
+                    // stdio before `initialize` (HTTP checked the session).
+                    let e = ErrorObject::new(
+                        code::BAD_REQUEST,
+                        "Bad Request: the session is not initialized; send initialize first",
+                    );
+                    self.emit_final(Some(&id), Final::Error(&e, false), now);
+                    return;
+                };
+                if !http && self.is_in_use(&id) {
+                    self.write_duplicate(&id, now);
+                    return;
+                }
+                let action = admit::request(&self.service, &view, &id, &method, params, now);
+                self.act(session, id, action, now);
+            }
+            Incoming::Notification { method, params } => {
+                match method.as_str() {
+                    "notifications/initialized" => {
+                        self.with_session(session.as_deref(), now, |s| s.initialized = true);
+                    }
+                    // On HTTP the call is on another connection, whose
+                    // stream the client closes to cancel it.
+                    "notifications/cancelled" if !http => {
+                        if let Some(request_id) = params
+                            .as_ref()
+                            .and_then(|p| p.get("requestId"))
+                            .and_then(RequestId::from_value)
+                        {
+                            self.cancel(&request_id);
+                            self.start_queued(now);
+                        }
+                    }
+                    _ => tracing::debug!(
+                        method = %crate::error::truncate(&method, 64),
+                        "session notification ignored"
+                    ),
+                }
+                if http {
+                    self.http_answer(202, None, now);
+                }
+            }
+            Incoming::Response { id, outcome } => {
+                let rid = match &id {
+                    RequestId::Int(n) => u64::try_from(*n).ok(),
+                    RequestId::Uint(n) => Some(*n),
+                    RequestId::Str(_) => None,
+                };
+                match (http, rid) {
+                    (false, Some(rid)) => self.answered(rid, outcome, now),
+                    (false, None) => tracing::debug!("an answer nothing waits for"),
+                    (true, Some(rid))
+                        if self.deliver_routed(session.as_deref(), rid, outcome, now) =>
+                    {
+                        self.http_answer(202, None, now);
+                    }
+                    (true, _) => self.http_error(400, None, code::BAD_REQUEST, NOTHING_WAITS, now),
+                }
+            }
+        }
+    }
+
+    /// Hand the answer to the request `rid` of `session` to the call
+    /// waiting for it, here or on another connection.
+    #[cfg(feature = "std")]
+    fn deliver_routed(
+        &mut self,
+        session: Option<&str>,
+        rid: u64,
+        outcome: Result<Value, Value>,
+        now: Instant,
+    ) -> bool {
+        let (Some(sessions), Some(sid)) = (self.service.inner.sessions.clone(), session) else {
+            return false;
+        };
+        if self.outbound.contains_key(&rid) {
+            sessions.unroute(sid, rid);
+            self.answered(rid, outcome, now);
+            return true;
+        }
+        sessions.deliver(sid, crate::legacy::Routed { id: rid, outcome })
+    }
+
+    #[cfg(not(feature = "std"))]
+    fn deliver_routed(
+        &mut self,
+        _: Option<&str>,
+        _: u64,
+        _: Result<Value, Value>,
+        _: Instant,
+    ) -> bool {
+        false
+    }
+
+    fn initialize(&mut self, id: RequestId, params: Option<Map<String, Value>>, now: Instant) {
+        let (session, result) =
+            match crate::legacy::session::initialize(&self.service, params.as_ref(), now) {
+                Ok(x) => x,
+                Err(e) => {
+                    self.emit_final(Some(&id), Final::Error(&e, false), now);
+                    return;
+                }
+            };
+        tracing::debug!(version = session.profile.version, "session initialized");
+        if let Wire::Stdio(_) = self.wire {
+            self.session = Some(Box::new(session));
+            self.listen_for_session();
+            self.emit_final(Some(&id), Final::Result(&result), now);
+            return;
+        }
+        #[cfg(feature = "std")]
+        {
+            let created = self
+                .service
+                .inner
+                .sessions
+                .as_ref()
+                .map(|s| s.create(session, now));
+            let Some(Ok(sid)) = created else {
+                tracing::warn!("initialize refused: no session could be created");
+                self.http_error(
+                    503,
+                    Some(&id),
+                    code::BAD_REQUEST,
+                    "Service Unavailable: too many sessions",
+                    now,
+                );
+                return;
+            };
+            if let Wire::Http(http) = &mut self.wire {
+                if let Some(ex) = http.exchange.as_mut() {
+                    ex.legacy = Some(Box::new(LegacyExchange {
+                        session: sid,
+                        created: true,
+                        get_stream: false,
+                    }));
+                }
+            }
+            self.emit_final(Some(&id), Final::Result(&result), now);
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            let _ = (session, result);
+            self.http_error(
+                501,
+                Some(&id),
+                code::BAD_REQUEST,
+                "Sessions on HTTP need the std feature",
+                now,
+            );
+        }
+    }
+
+    /// A stdio session hears the service's change events directly (there
+    /// is no GET stream on stdio).
+    fn listen_for_session(&mut self) {
+        #[cfg(feature = "std")]
+        if self.listener.is_none() && self.service.inner.notifications.any() {
+            self.listener = self.service.hub().map(|h| h.listen());
+        }
+    }
+
+    fn act(&mut self, session: Option<String>, id: RequestId, action: Action, now: Instant) {
+        let sid = session.as_deref();
+        match action {
+            Action::Answer(result) => self.emit_final(Some(&id), Final::Result(&result), now),
+            Action::Error(e) => self.emit_final(Some(&id), Final::Error(&e, false), now),
+            Action::SetLevel(level) => {
+                self.with_session(sid, now, |s| s.log_level = Some(level));
+                self.emit_final(Some(&id), Final::Result(admit::EMPTY), now);
+            }
+            Action::Subscribe(uri) => {
+                let added = self.with_session(sid, now, |s| {
+                    if s.subscribed.len() >= crate::legacy::session::MAX_SUBSCRIBED
+                        && !s.subscribed.contains(&uri)
+                    {
+                        return false;
+                    }
+                    s.subscribed.insert(uri);
+                    true
+                });
+                if added == Some(true) {
+                    self.emit_final(Some(&id), Final::Result(admit::EMPTY), now);
+                } else {
+                    let e = ErrorObject::invalid_params(
+                        "Too many resource subscriptions in this session",
+                    );
+                    self.emit_final(Some(&id), Final::Error(&e, false), now);
+                }
+            }
+            Action::Unsubscribe(uri) => {
+                self.with_session(sid, now, |s| s.subscribed.remove(&uri));
+                self.emit_final(Some(&id), Final::Result(admit::EMPTY), now);
+            }
+            Action::Invoke(mut admitted) => {
+                admitted.session = Some(session);
+                self.admit_call(admitted, now);
+            }
+        }
+    }
+
+    /// Start an admitted session call, or queue it on stdio when every
+    /// slot is busy.
+    fn admit_call(&mut self, admitted: Box<Admitted>, now: Instant) {
+        match self.wire {
+            Wire::Http(_) => self.start(admitted, now),
+            Wire::Stdio(_) => {
+                if self.calls.len() < self.service.limits().max_concurrent_calls {
+                    self.start(admitted, now);
+                } else {
+                    self.by_request.insert(admitted.id.clone(), Slot::Queued);
+                    self.queued.push_back(admitted);
+                }
+            }
+        }
+    }
+
+    /// A POST that belongs to a session: `initialize`, or a message naming
+    /// its session with `Mcp-Session-Id` (`transports.mdx` § Session
+    /// Management).
+    pub(super) fn handle_session_post(&mut self, head: &Head, incoming: Incoming, now: Instant) {
+        let request_id = match &incoming {
+            Incoming::Request { id, .. } => Some(id.clone()),
+            _ => None,
+        };
+        let Some(raw) = head.get(SESSION_HEADER) else {
+            if matches!(&incoming, Incoming::Request { method, .. } if method == "initialize") {
+                self.legacy_message(None, incoming, now);
+            } else {
+                // `§ Session Management` 2: requests after initialize
+                // MUST carry the id; 400 without it.
+                self.http_error(
+                    400,
+                    request_id.as_ref(),
+                    code::BAD_REQUEST,
+                    NO_SESSION_ID,
+                    now,
+                );
+            }
+            return;
+        };
+        let sid = String::from_utf8_lossy(raw).into_owned();
+        if self.with_session(Some(&sid), now, |_| ()).is_none() {
+            // `§ Session Management` 4: an unknown or expired session is
+            // 404; the client starts a new one with initialize.
+            self.http_error(
+                404,
+                request_id.as_ref(),
+                code::SESSION_NOT_FOUND,
+                "Session not found",
+                now,
+            );
+            return;
+        }
+        // `§ Protocol Version Header`: an unsupported version is 400; none
+        // at all is assumed to be 2025-03-26 and served as negotiated.
+        if let Some(v) = head.get("mcp-protocol-version") {
+            let known = self
+                .service
+                .inner
+                .legacy
+                .iter()
+                .any(|p| p.version.as_bytes() == v);
+            if !known {
+                self.http_error(
+                    400,
+                    request_id.as_ref(),
+                    code::BAD_REQUEST,
+                    "Bad Request: unsupported MCP-Protocol-Version",
+                    now,
+                );
+                return;
+            }
+        }
+        if let Wire::Http(http) = &mut self.wire {
+            if let Some(ex) = http.exchange.as_mut() {
+                ex.legacy = Some(Box::new(LegacyExchange {
+                    session: sid.clone(),
+                    created: false,
+                    get_stream: false,
+                }));
+            }
+        }
+        self.legacy_message(Some(sid), incoming, now);
+    }
+
+    /// GET (the session's standalone SSE stream) or DELETE (end the
+    /// session), already past the head checks.
+    pub(super) fn handle_session_verb(&mut self, head: &Head, now: Instant) {
+        let Some(raw) = head.get(SESSION_HEADER) else {
+            self.http_error(400, None, code::BAD_REQUEST, NO_SESSION_ID, now);
+            return;
+        };
+        let sid = String::from_utf8_lossy(raw).into_owned();
+        #[cfg(not(feature = "std"))]
+        {
+            let _ = sid;
+            self.http_error(405, None, code::BAD_REQUEST, "Method Not Allowed", now);
+        }
+        #[cfg(feature = "std")]
+        {
+            let Some(sessions) = self.service.inner.sessions.clone() else {
+                self.http_error(405, None, code::BAD_REQUEST, "Method Not Allowed", now);
+                return;
+            };
+            if head.method == "DELETE" {
+                // `§ Session Management` 5.
+                if sessions.delete(&sid) {
+                    tracing::debug!("session ended by the client");
+                    self.http_answer(200, None, now);
+                } else {
+                    self.http_error(404, None, code::SESSION_NOT_FOUND, "Session not found", now);
+                }
+                return;
+            }
+            if sessions.with(&sid, now, |_| ()).is_none() {
+                self.http_error(404, None, code::SESSION_NOT_FOUND, "Session not found", now);
+                return;
+            }
+            if !sessions.open_get_stream(&sid) {
+                // One standalone stream per session: two would split the
+                // server's messages between them.
+                self.http_error(
+                    409,
+                    None,
+                    code::BAD_REQUEST,
+                    "Conflict: the session's GET stream is already open",
+                    now,
+                );
+                return;
+            }
+            let keep_alive = self.service.limits().keep_alive;
+            if let Wire::Http(http) = &mut self.wire {
+                if let Some(ex) = http.exchange.as_mut() {
+                    ex.legacy = Some(Box::new(LegacyExchange {
+                        session: sid,
+                        created: false,
+                        get_stream: true,
+                    }));
+                    ex.start_sse(&mut self.out);
+                    ex.keep_alive_due = Some(now + keep_alive);
+                }
+            }
+            if self.listener.is_none() {
+                self.listener = self.service.hub().map(|h| h.listen());
+            }
+            tracing::debug!("session GET stream opened");
+        }
+    }
+
+    /// Write a whole HTTP answer to the current exchange and end it.
+    fn http_answer(&mut self, status: u16, body: Option<&[u8]>, now: Instant) {
+        let idle = self.service.http_config().idle_timeout;
+        let shutting_down = self.shutting_down;
+        let Wire::Http(http) = &mut self.wire else {
+            return;
+        };
+        let Some(ex) = http.exchange.take() else {
+            return;
+        };
+        let close = !ex.keep_alive || shutting_down;
+        let content_type = body.map(|_| "application/json");
+        let len = body.map_or(0, <[u8]>::len);
+        codec::write_head(&mut self.out, status, content_type, Some(len), close, &[]);
+        if let Some(b) = body {
+            self.out.extend_from_slice(b);
+        }
+        if close {
+            http.closing = true;
+        } else {
+            http.idle_deadline = Some(now + idle);
+        }
+        self.maybe_close();
+    }
+
+    /// A transport-level refusal with a JSON-RPC error body.
+    fn http_error(
+        &mut self,
+        status: u16,
+        id: Option<&RequestId>,
+        code: i64,
+        message: &'static str,
+        now: Instant,
+    ) {
+        let mut json = Vec::with_capacity(128);
+        jsonrpc::write_error(&mut json, id, &ErrorObject::new(code, message));
+        self.http_answer(status, Some(&json), now);
+    }
+
+    /// A handler of a session call asked for input: send each input request
+    /// to the client on the call's stream and wait for the answers
+    /// (`client/elicitation.mdx`, `client/sampling.mdx`, `client/roots.mdx`
+    /// of the initialize-era revisions).
+    pub(super) fn ask_inline(
+        &mut self,
+        call: CallId,
+        mut c: Call,
+        ir: InputRequired,
+        now: Instant,
+    ) {
+        let sid = c.legacy.as_ref().and_then(|l| l.session.clone());
+        let Some(capabilities) = self.with_session(sid.as_deref(), now, |s| s.capabilities.clone())
+        else {
+            self.fail_call(&c, ErrorObject::internal("The session ended"), now);
+            return;
+        };
+        let inline = crate::mrtr::inline(ir, &capabilities);
+        let Some(lc) = c.legacy.as_mut() else { return };
+        lc.rounds += 1;
+        if lc.rounds > MAX_ROUNDS {
+            tracing::error!(id = %c.id, "a handler kept asking for input");
+            self.fail_call(&c, ErrorObject::internal("Internal error"), now);
+            return;
+        }
+        let inline = match inline {
+            Ok(i) => i,
+            Err(e) => {
+                self.fail_call(&c, e, now);
+                return;
+            }
+        };
+        lc.issued = inline.issued;
+        lc.state = inline.state;
+        lc.responses = Map::new();
+        lc.waiting.clear();
+        if inline.requests.is_empty() {
+            // Only state: run again at once, as an MRTR client would retry.
+            self.rerun(call, c, now);
+            return;
+        }
+        let mut sent = Vec::with_capacity(inline.requests.len());
+        for (key, request) in &inline.requests {
+            let Some(rid) = self.with_session(sid.as_deref(), now, Session::request_id) else {
+                self.fail_call(&c, ErrorObject::internal("The session ended"), now);
+                return;
+            };
+            sent.push((rid, request.method(), crate::mrtr::inline_params(request)));
+            if let Some(lc) = c.legacy.as_mut() {
+                lc.waiting.insert(rid, key.clone());
+            }
+        }
+        for (rid, method, params) in sent {
+            self.outbound.insert(rid, call);
+            self.route_here(sid.as_deref(), rid);
+            self.emit_request(rid, method, &params);
+        }
+        self.calls.insert(call, c);
+    }
+
+    #[cfg(feature = "std")]
+    fn route_here(&mut self, session: Option<&str>, rid: u64) {
+        let (Some(sid), Some(sessions)) = (session, self.service.inner.sessions.as_ref()) else {
+            return;
+        };
+        let inbox = self.inbox.get_or_insert_with(Default::default);
+        sessions.route(sid, rid, inbox);
+    }
+
+    #[cfg(not(feature = "std"))]
+    fn route_here(&mut self, _: Option<&str>, _: u64) {}
+
+    /// A server-to-client request: a line on stdio, an SSE event of the
+    /// call's response stream on HTTP (`transports.mdx` § Sending Messages
+    /// to the Server 6: requests related to the client's request).
+    fn emit_request(&mut self, id: u64, method: &str, params: &Value) {
+        let mut json = Vec::with_capacity(128);
+        json.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        crate::json::write(&mut json, &id);
+        json.extend_from_slice(b",\"method\":");
+        crate::json::write(&mut json, method);
+        json.extend_from_slice(b",\"params\":");
+        crate::json::write(&mut json, params);
+        json.push(b'}');
+        match &mut self.wire {
+            Wire::Stdio(_) => {
+                self.out.extend_from_slice(&json);
+                self.out.push(b'\n');
+            }
+            Wire::Http(http) => {
+                let Some(ex) = http.exchange.as_mut() else {
+                    return;
+                };
+                ex.start_sse(&mut self.out);
+                write_sse_event(&mut self.out, &json);
+            }
+        }
+    }
+
+    /// The client answered the server's request `rid`.
+    pub(super) fn answered(&mut self, rid: u64, outcome: Result<Value, Value>, now: Instant) {
+        let Some(call) = self.outbound.remove(&rid) else {
+            tracing::debug!(rid, "an answer nothing waits for");
+            return;
+        };
+        let Some(mut c) = self.calls.remove(&call) else {
+            return;
+        };
+        let Some(lc) = c.legacy.as_mut() else { return };
+        let Some(key) = lc.waiting.remove(&rid) else {
+            self.calls.insert(call, c);
+            return;
+        };
+        match outcome {
+            Ok(result) => {
+                lc.responses.insert(key, result);
+            }
+            Err(error) => {
+                let message = error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(|m| String::from(crate::error::truncate(m, 256)))
+                    .unwrap_or_default();
+                let e = ErrorObject::internal(format!(
+                    "The client refused the input request {key:?}: {message}"
+                ));
+                self.fail_call(&c, e, now);
+                self.start_queued(now);
+                self.maybe_close();
+                return;
+            }
+        }
+        if lc.waiting.is_empty() {
+            self.rerun(call, c, now);
+        } else {
+            self.calls.insert(call, c);
+        }
+    }
+
+    /// Run the handler of `c` again with the answers gathered.
+    fn rerun(&mut self, old: CallId, mut c: Call, now: Instant) {
+        let Some(lc) = c.legacy.as_mut() else { return };
+        let responses = core::mem::take(&mut lc.responses);
+        let round = match crate::mrtr::inline_round(responses, lc.issued.clone(), lc.state.clone())
+        {
+            Ok(r) => r,
+            Err(e) => {
+                self.fail_call(&c, e, now);
+                return;
+            }
+        };
+        let call = CallId(self.next_call);
+        self.next_call += 1;
+        let invocation = Invocation {
+            call,
+            request: lc.request.clone(),
+            meta: lc.meta.clone(),
+            round: Arc::new(round),
+            handler: lc.handler.as_ref().and_then(Handler::try_clone),
+            cancel: CancelFlag::default(),
+        };
+        tracing::debug!(%old, %call, "running the handler again with the client's answers");
+        self.by_request.insert(c.id.clone(), Slot::Running(call));
+        self.calls.insert(call, c);
+        self.push_event(Output::Invoke(invocation));
+    }
+
+    /// End a session call with `error`, forgetting what it waited for.
+    fn fail_call(&mut self, c: &Call, error: ErrorObject, now: Instant) {
+        if let Some(lc) = &c.legacy {
+            for rid in lc.waiting.keys() {
+                self.outbound.remove(rid);
+                #[cfg(feature = "std")]
+                if let (Some(sid), Some(sessions)) = (&lc.session, &self.service.inner.sessions) {
+                    sessions.unroute(sid, *rid);
+                }
+            }
+        }
+        self.by_request.remove(&c.id);
+        self.emit_final(Some(&c.id), Final::Error(&error, false), now);
+    }
+
+    /// Deliver a change event to this connection's session: its GET stream
+    /// on HTTP, the connection itself on stdio. Resource updates only for
+    /// the URIs the session subscribed to.
+    pub(super) fn publish_to_session(&mut self, event: &ChangeEvent, now: Instant) {
+        let declared = self.service.inner.notifications;
+        let wanted = match event {
+            ChangeEvent::ToolsListChanged => declared.tools_list_changed,
+            ChangeEvent::PromptsListChanged => declared.prompts_list_changed,
+            ChangeEvent::ResourcesListChanged => declared.resources_list_changed,
+            ChangeEvent::ResourceUpdated { .. } => declared.resource_updates,
+            ChangeEvent::Extension(_) => false,
+        };
+        if !wanted {
+            return;
+        }
+        let sid = match &self.wire {
+            Wire::Stdio(_) if self.session.is_some() => None,
+            Wire::Http(h) => match h.exchange.as_ref().and_then(|e| e.legacy.as_ref()) {
+                Some(l) if l.get_stream => Some(l.session.clone()),
+                _ => return,
+            },
+            Wire::Stdio(_) => return,
+        };
+        if let ChangeEvent::ResourceUpdated { uri } = event {
+            let subscribed = self.with_session(sid.as_deref(), now, |s| s.subscribed.contains(uri));
+            if subscribed != Some(true) {
+                return;
+            }
+        }
+        let (method, params) = notification_for(event);
+        let method = String::from(method);
+        self.emit_notification(&method, &Value::Object(params));
+    }
+
+    /// Whether this connection hears change events for a session: an HTTP
+    /// session's GET stream, or a stdio session for its whole life.
+    pub(super) fn has_get_stream(&self) -> bool {
+        match &self.wire {
+            Wire::Http(h) => h
+                .exchange
+                .as_ref()
+                .and_then(|e| e.legacy.as_ref())
+                .is_some_and(|l| l.get_stream),
+            Wire::Stdio(_) => self.session.is_some(),
+        }
+    }
+
+    /// Release the session's claim on its GET stream (the connection is
+    /// closing).
+    pub(super) fn end_get_stream(&mut self) {
+        #[cfg(feature = "std")]
+        if let Wire::Http(h) = &self.wire {
+            if let Some(l) = h.exchange.as_ref().and_then(|e| e.legacy.as_ref()) {
+                if l.get_stream {
+                    if let Some(sessions) = &self.service.inner.sessions {
+                        sessions.close_get_stream(&l.session);
+                    }
+                }
+            }
+        }
+    }
+
+    /// End an HTTP GET stream gracefully (shutdown): the last chunk, then
+    /// the connection closes.
+    pub(super) fn finish_get_stream(&mut self) {
+        if !matches!(&self.wire, Wire::Http(_)) || !self.has_get_stream() {
+            return;
+        }
+        self.end_get_stream();
+        if let Wire::Http(http) = &mut self.wire {
+            http.exchange = None;
+            http.closing = true;
+            codec::write_last_chunk(&mut self.out);
+        }
+    }
+
+    /// Forget every route to this connection (it is closing): later
+    /// answers to its requests find nothing waiting.
+    pub(super) fn forget_outbound(&mut self) {
+        #[cfg(feature = "std")]
+        if let Some(sessions) = &self.service.inner.sessions {
+            for (rid, call) in &self.outbound {
+                if let Some(sid) = self
+                    .calls
+                    .get(call)
+                    .and_then(|c| c.legacy.as_ref())
+                    .and_then(|l| l.session.as_ref())
+                {
+                    sessions.unroute(sid, *rid);
+                }
+            }
+        }
+        self.outbound.clear();
+    }
+}

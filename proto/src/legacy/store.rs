@@ -1,0 +1,282 @@
+//! The HTTP session store: sessions named by `Mcp-Session-Id`, shared by
+//! every connection of a service (a client's requests, its answers to the
+//! server's requests and its GET stream arrive on different TCP
+//! connections), bounded in number and expiring when idle
+//! (`mcp-2025-11-25/basic/transports.mdx` § Session Management).
+//!
+//! It also routes a client's answer to a server-to-client request to the
+//! connection whose call is waiting for it: that connection registers an
+//! [`Inbox`] under the request id, and the connection the answer arrives
+//! on delivers into it and wakes it through a plain [`Waker`], like the
+//! change hub.
+
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::string::String;
+use alloc::sync::{Arc, Weak};
+use core::task::{Context, Poll, Waker};
+use core::time::Duration;
+use serde_json::Value;
+use std::sync::{Mutex, MutexGuard};
+
+use super::session::Session;
+use crate::time::Instant;
+
+/// Counters the application can watch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SessionStats {
+    /// Sessions open now.
+    pub open: usize,
+    /// Sessions created.
+    pub created: u64,
+    /// Sessions removed because they were idle too long.
+    pub expired: u64,
+    /// Sessions the client ended with DELETE.
+    pub deleted: u64,
+    /// `initialize` refused because the store was full.
+    pub refused: u64,
+}
+
+struct Entry {
+    session: Session,
+    routes: BTreeMap<u64, Weak<Inbox>>,
+    get_stream: bool,
+}
+
+#[derive(Default)]
+struct State {
+    map: BTreeMap<String, Entry>,
+    stats: SessionStats,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    max: usize,
+    idle: Duration,
+}
+
+/// The sessions of one service. Cheap to clone.
+#[derive(Clone)]
+pub struct Sessions {
+    shared: Arc<Shared>,
+}
+
+impl core::fmt::Debug for Sessions {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Sessions")
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// A client's answer to a server-to-client request, on its way to the
+/// connection waiting for it.
+#[derive(Debug)]
+pub(crate) struct Routed {
+    pub(crate) id: u64,
+    pub(crate) outcome: Result<Value, Value>,
+}
+
+/// Where a connection receives answers routed to it.
+#[derive(Default)]
+pub(crate) struct Inbox {
+    state: Mutex<InboxState>,
+}
+
+#[derive(Default)]
+struct InboxState {
+    queue: VecDeque<Routed>,
+    waker: Option<Waker>,
+}
+
+impl Inbox {
+    fn lock(&self) -> MutexGuard<'_, InboxState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Ready when answers are queued; otherwise registers `cx`'s waker.
+    pub(crate) fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut s = self.lock();
+        if s.queue.is_empty() {
+            s.waker = Some(cx.waker().clone());
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    }
+
+    /// Take every queued answer.
+    pub(crate) fn drain(&self) -> VecDeque<Routed> {
+        core::mem::take(&mut self.lock().queue)
+    }
+
+    fn push(&self, routed: Routed) {
+        let waker = {
+            let mut s = self.lock();
+            s.queue.push_back(routed);
+            s.waker.take()
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+}
+
+/// Why a session could not be created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CreateError {
+    /// `max_sessions` are open and none is idle long enough to expire.
+    Full,
+    /// The system's random source failed.
+    Random,
+}
+
+impl Sessions {
+    /// A store of at most `max` sessions, each removed after `idle` without
+    /// a message.
+    pub fn new(max: usize, idle: Duration) -> Sessions {
+        Sessions {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::default()),
+                max,
+                idle,
+            }),
+        }
+    }
+
+    /// Current counters.
+    pub fn stats(&self) -> SessionStats {
+        let s = self.lock();
+        SessionStats {
+            open: s.map.len(),
+            ..s.stats
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.shared.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn expired(&self, e: &Entry, now: Instant) -> bool {
+        !e.get_stream && e.session.last_seen + self.shared.idle <= now
+    }
+
+    /// Store `session` under a new unguessable id (`transports.mdx`: the
+    /// id SHOULD be globally unique and cryptographically secure; visible
+    /// ASCII only).
+    pub(crate) fn create(&self, session: Session, now: Instant) -> Result<String, CreateError> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).map_err(|_| CreateError::Random)?;
+        let mut id = String::with_capacity(32);
+        for b in bytes {
+            id.push(char::from(HEX[usize::from(b >> 4)]));
+            id.push(char::from(HEX[usize::from(b & 15)]));
+        }
+        let mut s = self.lock();
+        if s.map.len() >= self.shared.max {
+            let before = s.map.len();
+            let idle = self.shared.idle;
+            s.map
+                .retain(|_, e| e.get_stream || e.session.last_seen + idle > now);
+            s.stats.expired += (before - s.map.len()) as u64;
+        }
+        if s.map.len() >= self.shared.max {
+            s.stats.refused += 1;
+            return Err(CreateError::Full);
+        }
+        s.map.insert(
+            id.clone(),
+            Entry {
+                session,
+                routes: BTreeMap::new(),
+                get_stream: false,
+            },
+        );
+        s.stats.created += 1;
+        Ok(id)
+    }
+
+    /// Run `f` on the session `id` if it exists and has not expired, and
+    /// mark it active at `now`.
+    pub(crate) fn with<R>(
+        &self,
+        id: &str,
+        now: Instant,
+        f: impl FnOnce(&mut Session) -> R,
+    ) -> Option<R> {
+        let mut s = self.lock();
+        let expired = self.expired(s.map.get(id)?, now);
+        if expired {
+            s.map.remove(id);
+            s.stats.expired += 1;
+            return None;
+        }
+        let e = s.map.get_mut(id)?;
+        e.session.last_seen = now;
+        Some(f(&mut e.session))
+    }
+
+    /// End the session `id` (HTTP DELETE). Whether it existed.
+    pub(crate) fn delete(&self, id: &str) -> bool {
+        let mut s = self.lock();
+        let existed = s.map.remove(id).is_some();
+        if existed {
+            s.stats.deleted += 1;
+        }
+        existed
+    }
+
+    /// Send answers to the request `request` of session `id` to `inbox`.
+    pub(crate) fn route(&self, id: &str, request: u64, inbox: &Arc<Inbox>) {
+        if let Some(e) = self.lock().map.get_mut(id) {
+            e.routes.insert(request, Arc::downgrade(inbox));
+        }
+    }
+
+    /// Forget the route of `request` (its call ended).
+    pub(crate) fn unroute(&self, id: &str, request: u64) {
+        if let Some(e) = self.lock().map.get_mut(id) {
+            e.routes.remove(&request);
+        }
+    }
+
+    /// Deliver the client's answer to the request `routed.id` of session
+    /// `id`. False when nothing waits for it (an unknown id, or a call
+    /// that already ended).
+    pub(crate) fn deliver(&self, id: &str, routed: Routed) -> bool {
+        let inbox = {
+            let mut s = self.lock();
+            let Some(e) = s.map.get_mut(id) else {
+                return false;
+            };
+            e.routes.remove(&routed.id).and_then(|w| w.upgrade())
+        };
+        match inbox {
+            Some(inbox) => {
+                inbox.push(routed);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Claim the session's one standalone GET stream. False if it is
+    /// already open or the session does not exist.
+    pub(crate) fn open_get_stream(&self, id: &str) -> bool {
+        match self.lock().map.get_mut(id) {
+            Some(e) if !e.get_stream => {
+                e.get_stream = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Release the GET stream claimed with [`open_get_stream`](Self::open_get_stream).
+    pub(crate) fn close_get_stream(&self, id: &str) {
+        if let Some(e) = self.lock().map.get_mut(id) {
+            e.get_stream = false;
+        }
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
