@@ -964,6 +964,12 @@ impl Connection {
                 Err(ErrorObject::internal("Internal error"))
             }
         };
+        // A session's answer carries nothing 2026-07-28 added (`legacy`).
+        let shaped = match (&call.legacy, shaped) {
+            (None, s) => s,
+            (Some(_), Ok(r)) => Ok(crate::legacy::reshape_result(&r)),
+            (Some(_), Err(e)) => Err(crate::legacy::reshape_error(e)),
+        };
         match shaped {
             Ok(result) => self.emit_final(Some(&call.id), Final::Result(&result), now),
             Err(e) => self.emit_final(Some(&call.id), Final::Error(&e, false), now),

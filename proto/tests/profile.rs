@@ -133,3 +133,124 @@ fn capabilities_and_limitations_are_stated() {
     );
     assert!(!p.limitations.is_empty());
 }
+
+/// The initialize-era dialects (`mcp-2025-11-25/schema.ts`): the method
+/// strings a server receives or sends, frozen by name, kind and direction.
+#[test]
+fn initialize_era_profiles_match_their_frozen_copies() {
+    use snodo_proto::profile::{Dialect, Handshake, REVISION_2025_06_18, REVISION_2025_11_25};
+    const SHARED: &[(&str, Kind, Direction)] = &[
+        ("initialize", Kind::Request, Direction::ClientToServer),
+        ("ping", Kind::Request, Direction::Both),
+        ("tools/list", Kind::Request, Direction::ClientToServer),
+        ("tools/call", Kind::Request, Direction::ClientToServer),
+        ("prompts/list", Kind::Request, Direction::ClientToServer),
+        ("prompts/get", Kind::Request, Direction::ClientToServer),
+        ("resources/list", Kind::Request, Direction::ClientToServer),
+        (
+            "resources/templates/list",
+            Kind::Request,
+            Direction::ClientToServer,
+        ),
+        ("resources/read", Kind::Request, Direction::ClientToServer),
+        (
+            "resources/subscribe",
+            Kind::Request,
+            Direction::ClientToServer,
+        ),
+        (
+            "resources/unsubscribe",
+            Kind::Request,
+            Direction::ClientToServer,
+        ),
+        (
+            "completion/complete",
+            Kind::Request,
+            Direction::ClientToServer,
+        ),
+        ("logging/setLevel", Kind::Request, Direction::ClientToServer),
+        (
+            "notifications/initialized",
+            Kind::Notification,
+            Direction::ClientToServer,
+        ),
+        (
+            "notifications/cancelled",
+            Kind::Notification,
+            Direction::Both,
+        ),
+        (
+            "notifications/progress",
+            Kind::Notification,
+            Direction::Both,
+        ),
+        (
+            "notifications/roots/list_changed",
+            Kind::Notification,
+            Direction::ClientToServer,
+        ),
+        (
+            "notifications/message",
+            Kind::Notification,
+            Direction::ServerToClient,
+        ),
+        (
+            "notifications/resources/updated",
+            Kind::Notification,
+            Direction::ServerToClient,
+        ),
+        (
+            "notifications/resources/list_changed",
+            Kind::Notification,
+            Direction::ServerToClient,
+        ),
+        (
+            "notifications/tools/list_changed",
+            Kind::Notification,
+            Direction::ServerToClient,
+        ),
+        (
+            "notifications/prompts/list_changed",
+            Kind::Notification,
+            Direction::ServerToClient,
+        ),
+        (
+            "elicitation/create",
+            Kind::Request,
+            Direction::ServerToClient,
+        ),
+        (
+            "sampling/createMessage",
+            Kind::Request,
+            Direction::ServerToClient,
+        ),
+        ("roots/list", Kind::Request, Direction::ServerToClient),
+    ];
+    let rows = |p: &snodo_proto::Profile| -> Vec<(&'static str, Kind, Direction)> {
+        p.methods
+            .iter()
+            .map(|m| (m.name, m.kind, m.direction))
+            .collect()
+    };
+    assert_eq!(REVISION_2025_06_18.version, "2025-06-18");
+    assert_eq!(REVISION_2025_06_18.handshake, Handshake::Initialize);
+    assert_eq!(rows(&REVISION_2025_06_18), SHARED);
+    assert_eq!(REVISION_2025_11_25.version, "2025-11-25");
+    assert_eq!(REVISION_2025_11_25.handshake, Handshake::Initialize);
+    let mut with_url_completion = SHARED.to_vec();
+    with_url_completion.push((
+        "notifications/elicitation/complete",
+        Kind::Notification,
+        Direction::ServerToClient,
+    ));
+    assert_eq!(rows(&REVISION_2025_11_25), with_url_completion);
+    assert_eq!(REVISION_2026_07_28.handshake, Handshake::PerRequest);
+    for d in Dialect::ALL {
+        assert_eq!(d.drift(), None, "{} drifted", d.version);
+    }
+    let drifted = Dialect {
+        version: "2025-06-18",
+        profile: &REVISION_2026_07_28,
+    };
+    assert!(drifted.drift().is_some());
+}

@@ -373,20 +373,11 @@ impl Connection {
             Incoming::Request { id, .. } => Some(id.clone()),
             _ => None,
         };
+        // Without a session id only `initialize` is a session message
+        // ([`crate::legacy::era`]); anything else without one was read as
+        // a 2026-07-28 request before reaching here.
         let Some(raw) = head.get(SESSION_HEADER) else {
-            if matches!(&incoming, Incoming::Request { method, .. } if method == "initialize") {
-                self.legacy_message(None, incoming, now);
-            } else {
-                // `§ Session Management` 2: requests after initialize
-                // MUST carry the id; 400 without it.
-                self.http_error(
-                    400,
-                    request_id.as_ref(),
-                    code::BAD_REQUEST,
-                    NO_SESSION_ID,
-                    now,
-                );
-            }
+            self.legacy_message(None, incoming, now);
             return;
         };
         let sid = String::from_utf8_lossy(raw).into_owned();

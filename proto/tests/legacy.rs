@@ -1,0 +1,547 @@
+//! The initialize-era dialects (2025-11-25, 2025-06-18) on the wire, beside
+//! 2026-07-28 on the same service: every request and expected answer is
+//! literal JSON or raw HTTP bytes. The one thing a literal cannot pin is an
+//! HTTP session id (random by design); it is read from the `initialize`
+//! response and spliced into the next requests.
+
+mod support;
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use snodo_proto::{
+    CallToolResult, Context, Dialect, ElicitRequest, Implementation, InputRequired, Instant,
+    Limits, LogLevel, NoArgs, Notifications, ReadResourceResult, Reply, Resource, ResourceArgs,
+    ResourceContents, Service, StateKeys, Tool, Transport,
+};
+use support::Harness;
+
+#[derive(Deserialize)]
+struct Name {
+    name: String,
+}
+
+/// One handler, written once: it asks for a name and greets.
+fn greet(ctx: Context) -> Reply<CallToolResult> {
+    match ctx
+        .elicitation("user_name")
+        .and_then(|r| r.content_as::<Name>())
+    {
+        Some(n) => Reply::Complete(CallToolResult::text(format!("Hello, {}!", n.name))),
+        None => InputRequired::new()
+            .elicit(
+                "user_name",
+                ElicitRequest::form(
+                    "What is your name?",
+                    json!({"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}),
+                ),
+            )
+            .into(),
+    }
+}
+
+fn builder() -> snodo_proto::ServiceBuilder {
+    Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .instructions("Say hello.")
+        .state_keys(StateKeys::new([0xa1; 32]))
+        .logging(true)
+        .notifications(Notifications {
+            resource_updates: true,
+            ..Notifications::default()
+        })
+        .tool(
+            Tool::new("greet", "Asks for a name"),
+            |_: NoArgs, ctx: Context| async move { greet(ctx) },
+        )
+        .tool(
+            Tool::new("chatty", "Logs at two levels"),
+            |_: NoArgs, ctx: Context| async move {
+                ctx.log(LogLevel::Debug, None, json!("debug line"));
+                ctx.log(LogLevel::Warning, None, json!("warning line"));
+                CallToolResult::text("done")
+            },
+        )
+        .resource(
+            Resource::new("test://a", "a").mime_type("text/plain"),
+            |args: ResourceArgs, _| async move {
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                    args.uri,
+                    "text/plain",
+                    "A",
+                )]))
+            },
+        )
+}
+
+fn service() -> Service {
+    builder().build().unwrap()
+}
+
+fn lines(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
+}
+
+fn parse(literal: &str) -> Value {
+    serde_json::from_str(literal).expect("literal is JSON")
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"legacy","version":"1.0.0"}}}"#;
+
+const INITIALIZE_RESULT: &str = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{"subscribe":true},"logging":{}},"serverInfo":{"name":"t","version":"1"},"instructions":"Say hello."}}"#;
+
+#[test]
+fn stdio_handshake_then_the_same_methods_shaped_for_the_session() {
+    let mut h = Harness::new(&service(), Transport::Stdio);
+    assert_eq!(
+        lines(&h.send(format!("{INITIALIZE}\n").as_bytes())),
+        vec![parse(INITIALIZE_RESULT)]
+    );
+    assert_eq!(
+        h.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"),
+        ""
+    );
+    assert_eq!(
+        lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")),
+        vec![parse(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)]
+    );
+    // No resultType, no cache hints, no serverInfo in _meta.
+    assert_eq!(
+        lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/read\",\"params\":{\"uri\":\"test://a\"}}\n")),
+        vec![parse(r#"{"jsonrpc":"2.0","id":2,"result":{"contents":[{"uri":"test://a","mimeType":"text/plain","text":"A"}]}}"#)]
+    );
+    // The older code for an unknown resource (2025-11-25 resources.mdx).
+    assert_eq!(
+        lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/read\",\"params\":{\"uri\":\"test://nope\"}}\n")),
+        vec![parse(r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"test://nope"}}}"#)]
+    );
+    // Methods of the stateless revision are not the session's.
+    assert_eq!(
+        lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"server/discover\"}\n")),
+        vec![parse(
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found: server/discover"}}"#
+        )]
+    );
+    assert_eq!(
+        lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"test://a\"}}\n")),
+        vec![parse(r#"{"jsonrpc":"2.0","id":5,"result":{}}"#)]
+    );
+    // A second initialize in the same session is refused.
+    assert_eq!(
+        lines(&h.send(format!("{}\n", INITIALIZE.replace(r#""id":0"#, r#""id":6"#)).as_bytes())),
+        vec![parse(
+            r#"{"jsonrpc":"2.0","id":6,"error":{"code":-32600,"message":"The session is already initialized"}}"#
+        )]
+    );
+}
+
+#[test]
+fn a_request_before_initialize_without_modern_meta_is_still_a_2026_request() {
+    let mut h = Harness::new(&service(), Transport::Stdio);
+    let out = lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n"));
+    assert_eq!(out[0]["error"]["code"], json!(-32602), "{out:?}");
+}
+
+#[test]
+fn log_level_is_the_sessions() {
+    let mut h = Harness::new(&service(), Transport::Stdio);
+    h.send(format!("{INITIALIZE}\n").as_bytes());
+    // Before logging/setLevel every message is sent.
+    assert_eq!(
+        lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"chatty\"}}\n")),
+        vec![
+            parse(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","data":"debug line"}}"#),
+            parse(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":"warning line"}}"#),
+            parse(r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}"#),
+        ]
+    );
+    assert_eq!(
+        lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"warning\"}}\n")),
+        vec![parse(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#)]
+    );
+    assert_eq!(
+        lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"chatty\"}}\n")),
+        vec![
+            parse(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":"warning line"}}"#),
+            parse(r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"done"}]}}"#),
+        ]
+    );
+}
+
+/// Issue 10: the same handler answers an elicitation under the stateless
+/// dialect (an `InputRequiredResult`, then a retry) and under the session
+/// dialect (a server-to-client `elicitation/create`, then its answer).
+#[test]
+fn one_handler_elicits_under_both_dialects() {
+    let service = service();
+
+    // 2026-07-28, stateless: MRTR.
+    let mut modern = Harness::new(&service, Transport::Stdio);
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
+    let first = lines(&modern.send(
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"greet",{meta}}}}}"#)
+            .replace("\n", "")
+            .add_newline()
+            .as_bytes(),
+    ));
+    let result = &first[0]["result"];
+    assert_eq!(result["resultType"], json!("input_required"));
+    assert_eq!(
+        result["inputRequests"],
+        parse(
+            r#"{"user_name":{"method":"elicitation/create","params":{"mode":"form","message":"What is your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}}"#
+        )
+    );
+    let state = result["requestState"]
+        .as_str()
+        .expect("sealed state")
+        .to_owned();
+    let retry = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"greet","inputResponses":{{"user_name":{{"action":"accept","content":{{"name":"Ada"}}}}}},"requestState":"{state}",{meta}}}}}"#
+    );
+    assert_eq!(
+        lines(&modern.send(retry.add_newline().as_bytes())),
+        vec![parse(
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Hello, Ada!"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t","version":"1"}}}}"#
+        )]
+    );
+
+    // 2025-11-25, a session: a server-to-client request on the stream.
+    let mut session = Harness::new(&service, Transport::Stdio);
+    session.send(format!("{INITIALIZE}\n").as_bytes());
+    assert_eq!(
+        lines(&session.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"}}\n")),
+        vec![parse(r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"form","message":"What is your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}"#)]
+    );
+    assert_eq!(
+        lines(&session.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}}\n")),
+        vec![parse(r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Hello, Ada!"}]}}"#)]
+    );
+}
+
+#[test]
+fn session_answers_are_checked_like_mrtr_answers() {
+    let mut h = Harness::new(&service(), Transport::Stdio);
+    h.send(format!("{INITIALIZE}\n").as_bytes());
+    h.send(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"}}\n");
+    // The content does not match the requested schema.
+    let out = lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"action\":\"accept\",\"content\":{\"name\":5}}}\n"));
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["id"], json!(7));
+    assert_eq!(out[0]["error"]["code"], json!(-32602), "{out:?}");
+    // A client error ends the call with an error.
+    h.send(b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"}}\n");
+    let out = lines(&h.send(
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-1,\"message\":\"User rejected\"}}\n",
+    ));
+    assert_eq!(
+        out,
+        vec![parse(
+            r#"{"jsonrpc":"2.0","id":8,"error":{"code":-32603,"message":"The client refused the input request \"user_name\": User rejected"}}"#
+        )]
+    );
+    // An answer nobody waits for writes nothing.
+    assert_eq!(
+        h.send(b"{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}\n"),
+        ""
+    );
+}
+
+#[test]
+fn a_client_without_the_capability_is_not_asked() {
+    let mut h = Harness::new(&service(), Transport::Stdio);
+    h.send(format!("{}\n", INITIALIZE.replace(r#"{"elicitation":{}}"#, "{}")).as_bytes());
+    let out = lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"}}\n"));
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["error"]["code"], json!(-32021), "{out:?}");
+    assert_eq!(
+        out[0]["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation":{"form":{}}})
+    );
+}
+
+#[test]
+fn version_negotiation_offers_the_latest_when_the_requested_is_not_served() {
+    let mut h = Harness::new(&service(), Transport::Stdio);
+    let out =
+        lines(&h.send(format!("{}\n", INITIALIZE.replace("2025-11-25", "2024-11-05")).as_bytes()));
+    assert_eq!(out[0]["result"]["protocolVersion"], json!("2025-11-25"));
+    let mut h = Harness::new(&service(), Transport::Stdio);
+    let out =
+        lines(&h.send(format!("{}\n", INITIALIZE.replace("2025-11-25", "2025-06-18")).as_bytes()));
+    assert_eq!(out[0]["result"]["protocolVersion"], json!("2025-06-18"));
+}
+
+#[test]
+fn a_modern_only_server_names_its_versions_to_initialize() {
+    let modern = builder().dialects([Dialect::V2026_07_28]).build().unwrap();
+    let mut h = Harness::new(&modern, Transport::Stdio);
+    let out = lines(&h.send(format!("{INITIALIZE}\n").as_bytes()));
+    assert_eq!(out[0]["error"]["data"], json!({"supported":["2026-07-28"]}));
+}
+
+#[test]
+fn the_allow_list_is_checked_at_build() {
+    let drifted = Dialect {
+        version: "2025-11-25",
+        profile: &snodo_proto::REVISION_2025_06_18,
+    };
+    let err = builder()
+        .dialects([Dialect::V2026_07_28, drifted])
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().contains("2025-11-25"), "{err}");
+    let err = builder()
+        .dialects([Dialect::V2025_11_25])
+        .build()
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("2026-07-28 must be served"),
+        "{err}"
+    );
+    let err = builder()
+        .dialects([
+            Dialect::V2026_07_28,
+            Dialect::V2025_06_18,
+            Dialect::V2025_06_18,
+        ])
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().contains("listed twice"), "{err}");
+}
+
+trait AddNewline {
+    fn add_newline(self) -> String;
+}
+
+impl AddNewline for String {
+    fn add_newline(mut self) -> String {
+        self.push('\n');
+        self
+    }
+}
+
+// ---- HTTP: sessions across connections ----
+
+fn post(session: Option<&str>, body: &str) -> String {
+    let sid = session.map_or(String::new(), |s| {
+        format!("Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n")
+    });
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{sid}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// `initialize` over HTTP: the session id from the response head.
+fn http_initialize(h: &mut Harness) -> String {
+    let out = h.send(post(None, INITIALIZE).as_bytes());
+    let head_end = out.find("\r\n\r\n").expect("a head");
+    let head = &out[..head_end];
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+    let sid = head
+        .lines()
+        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        .expect("initialize names its session")
+        .to_owned();
+    assert_eq!(sid.len(), 32, "{sid}");
+    assert!(sid.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_eq!(parse(&out[head_end + 4..]), parse(INITIALIZE_RESULT));
+    sid
+}
+
+fn json_200(body: &str) -> String {
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+#[test]
+fn http_session_lifecycle() {
+    let service = service();
+    let mut h = Harness::new(&service, Transport::Http);
+    let sid = http_initialize(&mut h);
+    assert_eq!(
+        h.send(
+            post(
+                Some(&sid),
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+            )
+            .as_bytes()
+        ),
+        "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"
+    );
+    assert_eq!(
+        h.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).as_bytes()),
+        json_200(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)
+    );
+    // A JSON-RPC error of a session travels with 200.
+    assert_eq!(
+        h.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":2,"method":"nope"}"#).as_bytes()),
+        json_200(
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: nope"}}"#
+        )
+    );
+    // No session id: not a session message, so a 2026-07-28 request
+    // without its `_meta` (400). Unknown session: 404.
+    assert!(h
+        .send(post(None, r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#).as_bytes())
+        .starts_with("HTTP/1.1 400 Bad Request\r\n"));
+    assert_eq!(
+        h.send(post(Some("0123"), r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#).as_bytes()),
+        "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 78\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}"
+    );
+    // A modern request with a stale session header is served statelessly.
+    let modern = r#"{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let out = h.send(
+        post(Some(&sid), modern)
+            .replace(
+                "MCP-Protocol-Version: 2025-11-25",
+                "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover",
+            )
+            .as_bytes(),
+    );
+    assert!(
+        out.starts_with("HTTP/1.1 200 OK\r\n")
+            && out.contains("\"supportedVersions\":[\"2026-07-28\"]"),
+        "{out}"
+    );
+    // DELETE ends the session; then it is gone.
+    assert_eq!(
+        h.send(
+            format!("DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {sid}\r\n\r\n")
+                .as_bytes()
+        ),
+        "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+    );
+    assert!(h
+        .send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#).as_bytes())
+        .starts_with("HTTP/1.1 404 Not Found\r\n"));
+    assert!(!h.closed, "session faults keep the connection");
+}
+
+#[test]
+fn http_elicitation_answered_on_another_connection() {
+    let service = service();
+    let mut a = Harness::new(&service, Transport::Http);
+    let sid = http_initialize(&mut a);
+    let out = a.send(
+        post(
+            Some(&sid),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}}"#,
+        )
+        .as_bytes(),
+    );
+    // Members in key order: proto writes maps sorted.
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"What is your name?","mode":"form","requestedSchema":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}}}"#;
+    let event = format!("data: {request}\n\n");
+    assert_eq!(
+        out,
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n{:x}\r\n{event}\r\n",
+            event.len()
+        )
+    );
+    // The client answers on a second connection of the same session.
+    let mut b = Harness::new(&service, Transport::Http);
+    assert_eq!(
+        b.send(
+            post(
+                Some(&sid),
+                r#"{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"name":"Ada"}}}"#
+            )
+            .as_bytes()
+        ),
+        "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"
+    );
+    // The waiting connection was woken; its handler runs again.
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    assert!(a.conn.poll_changes(&mut cx).is_ready());
+    a.conn.handle_changes(a.now);
+    let result =
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"Hello, Ada!","type":"text"}]}}"#;
+    let event = format!("data: {result}\n\n");
+    assert_eq!(
+        a.drain(),
+        format!("{:x}\r\n{event}\r\n0\r\n\r\n", event.len())
+    );
+    // A second answer to the same request finds nothing waiting.
+    assert!(b
+        .send(
+            post(
+                Some(&sid),
+                r#"{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"name":"Ada"}}}"#
+            )
+            .as_bytes()
+        )
+        .starts_with("HTTP/1.1 400 Bad Request\r\n"));
+}
+
+#[test]
+fn http_get_stream_carries_subscribed_updates_only() {
+    let hub = snodo_proto::Hub::default();
+    let service = builder().hub(hub.clone()).build().unwrap();
+    let mut a = Harness::new(&service, Transport::Http);
+    let sid = http_initialize(&mut a);
+    assert_eq!(
+        a.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://a"}}"#).as_bytes()),
+        json_200(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)
+    );
+    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
+    let mut g = Harness::new(&service, Transport::Http);
+    assert_eq!(
+        g.send(get.as_bytes()),
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n"
+    );
+    // One standalone stream per session.
+    let mut g2 = Harness::new(&service, Transport::Http);
+    let refused = g2.send(get.as_bytes());
+    assert!(
+        refused.starts_with("HTTP/1.1 409 Conflict\r\n"),
+        "{refused}"
+    );
+    hub.publish(snodo_proto::ChangeEvent::ResourceUpdated {
+        uri: "test://other".into(),
+    });
+    hub.publish(snodo_proto::ChangeEvent::ResourceUpdated {
+        uri: "test://a".into(),
+    });
+    g.conn.handle_changes(g.now);
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://a"}}"#;
+    let event = format!("data: {note}\n\n");
+    assert_eq!(g.drain(), format!("{:x}\r\n{event}\r\n", event.len()));
+    // Closing the stream frees the session's claim.
+    g.close_input();
+    assert!(g2.send(get.as_bytes()).starts_with("HTTP/1.1 200 OK\r\n"));
+}
+
+#[test]
+fn http_sessions_are_bounded_and_expire() {
+    let service = builder()
+        .limits(Limits {
+            max_sessions: 1,
+            session_idle_timeout: Duration::from_secs(10),
+            ..Limits::default()
+        })
+        .build()
+        .unwrap();
+    let mut h = Harness::new(&service, Transport::Http);
+    let first = http_initialize(&mut h);
+    // Full: the next initialize is refused while the first is live.
+    let out = h.send(post(None, INITIALIZE).as_bytes());
+    assert!(
+        out.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+        "{out}"
+    );
+    h.now = Instant::from_nanos(h.now.as_nanos() + 11_000_000_000);
+    // Idle too long: gone, and its slot is free again.
+    assert!(h
+        .send(post(Some(&first), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).as_bytes())
+        .starts_with("HTTP/1.1 404 Not Found\r\n"));
+    let second = http_initialize(&mut h);
+    assert_ne!(first, second);
+}
