@@ -369,6 +369,7 @@ impl Connection {
         for call in expired {
             if let Some(c) = self.calls.remove(&call) {
                 self.by_request.remove(&c.id);
+                self.untrack_session_call(&c);
                 tracing::warn!(%call, id = %c.id, "call timed out");
                 self.push_event(Output::Cancel(call));
                 let err = ErrorObject::internal("Request timed out");
@@ -422,6 +423,7 @@ impl Connection {
             other => other,
         };
         self.by_request.remove(&c.id);
+        self.untrack_session_call(&c);
         self.write_outcome(&c, outcome, now);
         self.start_queued(now);
         self.maybe_close();
@@ -803,7 +805,14 @@ impl Connection {
     pub fn handle_changes(&mut self, now: Instant) {
         if let Some(inbox) = &self.inbox {
             for routed in inbox.drain() {
-                self.answered(routed.id, routed.outcome, now);
+                match routed {
+                    crate::legacy::Routed::Answer { id, outcome } => {
+                        self.answered(id, outcome, now)
+                    }
+                    crate::legacy::Routed::Cancel { request } => {
+                        self.cancel_session_call(&request, now)
+                    }
+                }
             }
         }
         let Some(l) = &self.listener else { return };

@@ -545,3 +545,45 @@ fn http_sessions_are_bounded_and_expire() {
     let second = http_initialize(&mut h);
     assert_ne!(first, second);
 }
+
+/// `notifications/cancelled` arrives on another connection of the session
+/// (`mcp-2025-11-25/basic/utilities/cancellation.mdx`): the call stops,
+/// nothing is sent for it, and its stream ends without a message.
+#[test]
+fn http_cancellation_reaches_the_call_on_another_connection() {
+    let service = service();
+    let mut a = Harness::new(&service, Transport::Http);
+    let sid = http_initialize(&mut a);
+    let out = a.send(
+        post(
+            Some(&sid),
+            r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"greet"}}"#,
+        )
+        .as_bytes(),
+    );
+    assert!(out.contains("elicitation/create"), "{out}");
+    let mut b = Harness::new(&service, Transport::Http);
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"changed my mind"}}"#;
+    assert_eq!(
+        b.send(post(Some(&sid), cancel).as_bytes()),
+        "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"
+    );
+    a.conn.handle_changes(a.now);
+    assert_eq!(a.drain(), "0\r\n\r\n");
+    assert_eq!(a.cancelled.len(), 1);
+    // The late answer to its elicitation finds nothing waiting.
+    assert!(b
+        .send(
+            post(
+                Some(&sid),
+                r#"{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"name":"Ada"}}}"#
+            )
+            .as_bytes()
+        )
+        .starts_with("HTTP/1.1 400 Bad Request\r\n"));
+    // The first connection still serves the session.
+    assert_eq!(
+        a.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).as_bytes()),
+        json_200(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#)
+    );
+}

@@ -169,16 +169,23 @@ impl Connection {
                     "notifications/initialized" => {
                         self.with_session(session.as_deref(), now, |s| s.initialized = true);
                     }
-                    // On HTTP the call is on another connection, whose
-                    // stream the client closes to cancel it.
-                    "notifications/cancelled" if !http => {
+                    "notifications/cancelled" => {
+                        // Invalid cancellations are ignored
+                        // (`cancellation.mdx` § Error Handling).
                         if let Some(request_id) = params
                             .as_ref()
                             .and_then(|p| p.get("requestId"))
                             .and_then(RequestId::from_value)
                         {
-                            self.cancel(&request_id);
-                            self.start_queued(now);
+                            if http {
+                                // The call runs on another connection of
+                                // the session (this one is busy with the
+                                // notification's own POST).
+                                self.cancel_elsewhere(session.as_deref(), request_id);
+                            } else {
+                                self.cancel(&request_id);
+                                self.start_queued(now);
+                            }
                         }
                     }
                     _ => tracing::debug!(
@@ -228,7 +235,7 @@ impl Connection {
             self.answered(rid, outcome, now);
             return true;
         }
-        sessions.deliver(sid, crate::legacy::Routed { id: rid, outcome })
+        sessions.deliver(sid, rid, outcome)
     }
 
     #[cfg(not(feature = "std"))]
@@ -353,7 +360,16 @@ impl Connection {
     /// slot is busy.
     fn admit_call(&mut self, admitted: Box<Admitted>, now: Instant) {
         match self.wire {
-            Wire::Http(_) => self.start(admitted, now),
+            Wire::Http(_) => {
+                #[cfg(feature = "std")]
+                if let (Some(Some(sid)), Some(sessions)) =
+                    (&admitted.session, &self.service.inner.sessions)
+                {
+                    let inbox = self.inbox.get_or_insert_with(Default::default);
+                    sessions.track(sid, &admitted.id, inbox);
+                }
+                self.start(admitted, now)
+            }
             Wire::Stdio(_) => {
                 if self.calls.len() < self.service.limits().max_concurrent_calls {
                     self.start(admitted, now);
@@ -695,8 +711,54 @@ impl Connection {
         self.push_event(Output::Invoke(invocation));
     }
 
-    /// End a session call with `error`, forgetting what it waited for.
-    fn fail_call(&mut self, c: &Call, error: ErrorObject, now: Instant) {
+    #[cfg(feature = "std")]
+    fn cancel_elsewhere(&mut self, session: Option<&str>, request: RequestId) {
+        if let (Some(sid), Some(sessions)) = (session, &self.service.inner.sessions) {
+            if !sessions.cancel(sid, request) {
+                tracing::debug!("notifications/cancelled for no running call of the session");
+            }
+        }
+    }
+
+    #[cfg(not(feature = "std"))]
+    fn cancel_elsewhere(&mut self, _: Option<&str>, _: RequestId) {}
+
+    /// The call `request` of this HTTP connection was cancelled by a
+    /// `notifications/cancelled` the client sent on another connection:
+    /// stop it, send nothing for it, and end its response as an event
+    /// stream that carries no message, so the connection stays usable.
+    pub(super) fn cancel_session_call(&mut self, request: &RequestId, now: Instant) {
+        let Some(Slot::Running(call)) = self.by_request.get(request).copied() else {
+            return;
+        };
+        let Some(c) = self.calls.remove(&call) else {
+            return;
+        };
+        self.by_request.remove(request);
+        self.drop_waiting(&c);
+        tracing::debug!(%call, id = %request, "cancelled by client");
+        self.push_event(Output::Cancel(call));
+        let idle = self.service.http_config().idle_timeout;
+        let shutting_down = self.shutting_down;
+        if let Wire::Http(http) = &mut self.wire {
+            if let Some(mut ex) = http.exchange.take() {
+                ex.start_sse(&mut self.out);
+                codec::write_last_chunk(&mut self.out);
+                if !ex.keep_alive || shutting_down {
+                    http.closing = true;
+                } else {
+                    http.idle_deadline = Some(now + idle);
+                }
+            }
+        }
+        self.maybe_close();
+        if !self.closed {
+            self.pump_http(now);
+        }
+    }
+
+    /// Forget the routes of what `c` was waiting for.
+    fn drop_waiting(&mut self, c: &Call) {
         if let Some(lc) = &c.legacy {
             for rid in lc.waiting.keys() {
                 self.outbound.remove(rid);
@@ -706,6 +768,26 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// A session call of this HTTP connection ended: later cancellations
+    /// of it find nothing.
+    pub(super) fn untrack_session_call(&mut self, c: &Call) {
+        #[cfg(feature = "std")]
+        if let (Some(Some(sid)), Some(sessions)) = (
+            c.legacy.as_ref().map(|l| l.session.as_ref()),
+            &self.service.inner.sessions,
+        ) {
+            sessions.untrack(sid, &c.id);
+        }
+        #[cfg(not(feature = "std"))]
+        let _ = c;
+    }
+
+    /// End a session call with `error`, forgetting what it waited for.
+    fn fail_call(&mut self, c: &Call, error: ErrorObject, now: Instant) {
+        self.drop_waiting(c);
+        self.untrack_session_call(c);
         self.by_request.remove(&c.id);
         self.emit_final(Some(&c.id), Final::Error(&error, false), now);
     }

@@ -19,6 +19,7 @@ use serde_json::Value;
 use std::sync::{Mutex, MutexGuard};
 
 use super::session::Session;
+use crate::jsonrpc::RequestId;
 use crate::time::Instant;
 
 /// Counters the application can watch.
@@ -38,7 +39,12 @@ pub struct SessionStats {
 
 struct Entry {
     session: Session,
+    /// Server-to-client request id → the connection whose call waits for
+    /// the answer.
     routes: BTreeMap<u64, Weak<Inbox>>,
+    /// Client request id → the connection running that call, for
+    /// `notifications/cancelled` arriving on another connection.
+    calls: BTreeMap<RequestId, Weak<Inbox>>,
     get_stream: bool,
 }
 
@@ -68,12 +74,16 @@ impl core::fmt::Debug for Sessions {
     }
 }
 
-/// A client's answer to a server-to-client request, on its way to the
-/// connection waiting for it.
+/// A client message for a call on another connection of its session.
 #[derive(Debug)]
-pub(crate) struct Routed {
-    pub(crate) id: u64,
-    pub(crate) outcome: Result<Value, Value>,
+pub(crate) enum Routed {
+    /// The answer to the server-to-client request `id`.
+    Answer {
+        id: u64,
+        outcome: Result<Value, Value>,
+    },
+    /// `notifications/cancelled` for the client's request `request`.
+    Cancel { request: RequestId },
 }
 
 /// Where a connection receives answers routed to it.
@@ -188,6 +198,7 @@ impl Sessions {
             Entry {
                 session,
                 routes: BTreeMap::new(),
+                calls: BTreeMap::new(),
                 get_stream: false,
             },
         );
@@ -242,17 +253,51 @@ impl Sessions {
     /// Deliver the client's answer to the request `routed.id` of session
     /// `id`. False when nothing waits for it (an unknown id, or a call
     /// that already ended).
-    pub(crate) fn deliver(&self, id: &str, routed: Routed) -> bool {
+    pub(crate) fn deliver(&self, id: &str, rid: u64, outcome: Result<Value, Value>) -> bool {
+        let routed = Routed::Answer { id: rid, outcome };
         let inbox = {
             let mut s = self.lock();
             let Some(e) = s.map.get_mut(id) else {
                 return false;
             };
-            e.routes.remove(&routed.id).and_then(|w| w.upgrade())
+            e.routes.remove(&rid).and_then(|w| w.upgrade())
         };
         match inbox {
             Some(inbox) => {
                 inbox.push(routed);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The call `request` of session `id` runs on the connection of `inbox`.
+    pub(crate) fn track(&self, id: &str, request: &RequestId, inbox: &Arc<Inbox>) {
+        if let Some(e) = self.lock().map.get_mut(id) {
+            e.calls.insert(request.clone(), Arc::downgrade(inbox));
+        }
+    }
+
+    /// The call `request` of session `id` ended.
+    pub(crate) fn untrack(&self, id: &str, request: &RequestId) {
+        if let Some(e) = self.lock().map.get_mut(id) {
+            e.calls.remove(request);
+        }
+    }
+
+    /// Hand `notifications/cancelled` for `request` to the connection
+    /// running it. False when no such call is running.
+    pub(crate) fn cancel(&self, id: &str, request: RequestId) -> bool {
+        let inbox = {
+            let mut s = self.lock();
+            let Some(e) = s.map.get_mut(id) else {
+                return false;
+            };
+            e.calls.remove(&request).and_then(|w| w.upgrade())
+        };
+        match inbox {
+            Some(inbox) => {
+                inbox.push(Routed::Cancel { request });
                 true
             }
             None => false,
