@@ -30,6 +30,6 @@ pub use http::HttpProcess;
 pub use matrix::{fixture_bin, spawn_http, spawn_stdio, Runtime};
 pub use process::StdioProcess;
 pub use run::{assert_vectors, follow_each_bad_message, run_table, run_vectors, Run};
-pub use transport::{check_message, Transport, Wire};
+pub use transport::{check_message, check_message_in, Transport, Wire};
 pub use vector::{Expect, Http, Scope, Vector};
 pub use vectors::VECTORS;

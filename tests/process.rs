@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::transport::{check_message, Transport};
+use crate::transport::{check_message_in, Transport};
 
 /// How long to wait for any one message before declaring the server stuck.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
@@ -46,6 +46,9 @@ pub struct StdioProcess {
     label: String,
     /// Per-message wait limit.
     pub timeout: Duration,
+    /// The client opened an initialize-era session: the server may send
+    /// it requests of its own.
+    pub session: bool,
 }
 
 impl StdioProcess {
@@ -116,6 +119,7 @@ impl StdioProcess {
             sync: 0,
             label: format!("stdio subprocess ({})", args.join(" ")),
             timeout: DEFAULT_TIMEOUT,
+            session: false,
         }
     }
 
@@ -140,7 +144,7 @@ impl StdioProcess {
                         self.stderr_note()
                     )
                 });
-                match check_message(&text) {
+                match check_message_in(&text, self.session) {
                     Ok(v) => Some(v),
                     Err(e) => panic!(
                         "server wrote an invalid message on stdout: {e}{}",
@@ -232,7 +236,7 @@ impl StdioProcess {
                 !text.contains('\n') && !text.ends_with('\r'),
                 "one message per line: {text:?}"
             );
-            if let Err(e) = check_message(text) {
+            if let Err(e) = check_message_in(text, self.session) {
                 panic!("stdout line is not a JSON-RPC message: {e}");
             }
         }

@@ -49,6 +49,21 @@ pub enum Wire {
 /// integer when present — never `null`). Servers never send requests
 /// (`basic/patterns/index.mdx`).
 pub fn check_message(line: &str) -> Result<Value, String> {
+    check_message_in(line, false)
+}
+
+/// The server-to-client requests of the initialize-era revisions
+/// (`mcp-2025-11-25/schema.ts` ServerRequest).
+const SESSION_SERVER_REQUESTS: &[&str] = &[
+    "ping",
+    "elicitation/create",
+    "sampling/createMessage",
+    "roots/list",
+];
+
+/// [`check_message`], where `session` allows the requests a server sends
+/// inside an initialize-era session (2026-07-28 has none).
+pub fn check_message_in(line: &str, session: bool) -> Result<Value, String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e}): {line}"))?;
     let obj = v
         .as_object()
@@ -70,6 +85,15 @@ pub fn check_message(line: &str) -> Result<Value, String> {
     let error = obj.contains_key("error");
     match (method, result, error) {
         (true, false, false) if !obj.contains_key("id") => Ok(v),
+        (true, false, false)
+            if session
+                && obj
+                    .get("method")
+                    .and_then(Value::as_str)
+                    .is_some_and(|m| SESSION_SERVER_REQUESTS.contains(&m)) =>
+        {
+            Ok(v)
+        }
         (true, _, _) => Err(format!("a server must not send requests: {line}")),
         (false, true, false) if obj.contains_key("id") => Ok(v),
         (false, true, false) => Err(format!("a result without an id: {line}")),

@@ -17,6 +17,7 @@ per_runtime!(
     nothing_is_written_for_a_cancelled_call_later,
     a_line_that_is_not_utf8_is_a_parse_error,
     a_result_racing_its_cancellation_is_written_at_most_once,
+    an_initialize_era_session_elicits_inline,
 );
 
 fn spawn(runtime: Runtime) -> StdioProcess {
@@ -226,4 +227,32 @@ fn a_result_racing_its_cancellation_is_written_at_most_once(runtime: Runtime) {
         seen.len()
     );
     p.finish();
+}
+
+/// A 2025-11-25 client on stdio (`mcp-2025-11-25/basic/lifecycle.mdx`):
+/// the handshake, then a tool that asks for input sends `elicitation/create`
+/// as a request of its own on stdout, and the client's answer on stdin runs
+/// it again to its result.
+fn an_initialize_era_session_elicits_inline(runtime: Runtime) {
+    let mut p = spawn(runtime);
+    p.session = true;
+    p.write_raw(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},\"clientInfo\":{\"name\":\"legacy\",\"version\":\"1.0.0\"}}}\n");
+    assert_eq!(
+        p.next_message(),
+        Some(parse_all(&[r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true},"completions":{},"logging":{}},"serverInfo":{"name":"snodo-fixture","version":"0.1.0"}}}"#])[0].clone())
+    );
+    p.write_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    p.write_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"test_elicitation\",\"arguments\":{\"message\":\"Who are you?\"}}}\n");
+    assert_eq!(
+        p.next_message(),
+        Some(parse_all(&[r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"form","message":"Who are you?","requestedSchema":{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}}}"#])[0].clone())
+    );
+    p.write_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"action\":\"accept\",\"content\":{\"username\":\"ada\",\"email\":\"ada@example.com\"}}}\n");
+    assert_eq!(
+        p.next_message(),
+        Some(parse_all(&[r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"User response: {\"action\":\"accept\",\"content\":{\"email\":\"ada@example.com\",\"username\":\"ada\"}}"}]}}"#])[0].clone())
+    );
+    p.close_stdin();
+    assert!(p.wait(Duration::from_secs(10)).success());
+    p.assert_stdout_is_jsonrpc();
 }
