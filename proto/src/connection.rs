@@ -127,6 +127,8 @@ struct Call {
     deadline: Option<Instant>,
     /// What an `InputRequiredResult` for this call is bound to (MRTR).
     origin: Option<crate::mrtr::Origin>,
+    /// The call's `_meta` (its client capabilities check input requests).
+    meta: Arc<crate::meta::RequestMeta>,
     /// A call of an initialize-era session: how to run it again after
     /// asking the client for input inline.
     legacy: Option<Box<legacy::LegacyCall>>,
@@ -586,7 +588,8 @@ impl Connection {
                 tracing::debug!(code = error.code, "request rejected");
                 self.emit_final(id.as_ref(), Final::Error(&error, admission), now);
             }
-            Dispatch::Invoke(admitted) => {
+            Dispatch::Invoke(mut admitted) => {
+                admitted.attach_message(&bytes);
                 if self.is_in_use(&admitted.id) {
                     self.write_duplicate(&admitted.id, now);
                     return;
@@ -683,6 +686,7 @@ impl Connection {
                 deadline,
                 origin,
                 legacy,
+                meta: meta.clone(),
             },
         );
         self.by_request.insert(id, Slot::Running(call));
@@ -965,7 +969,13 @@ impl Connection {
                 Expect::Tool(_) | Expect::Resource(_) | Expect::Prompt,
                 Outcome::InputRequired(ir),
             ) => match &call.origin {
-                Some(origin) => crate::mrtr::shape(&self.service, origin, ir, now),
+                Some(origin) => crate::mrtr::shape(
+                    &self.service,
+                    origin,
+                    &call.meta.client_capabilities,
+                    ir,
+                    now,
+                ),
                 None => Err(ErrorObject::internal("Internal error")),
             },
             (expect, _) => {
@@ -1142,14 +1152,14 @@ impl Connection {
                         self.handle_session_verb(&head, now);
                         continue;
                     }
-                    self.handle_http_message(&head, &body, now);
+                    self.handle_http_message(&head, body, now);
                 }
             }
         }
     }
 
-    fn handle_http_message(&mut self, head: &Head, body: &[u8], now: Instant) {
-        let incoming = jsonrpc::parse(body);
+    fn handle_http_message(&mut self, head: &Head, body: Bytes, now: Instant) {
+        let incoming = jsonrpc::parse(&body);
         if !self.service.inner.legacy.is_empty() {
             let named = head.get(legacy::SESSION_HEADER).is_some();
             if crate::legacy::era(&incoming, named) == crate::legacy::Era::Session {
@@ -1191,7 +1201,10 @@ impl Connection {
                 tracing::debug!(code = error.code, "request rejected");
                 self.emit_final(id.as_ref(), Final::Error(&error, admission), now)
             }
-            Dispatch::Invoke(admitted) => self.start(admitted, now),
+            Dispatch::Invoke(mut admitted) => {
+                admitted.attach_message(&body);
+                self.start(admitted, now)
+            }
             Dispatch::Listen { id, filter } => self.open_stream(id, filter, now),
             Dispatch::Cancel { .. } | Dispatch::Ignore => {}
         }

@@ -108,6 +108,17 @@ pub struct Admitted {
     pub(crate) session: Option<Option<String>>,
 }
 
+impl Admitted {
+    /// Keep the bytes of the JSON-RPC message this call was admitted from,
+    /// for the params digest that sealed MRTR state binds to: it is
+    /// computed from them only if the handler's state is ever sealed.
+    pub(crate) fn attach_message(&mut self, message: &bytes::Bytes) {
+        if let Some(origin) = &mut self.origin {
+            origin.attach_message(message);
+        }
+    }
+}
+
 impl core::fmt::Debug for Admitted {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Admitted")
@@ -398,14 +409,7 @@ fn call_tool(
         )));
     };
     let entry = &inner.tools[index];
-    let mrtr = mrtr::admit(
-        service,
-        "tools/call",
-        &entry.tool.name,
-        &params,
-        &meta.client_capabilities,
-        now,
-    )?;
+    let mrtr = mrtr::admit(service, "tools/call", &entry.tool.name, &params, now)?;
     let arguments = match params.remove("arguments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(a)) => a,
@@ -474,14 +478,7 @@ fn read_resource(
             .ok_or_else(|| resource_not_found(uri))?
     };
     let (handler, variables) = handler;
-    let mrtr = mrtr::admit(
-        service,
-        "resources/read",
-        uri,
-        params,
-        &meta.client_capabilities,
-        now,
-    )?;
+    let mrtr = mrtr::admit(service, "resources/read", uri, params, now)?;
     let request = Request::ReadResource {
         uri: String::from(uri),
         variables,
@@ -521,14 +518,7 @@ fn get_prompt(
             )));
         }
     }
-    let mrtr = mrtr::admit(
-        service,
-        "prompts/get",
-        &entry.prompt.name,
-        params,
-        &meta.client_capabilities,
-        now,
-    )?;
+    let mrtr = mrtr::admit(service, "prompts/get", &entry.prompt.name, params, now)?;
     let request = Request::GetPrompt {
         name: entry.prompt.name.clone(),
         arguments,

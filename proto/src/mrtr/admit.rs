@@ -9,6 +9,7 @@
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
+use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -20,18 +21,58 @@ use super::round::Round;
 use super::sampling::CreateMessageResult;
 use super::seal::{Issued, Payload};
 use crate::error::{quoted, ErrorObject};
-use crate::meta::ClientCapabilities;
 use crate::service::Service;
 use crate::time::Instant;
 
 /// The request an input-required answer would belong to: what sealed state
-/// is bound to, and the capabilities its input requests are checked against.
+/// is bound to. (The capabilities its input requests are checked against
+/// are the call's `_meta`.)
 #[derive(Clone, Debug)]
 pub(crate) struct Origin {
     pub(crate) method: &'static str,
     pub(crate) target: String,
-    pub(crate) digest: [u8; 32],
-    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) digest: Digest,
+}
+
+/// The digest of the request's params ([`canon::params_digest`]), which
+/// most calls never need: it is computed at admission only to verify a
+/// `requestState`, and otherwise only when a handler's state is sealed,
+/// from the request message the connection attaches.
+#[derive(Clone, Debug)]
+pub(crate) enum Digest {
+    /// Computed at admission.
+    Computed([u8; 32]),
+    /// Computed when needed from the params of this JSON-RPC message (the
+    /// same bytes the request was admitted from).
+    Message(Bytes),
+    /// Neither: sealing state for this call is refused (nothing attached
+    /// the message; a bug, never a wrong binding).
+    Pending,
+}
+
+impl Origin {
+    /// Attach the bytes of the message the request was parsed from, so the
+    /// digest can be computed if it is ever needed.
+    pub(crate) fn attach_message(&mut self, message: &Bytes) {
+        if let Digest::Pending = self.digest {
+            self.digest = Digest::Message(message.clone());
+        }
+    }
+
+    /// The params digest, computing it if it was deferred.
+    pub(crate) fn digest(&self) -> Option<[u8; 32]> {
+        match &self.digest {
+            Digest::Computed(d) => Some(*d),
+            Digest::Message(bytes) => match serde_json::from_slice::<Value>(bytes) {
+                Ok(Value::Object(mut message)) => match message.remove("params") {
+                    Some(Value::Object(params)) => Some(canon::params_digest(&params)),
+                    _ => None,
+                },
+                _ => None,
+            },
+            Digest::Pending => None,
+        }
+    }
 }
 
 /// Admit `inputResponses` and `requestState` of a `method` request for
@@ -41,19 +82,20 @@ pub(crate) fn admit(
     method: &'static str,
     target: &str,
     params: &Map<String, Value>,
-    capabilities: &ClientCapabilities,
     now: Instant,
 ) -> Result<(Origin, Round), ErrorObject> {
-    let origin = Origin {
+    let mut origin = Origin {
         method,
         target: String::from(target),
-        digest: canon::params_digest(params),
-        capabilities: capabilities.clone(),
+        digest: Digest::Pending,
     };
     let responses = responses(params.get("inputResponses"))?;
     let payload = match params.get("requestState") {
         None => None,
-        Some(Value::String(token)) => Some(verify(service, &origin, token, now)?),
+        Some(Value::String(token)) => {
+            origin.digest = Digest::Computed(canon::params_digest(params));
+            Some(verify(service, &origin, token, now)?)
+        }
         Some(_) => {
             return Err(ErrorObject::invalid_params(
                 "Parameter requestState must be a string",
@@ -108,7 +150,8 @@ fn verify(
             "Invalid requestState: it was not issued by this server or was modified",
         ));
     };
-    if p.m != origin.method || p.t != origin.target || p.d != b64::encode(&origin.digest) {
+    let digest = origin.digest().map(|d| b64::encode(&d));
+    if p.m != origin.method || p.t != origin.target || digest.as_deref() != Some(p.d.as_str()) {
         tracing::debug!(
             method = origin.method,
             "requestState replayed on another request"

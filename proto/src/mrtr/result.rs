@@ -35,6 +35,7 @@ use crate::time::Instant;
 pub(crate) fn shape(
     service: &Service,
     origin: &Origin,
+    capabilities: &ClientCapabilities,
     ir: InputRequired,
     now: Instant,
 ) -> Result<Vec<u8>, ErrorObject> {
@@ -48,7 +49,7 @@ pub(crate) fn shape(
     if requests.is_empty() && state.is_none() {
         return Err(bug("it has neither input requests nor state"));
     }
-    let required = missing_capabilities(&requests, &origin.capabilities);
+    let required = missing_capabilities(&requests, capabilities);
     if !required.is_empty() {
         tracing::debug!(
             method = origin.method,
@@ -68,10 +69,13 @@ pub(crate) fn shape(
     let token = if sealer.can_seal() {
         let iat = unix_millis(now);
         let ttl = u64::try_from(sealer.ttl.as_millis()).unwrap_or(u64::MAX);
+        let Some(digest) = origin.digest() else {
+            return Err(bug("the request's params digest is not available"));
+        };
         let payload = Payload {
             m: String::from(origin.method),
             t: origin.target.clone(),
-            d: b64::encode(&origin.digest),
+            d: b64::encode(&digest),
             iat,
             exp: iat.saturating_add(ttl),
             n: sealer.nonce(),
