@@ -17,7 +17,7 @@ use snodo_fuzz::machine::oracle::{classify, Line};
 use snodo_fuzz::machine::source::Source;
 use snodo_fuzz::machine::wire::{self, Message};
 use snodo_proto::dispatch::{dispatch, Dispatch};
-use snodo_proto::http::codec::Head;
+use snodo_proto::http::codec::{Head, HeadStr};
 use snodo_proto::http::rules::{check_head, Mirrors};
 use snodo_proto::jsonrpc::{self, RequestId};
 use snodo_proto::{ErrorObject, Instant};
@@ -262,12 +262,7 @@ fn mirrors(body: &Value) -> Option<Fields> {
 }
 
 fn head(headers: Fields) -> Head {
-    Head {
-        method: String::from("POST"),
-        path: String::from("/mcp"),
-        minor_version: 1,
-        headers,
-    }
+    Head::new("POST", "/mcp", 1, headers)
 }
 
 fn check_error(e: &ErrorObject, id: Option<&RequestId>) {
@@ -454,10 +449,10 @@ fn head_rules(src: &mut Source) {
     }
     let mut h = head(headers);
     if src.chance(1, 8) {
-        h.method = String::from(*src.pick(&["GET", "DELETE", "post"]));
+        h.method = HeadStr::new(*src.pick(&["GET", "DELETE", "post"]));
     }
     if src.chance(1, 8) {
-        h.path = String::from(*src.pick(&["/", "/mcp/", "/MCP"]));
+        h.path = HeadStr::new(*src.pick(&["/", "/mcp/", "/MCP"]));
     }
     if let Err(r) = check_head(service.http_config(), &h) {
         assert!(

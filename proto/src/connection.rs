@@ -178,6 +178,9 @@ struct HttpWire {
     idle_deadline: Option<Instant>,
 }
 
+// One per connection, and a connection is one or the other for its life:
+// boxing the HTTP state would only add an indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Wire {
     Stdio(LineFramer),

@@ -8,6 +8,7 @@
 //! violating them is one clients must drop, so the server refuses to build
 //! with it); the value rules run on every HTTP `tools/call`.
 
+use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -142,6 +143,11 @@ pub enum ValueError {
 /// (RFC 9110 § 5.5). A value with only the prefix or only the suffix is
 /// literal.
 pub fn decode_value(raw: &[u8]) -> Result<String, ValueError> {
+    decode_value_borrowed(raw).map(Cow::into_owned)
+}
+
+/// [`decode_value`], borrowing the value unless it was Base64-encoded.
+pub fn decode_value_borrowed(raw: &[u8]) -> Result<Cow<'_, str>, ValueError> {
     let trimmed = trim_ows(raw);
     if !trimmed
         .iter()
@@ -157,9 +163,11 @@ pub fn decode_value(raw: &[u8]) -> Result<String, ValueError> {
     {
         Some(encoded) => {
             let bytes = base64_decode_strict(encoded).ok_or(ValueError::InvalidBase64)?;
-            String::from_utf8(bytes).map_err(|_| ValueError::InvalidBase64)
+            String::from_utf8(bytes)
+                .map(Cow::Owned)
+                .map_err(|_| ValueError::InvalidBase64)
         }
-        None => Ok(String::from(text)),
+        None => Ok(Cow::Borrowed(text)),
     }
 }
 

@@ -18,48 +18,187 @@ const MAX_CHUNK_LINE: usize = 1024;
 /// `max_headers` is 64).
 const STACK_HEADERS: usize = 64;
 
-/// A parsed request head.
-#[derive(Clone, Debug, PartialEq)]
+/// A piece of a request head that is text (the method, the path): a view
+/// into the head's bytes, compared and read as a `&str`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct HeadStr(Bytes);
+
+impl HeadStr {
+    /// `s`, copied.
+    pub fn new(s: &str) -> Self {
+        HeadStr(Bytes::copy_from_slice(s.as_bytes()))
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        // Built only from `&str`s or bytes checked to be UTF-8.
+        core::str::from_utf8(&self.0).unwrap_or("")
+    }
+}
+
+impl core::ops::Deref for HeadStr {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for HeadStr {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl core::fmt::Debug for HeadStr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl core::fmt::Display for HeadStr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for HeadStr {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for HeadStr {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for HeadStr {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<HeadStr> for str {
+    fn eq(&self, other: &HeadStr) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<HeadStr> for &str {
+    fn eq(&self, other: &HeadStr) -> bool {
+        *self == other.as_str()
+    }
+}
+
+/// Where one header field's name and value are in [`Head`]'s bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Field {
+    name: (u32, u32),
+    value: (u32, u32),
+}
+
+/// A parsed request head: the head's bytes as received (header names
+/// lower-cased in place) and where each field is in them, so a head costs
+/// one allocation (the field index) whatever its number of headers.
+#[derive(Clone)]
 pub struct Head {
     /// Request method, as sent.
-    pub method: String,
+    pub method: HeadStr,
     /// Request target's path (query string removed).
-    pub path: String,
+    pub path: HeadStr,
     /// `1` for HTTP/1.1, `0` for HTTP/1.0.
     pub minor_version: u8,
-    /// Headers with lower-cased names, in order.
-    pub headers: Vec<(String, Vec<u8>)>,
+    bytes: Bytes,
+    fields: Vec<Field>,
 }
 
 impl Head {
+    /// A head built from its parts (tests, drivers with their own HTTP
+    /// parser). Header names are lower-cased.
+    pub fn new<N, V>(
+        method: &str,
+        path: &str,
+        minor_version: u8,
+        headers: impl IntoIterator<Item = (N, V)>,
+    ) -> Self
+    where
+        N: AsRef<str>,
+        V: AsRef<[u8]>,
+    {
+        let mut bytes = Vec::new();
+        let mut fields = Vec::new();
+        for (name, value) in headers {
+            let (name, value) = (name.as_ref().as_bytes(), value.as_ref());
+            let n = bytes.len() as u32;
+            bytes.extend(name.iter().map(u8::to_ascii_lowercase));
+            let v = bytes.len() as u32;
+            bytes.extend_from_slice(value);
+            fields.push(Field {
+                name: (n, v),
+                value: (v, bytes.len() as u32),
+            });
+        }
+        Head {
+            method: HeadStr::new(method),
+            path: HeadStr::new(path),
+            minor_version,
+            bytes: Bytes::from(bytes),
+            fields,
+        }
+    }
+
+    fn slice(&self, (start, end): (u32, u32)) -> &[u8] {
+        &self.bytes[start as usize..end as usize]
+    }
+
+    /// Every header field in order: the name lower-cased, the value as sent.
+    pub fn headers(&self) -> impl Iterator<Item = (&str, &[u8])> + '_ {
+        self.fields.iter().map(|f| {
+            (
+                // Names are tokens (checked by the parser): ASCII.
+                core::str::from_utf8(self.slice(f.name)).unwrap_or(""),
+                self.slice(f.value),
+            )
+        })
+    }
+
+    /// The values of header `name` (lower-case), in order.
+    fn values<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a [u8]> + use<'a, 'n> {
+        self.fields
+            .iter()
+            .filter(move |f| self.slice(f.name) == name.as_bytes())
+            .map(|f| self.slice(f.value))
+    }
+
     /// The first value of header `name` (lower-case).
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.headers
+        let f = self
+            .fields
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_slice())
+            .find(|f| self.slice(f.name) == name.as_bytes())?;
+        Some(self.slice(f.value))
     }
 
     /// How many times header `name` (lower-case) appears.
     pub fn count(&self, name: &str) -> usize {
-        self.headers.iter().filter(|(n, _)| n == name).count()
+        self.values(name).count()
     }
 
     /// Whether the client asked to keep the connection open afterwards
     /// (RFC 9112 § 9.3).
     pub fn keep_alive(&self) -> bool {
         let tokens = |v: &[u8]| -> (bool, bool) {
-            let s = String::from_utf8_lossy(v).to_ascii_lowercase();
+            let s = String::from_utf8_lossy(v);
             (
-                s.split(',').any(|t| t.trim() == "close"),
-                s.split(',').any(|t| t.trim() == "keep-alive"),
+                s.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")),
+                s.split(',')
+                    .any(|t| t.trim().eq_ignore_ascii_case("keep-alive")),
             )
         };
         let (close, keep) = self
-            .headers
-            .iter()
-            .filter(|(n, _)| n == "connection")
-            .map(|(_, v)| tokens(v))
+            .values("connection")
+            .map(tokens)
             .fold((false, false), |a, b| (a.0 || b.0, a.1 || b.1));
         if close {
             false
@@ -72,6 +211,40 @@ impl Head {
     pub fn expects_continue(&self) -> bool {
         self.get("expect")
             .is_some_and(|v| v.eq_ignore_ascii_case(b"100-continue"))
+    }
+}
+
+impl PartialEq for Head {
+    /// Heads are equal when their method, path, version and header fields
+    /// are, however their bytes are laid out.
+    fn eq(&self, other: &Self) -> bool {
+        self.method == other.method
+            && self.path == other.path
+            && self.minor_version == other.minor_version
+            && self.headers().eq(other.headers())
+    }
+}
+
+impl core::fmt::Debug for Head {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        struct Fields<'a>(&'a Head);
+        impl core::fmt::Debug for Fields<'_> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_list()
+                    .entries(
+                        self.0
+                            .headers()
+                            .map(|(n, v)| (n, String::from_utf8_lossy(v))),
+                    )
+                    .finish()
+            }
+        }
+        f.debug_struct("Head")
+            .field("method", &self.method)
+            .field("path", &self.path)
+            .field("minor_version", &self.minor_version)
+            .field("headers", &Fields(self))
+            .finish()
     }
 }
 
@@ -188,6 +361,11 @@ impl Decoder {
         match self.state {
             State::Failed => None,
             State::Head => self.decode_head(),
+            State::Length { remaining } if self.body.is_empty() && self.buf.len() >= remaining => {
+                // The whole body has arrived: split off, not copied.
+                self.state = State::Head;
+                Some(Decoded::Body(self.buf.split_to(remaining).freeze()))
+            }
             State::Length { remaining } => {
                 let take = remaining.min(self.buf.len());
                 self.body.extend_from_slice(&self.buf[..take]);
@@ -252,22 +430,39 @@ impl Decoder {
         if head_len > self.limits.max_head_bytes {
             return self.fail(431, "Request header fields too large");
         }
-        let method = String::from(req.method.unwrap_or(""));
-        let target = req.path.unwrap_or("");
-        let path = String::from(target.split(['?', '#']).next().unwrap_or(""));
-        let minor_version = req.version.unwrap_or(1);
-        let headers: Vec<(String, Vec<u8>)> = req
-            .headers
-            .iter()
-            .map(|h| (h.name.to_ascii_lowercase(), h.value.to_vec()))
-            .collect();
-        let head = Head {
-            method,
-            path,
-            minor_version,
-            headers,
+        // Where each piece is in the buffer (the parser's slices borrow
+        // it); the head's bytes are then split off without a copy.
+        let base = self.buf.as_ptr() as usize;
+        let at = |piece: &[u8]| -> (u32, u32) {
+            let start = (piece.as_ptr() as usize).wrapping_sub(base) as u32;
+            (start, start + piece.len() as u32)
         };
-        self.buf.advance(head_len);
+        // A complete parse sets the method and the target.
+        let method = req.method.map_or((0, 0), |m| at(m.as_bytes()));
+        let path = req.path.map_or((0, 0), |target| {
+            at(target.split(['?', '#']).next().unwrap_or("").as_bytes())
+        });
+        let minor_version = req.version.unwrap_or(1);
+        let mut fields = Vec::with_capacity(req.headers.len());
+        for h in req.headers.iter() {
+            fields.push(Field {
+                name: at(h.name.as_bytes()),
+                value: at(h.value),
+            });
+        }
+        let mut bytes = self.buf.split_to(head_len);
+        for f in &fields {
+            bytes[f.name.0 as usize..f.name.1 as usize].make_ascii_lowercase();
+        }
+        let bytes = bytes.freeze();
+        let text = |(start, end): (u32, u32)| HeadStr(bytes.slice(start as usize..end as usize));
+        let head = Head {
+            method: text(method),
+            path: text(path),
+            minor_version,
+            fields,
+            bytes,
+        };
 
         // Body framing (RFC 9112 § 6.3).
         let te = head.get("transfer-encoding");
@@ -284,7 +479,7 @@ impl Decoder {
             };
         } else if cl_count > 0 {
             let mut length: Option<usize> = None;
-            for (_, v) in head.headers.iter().filter(|(n, _)| n == "content-length") {
+            for v in head.values("content-length") {
                 let parsed = core::str::from_utf8(v)
                     .ok()
                     .map(str::trim)
@@ -538,6 +733,36 @@ mod tests {
     }
 
     #[test]
+    fn head_fields_are_views_of_its_bytes() {
+        let mut d = Decoder::new(LIMITS);
+        d.push(b"POST /mcp#f HTTP/1.0\r\nHOST: a\r\nX-Two: 1\r\nx-two:  2 \r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\n{}POST");
+        let h = head_of(d.decode());
+        assert_eq!(h.method, "POST");
+        assert_eq!(h.path, "/mcp");
+        assert_eq!(h.get("host"), Some(&b"a"[..]));
+        assert_eq!(h.get("Host"), None, "names are looked up lower-case");
+        assert_eq!(h.count("x-two"), 2);
+        assert_eq!(h.get("x-two"), Some(&b"1"[..]));
+        assert!(h.keep_alive());
+        let expected = Head::new(
+            "POST",
+            "/mcp",
+            0,
+            [
+                ("host", "a"),
+                ("x-two", "1"),
+                ("x-two", "2"),
+                ("connection", "Keep-Alive"),
+                ("content-length", "2"),
+            ],
+        );
+        assert_eq!(h, expected);
+        assert_eq!(h.headers().count(), 5);
+        assert_eq!(d.decode(), Some(Decoded::Body(Bytes::from_static(b"{}"))));
+        assert_eq!(d.decode(), None);
+    }
+
+    #[test]
     fn chunked_body_with_extension_and_trailer() {
         let mut d = Decoder::new(LIMITS);
         d.push(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nX-T: 1\r\n\r\n");
@@ -607,13 +832,8 @@ mod tests {
 
     #[test]
     fn keep_alive_rules() {
-        let mk = |v: u8, conn: Option<&str>| Head {
-            method: String::from("POST"),
-            path: String::from("/"),
-            minor_version: v,
-            headers: conn
-                .map(|c| alloc::vec![(String::from("connection"), c.as_bytes().to_vec())])
-                .unwrap_or_default(),
+        let mk = |v: u8, conn: Option<&str>| {
+            Head::new("POST", "/", v, conn.map(|c| ("Connection", c.as_bytes())))
         };
         assert!(mk(1, None).keep_alive());
         assert!(!mk(1, Some("close")).keep_alive());
