@@ -346,6 +346,13 @@ impl Service {
         self.inner.hub.as_ref()
     }
 
+    /// The HTTP session store of the initialize-era dialects (`None` when
+    /// the service speaks 2026-07-28 only), for its counters.
+    #[cfg(feature = "std")]
+    pub fn sessions(&self) -> Option<&crate::legacy::Sessions> {
+        self.inner.sessions.as_ref()
+    }
+
     /// The registered tools, in `tools/list` order.
     pub fn tools(&self) -> impl Iterator<Item = &Tool> {
         self.inner.tools.iter().map(|t| &t.tool)

@@ -101,3 +101,17 @@ fn seed_encoding_round_trips() {
         ]
     );
 }
+
+/// Initialize-era sessions across HTTP connections and stdio
+/// (`machine/sessions.rs`, also the `sessions` fuzz target): 300 seeded
+/// sequences of up to 200 operations.
+#[test]
+fn sessions_keep_every_invariant() {
+    for seed in 0..300u64 {
+        let data = machine::source::random_bytes(seed, 3000);
+        let outcome = std::panic::catch_unwind(|| machine::sessions::run(&data));
+        if let Err(e) = outcome {
+            panic!("seed {seed}: {e:?}");
+        }
+    }
+}

@@ -10,5 +10,6 @@ pub mod fixture;
 pub mod gen;
 pub mod oracle;
 pub mod run;
+pub mod sessions;
 pub mod source;
 pub mod wire;
