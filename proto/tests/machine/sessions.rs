@@ -388,10 +388,9 @@ impl World {
                         self.sids.push(sid.to_owned());
                     }
                 }
-                Part::Body(b) if !b.is_empty() => {
-                    if serde_json::from_slice::<Value>(&b).is_ok() {
-                        self.check_message(&b);
-                    }
+                // Plain-text refusals (404, 405) carry no JSON.
+                Part::Body(b) if serde_json::from_slice::<Value>(&b).is_ok() => {
+                    self.check_message(&b);
                 }
                 Part::Event(Some(data)) => {
                     self.check_message(&data);
