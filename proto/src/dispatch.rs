@@ -297,9 +297,15 @@ fn admit(
         return Err(ErrorObject::method_not_found(method));
     }
 
-    // 6. Optional `_meta`.
-    let meta = meta::optional(raw_meta)?;
-    Ok((Target::Core(spec), meta, params.unwrap_or_default()))
+    // 6. Optional `_meta`, moved out of the params (no core method reads
+    // it there; an extension's method gets it in place, above).
+    let mut params = params.unwrap_or_default();
+    let meta = match params.remove("_meta") {
+        Some(Value::Object(raw)) => meta::optional_owned(raw)?,
+        // Step 2 found an object.
+        _ => return Err(ErrorObject::internal("Internal error")),
+    };
+    Ok((Target::Core(spec), meta, params))
 }
 
 /// Step 7: the method's params, and the answer or invocation.

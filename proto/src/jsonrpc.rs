@@ -132,9 +132,18 @@ pub enum Incoming {
 }
 
 /// Parse one message's bytes and classify it.
+///
+/// The same verdicts as parsing a [`Value`] and [`classify`]ing it, without
+/// building the envelope's own map: its members are read as they are
+/// parsed (the last of a repeated member wins, as in a map), `jsonrpc` is
+/// compared without being copied, and only `id`, `method`, `params`,
+/// `result` and `error` become values. Every other member is still parsed
+/// as a [`Value`], so exactly the texts a `Value` refuses are parse errors.
 pub fn parse(bytes: &[u8]) -> Incoming {
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(v) => classify(v),
+    match serde_json::from_slice::<Envelope>(bytes) {
+        Ok(Envelope::Object(parts)) => classify_parts(parts),
+        Ok(Envelope::Array) => invalid(None, "Batch requests are not supported"),
+        Ok(Envelope::Other) => invalid(None, "A JSON-RPC message must be an object"),
         Err(_) => Incoming::Invalid {
             id: None,
             error: ErrorObject::parse_error(),
@@ -151,8 +160,52 @@ pub fn classify(v: Value) -> Incoming {
         }
         _ => return invalid(None, "A JSON-RPC message must be an object"),
     };
+    let jsonrpc = match obj.get("jsonrpc") {
+        None => Jsonrpc::Absent,
+        Some(Value::String(s)) if s == "2.0" => Jsonrpc::Valid,
+        Some(_) => Jsonrpc::Invalid,
+    };
+    classify_parts(Parts {
+        jsonrpc,
+        id: obj.remove("id"),
+        method: obj.remove("method"),
+        params: obj.remove("params"),
+        result: obj.remove("result"),
+        error: obj.remove("error"),
+    })
+}
+
+/// The `jsonrpc` member, as far as classification cares.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Jsonrpc {
+    #[default]
+    Absent,
+    Valid,
+    Invalid,
+}
+
+/// The members of a message object that classification reads.
+#[derive(Default)]
+struct Parts {
+    jsonrpc: Jsonrpc,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
+fn classify_parts(parts: Parts) -> Incoming {
+    let Parts {
+        jsonrpc,
+        id,
+        method,
+        params,
+        result,
+        error,
+    } = parts;
     // The id is read first so that every later error can echo it.
-    let id = match obj.remove("id") {
+    let id = match id {
         None => None,
         Some(raw) => match RequestId::from_value(&raw) {
             Some(id) => Some(id),
@@ -161,16 +214,13 @@ pub fn classify(v: Value) -> Incoming {
             }
         },
     };
-    match obj.get("jsonrpc") {
-        Some(Value::String(s)) if s == "2.0" => {}
-        _ => return invalid(id, "The jsonrpc member must be exactly \"2.0\""),
+    if jsonrpc != Jsonrpc::Valid {
+        return invalid(id, "The jsonrpc member must be exactly \"2.0\"");
     }
-    let method = match obj.remove("method") {
+    let method = match method {
         Some(Value::String(m)) => m,
         Some(_) => return invalid(id, "The method member must be a string"),
         None => {
-            let result = obj.remove("result");
-            let error = obj.remove("error");
             return match (id, result, error) {
                 (Some(id), Some(r), None) => Incoming::Response { id, outcome: Ok(r) },
                 (Some(id), None, Some(e @ Value::Object(_))) => Incoming::Response {
@@ -187,7 +237,7 @@ pub fn classify(v: Value) -> Incoming {
             };
         }
     };
-    let params = match obj.remove("params") {
+    let params = match params {
         None => None,
         Some(Value::Object(p)) => Some(p),
         Some(Value::Array(_)) => {
@@ -204,6 +254,164 @@ pub fn classify(v: Value) -> Incoming {
     match id {
         Some(id) => Incoming::Request { id, method, params },
         None => Incoming::Notification { method, params },
+    }
+}
+
+/// A message's top level, parsed for [`parse`].
+enum Envelope {
+    Object(Parts),
+    Array,
+    Other,
+}
+
+/// A member name of the envelope.
+enum Member {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Number,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Member;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Member, E> {
+                Ok(match s {
+                    "jsonrpc" => Member::Jsonrpc,
+                    "id" => Member::Id,
+                    "method" => Member::Method,
+                    "params" => Member::Params,
+                    "result" => Member::Result,
+                    "error" => Member::Error,
+                    // How a number reaches a visitor when serde_json's
+                    // `arbitrary_precision` is on: not an object.
+                    "$serde_json::private::Number" => Member::Number,
+                    _ => Member::Other,
+                })
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// The `jsonrpc` member's value: exactly the string `2.0` or not (any
+/// other value parsed as a [`Value`] would be, then dropped).
+struct JsonrpcValue(Jsonrpc);
+
+impl<'de> Deserialize<'de> for JsonrpcValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = JsonrpcValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<JsonrpcValue, E> {
+                Ok(JsonrpcValue(if s == "2.0" {
+                    Jsonrpc::Valid
+                } else {
+                    Jsonrpc::Invalid
+                }))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<JsonrpcValue, E> {
+                Ok(JsonrpcValue(Jsonrpc::Invalid))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<JsonrpcValue, E> {
+                Ok(JsonrpcValue(Jsonrpc::Invalid))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<JsonrpcValue, E> {
+                Ok(JsonrpcValue(Jsonrpc::Invalid))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<JsonrpcValue, E> {
+                Ok(JsonrpcValue(Jsonrpc::Invalid))
+            }
+            fn visit_unit<E>(self) -> Result<JsonrpcValue, E> {
+                Ok(JsonrpcValue(Jsonrpc::Invalid))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<JsonrpcValue, A::Error> {
+                Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(JsonrpcValue(Jsonrpc::Invalid))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<JsonrpcValue, A::Error> {
+                Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(JsonrpcValue(Jsonrpc::Invalid))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Envelope {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Envelope;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Envelope, E> {
+                Ok(Envelope::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Envelope, E> {
+                Ok(Envelope::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Envelope, E> {
+                Ok(Envelope::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Envelope, E> {
+                Ok(Envelope::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Envelope, E> {
+                Ok(Envelope::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Envelope, E> {
+                Ok(Envelope::Other)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Envelope, A::Error> {
+                Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(Envelope::Array)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Envelope, A::Error> {
+                let mut parts = Parts::default();
+                while let Some(member) = map.next_key::<Member>()? {
+                    match member {
+                        Member::Jsonrpc => parts.jsonrpc = map.next_value::<JsonrpcValue>()?.0,
+                        Member::Id => parts.id = Some(map.next_value()?),
+                        Member::Method => parts.method = Some(map.next_value()?),
+                        Member::Params => parts.params = Some(map.next_value()?),
+                        Member::Result => parts.result = Some(map.next_value()?),
+                        Member::Error => parts.error = Some(map.next_value()?),
+                        Member::Number => {
+                            map.next_value::<Value>()?;
+                            return Ok(Envelope::Other);
+                        }
+                        Member::Other => {
+                            map.next_value::<Value>()?;
+                        }
+                    }
+                }
+                Ok(Envelope::Object(parts))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -249,4 +457,72 @@ pub fn write_notification(out: &mut Vec<u8>, method: &str, params: &Value) {
 
 fn write_id(out: &mut Vec<u8>, id: &RequestId) {
     crate::json::write(out, id);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+
+    /// `parse` gives exactly what parsing a `Value` and classifying it does.
+    #[test]
+    fn parse_is_classify_of_a_value() {
+        let cases: &[&str] = &[
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","error":1}"#,
+            r#"{"jsonrpc":"2.0","id":"a","result":1,"error":{}}"#,
+            r#"{"jsonrpc":"2.0","result":1}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":-3,"method":"m","params":[]}"#,
+            r#"{"jsonrpc":"2.0","method":"m","params":[]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#,
+            r#"{"jsonrpc":2.0,"id":1,"method":"m"}"#,
+            r#"{"jsonrpc":{"a":[1]},"id":1,"method":"m"}"#,
+            r#"{"jsonrpc":["2.0"],"id":1,"method":"m"}"#,
+            r#"{"jsonrpc":null,"id":1,"method":"m"}"#,
+            r#"{"id":1,"method":"m"}"#,
+            r#"{"jsonrpc":"1.0","jsonrpc":"2.0","id":1,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","jsonrpc":"1.0","id":1,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":"x","method":"a","method":"b"}"#,
+            r#"{"\u006aSONRPC":"2.0","\u006asonrpc":"2\u002e0","\u0069d":1,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","extra":{"deep":[1,2,{"x":null}]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","extra":"\ud800"}"#,
+            r#"{"jsonrpc":"\ud800","id":1,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","extra":1e999}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m"} x"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m""#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"m"}]"#,
+            r#"[1,"#,
+            r#""text""#,
+            "12",
+            "-0.5",
+            "true",
+            "null",
+            "",
+            " \n{}\n ",
+            "{}",
+        ];
+        for case in cases {
+            let expected = match serde_json::from_slice::<Value>(case.as_bytes()) {
+                Ok(v) => classify(v),
+                Err(_) => Incoming::Invalid {
+                    id: None,
+                    error: ErrorObject::parse_error(),
+                },
+            };
+            assert_eq!(
+                format!("{:?}", parse(case.as_bytes())),
+                format!("{expected:?}"),
+                "{case}"
+            );
+        }
+    }
 }

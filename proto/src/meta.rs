@@ -213,6 +213,21 @@ pub fn required(
 /// The last step of `_meta` admission, after version and method checks:
 /// optional fields are well-formed.
 pub fn optional(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
+    let mut admitted = read(meta)?;
+    admitted.raw = meta.clone();
+    Ok(admitted)
+}
+
+/// [`optional`] of a `_meta` the caller owns: it becomes
+/// [`RequestMeta::raw`] without a copy.
+pub fn optional_owned(meta: Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
+    let mut admitted = read(&meta)?;
+    admitted.raw = meta;
+    Ok(admitted)
+}
+
+/// The admitted fields of `meta`; `raw` left empty.
+fn read(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
     let protocol_version = meta
         .get(KEY_PROTOCOL_VERSION)
         .and_then(Value::as_str)
@@ -267,7 +282,7 @@ pub fn optional(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
         log_level,
         progress_token,
         trace,
-        raw: meta.clone(),
+        raw: Map::new(),
     })
 }
 
