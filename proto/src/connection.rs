@@ -318,15 +318,21 @@ impl Connection {
                 }
                 self.input_closed = true;
                 self.teardown_streams(now);
+                // A session call waiting for the client's answer can never
+                // get it now.
+                self.fail_waiting_calls(now);
                 self.maybe_close();
             }
             Wire::Http(_) => {
                 self.input_closed = true;
                 // The response stream is gone: cancel what it was for, and
                 // write nothing more (`streamable-http.mdx` § Cancellation).
+                self.forget_outbound();
                 let calls: Vec<CallId> = self.calls.keys().copied().collect();
                 for call in calls {
-                    self.calls.remove(&call);
+                    if let Some(c) = self.calls.remove(&call) {
+                        self.untrack_session_call(&c);
+                    }
                     tracing::debug!(%call, "cancelled: HTTP client closed the connection");
                     self.push_event(Output::Cancel(call));
                 }

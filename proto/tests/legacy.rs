@@ -587,3 +587,23 @@ fn http_cancellation_reaches_the_call_on_another_connection() {
         json_200(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#)
     );
 }
+
+/// EOF on stdio while a session call waits for the client's answer: the
+/// answer can never come, so the call ends with an error and the
+/// connection closes instead of waiting for the call deadline.
+#[test]
+fn stdio_eof_ends_a_call_waiting_for_an_answer() {
+    let mut h = Harness::new(&service(), Transport::Stdio);
+    h.send(format!("{INITIALIZE}\n").as_bytes());
+    let out = h.send(
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"}}\n",
+    );
+    assert!(out.contains("elicitation/create"), "{out}");
+    assert_eq!(
+        lines(&h.close_input()),
+        vec![parse(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"The client closed its input before answering the server's request"}}"#
+        )]
+    );
+    assert!(h.closed);
+}

@@ -784,6 +784,25 @@ impl Connection {
         let _ = c;
     }
 
+    /// End every session call still waiting for the client's answers
+    /// (stdio input closed: they can never come).
+    pub(super) fn fail_waiting_calls(&mut self, now: Instant) {
+        let waiting: Vec<CallId> = self
+            .calls
+            .iter()
+            .filter(|(_, c)| c.legacy.as_ref().is_some_and(|l| !l.waiting.is_empty()))
+            .map(|(k, _)| *k)
+            .collect();
+        for call in waiting {
+            if let Some(c) = self.calls.remove(&call) {
+                let e = ErrorObject::internal(
+                    "The client closed its input before answering the server's request",
+                );
+                self.fail_call(&c, e, now);
+            }
+        }
+    }
+
     /// End a session call with `error`, forgetting what it waited for.
     fn fail_call(&mut self, c: &Call, error: ErrorObject, now: Instant) {
         self.drop_waiting(c);
