@@ -1297,11 +1297,7 @@ pub(crate) fn tool_result(
     }
     #[cfg(not(feature = "std"))]
     let _ = tool;
-    Ok(crate::shape::complete(
-        to_value(r),
-        None,
-        &inner.server_meta,
-    ))
+    Ok(crate::shape::tool_result(r, &inner.server_meta))
 }
 
 impl Exchange {

@@ -12,7 +12,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde_json::{Map, Value};
 
-use crate::model::{CacheHint, CacheScope};
+use crate::model::{CacheHint, CacheScope, CallToolResult, Content};
 
 /// Shape `result` (an object) as a complete result and serialize it.
 pub fn complete(
@@ -136,6 +136,81 @@ fn write_merged(
     Some(out)
 }
 
+/// Whether `serde_json::Map` keeps its keys sorted in this build (it does
+/// unless some crate turned on serde_json's `preserve_order`): the
+/// direct writer below writes members in key order, as a sorted map does.
+fn maps_are_sorted() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    static SORTED: AtomicU8 = AtomicU8::new(0);
+    match SORTED.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let mut m = Map::new();
+            m.insert(String::from("b"), Value::Null);
+            m.insert(String::from("a"), Value::Null);
+            let sorted = m.keys().next().map(String::as_str) == Some("a");
+            SORTED.store(if sorted { 1 } else { 2 }, Ordering::Relaxed);
+            sorted
+        }
+    }
+}
+
+/// A `tools/call` result shaped and serialized: the same bytes as
+/// [`complete`] of the result's `Value`, written straight from the
+/// result when it holds only plain text blocks (no annotations or block
+/// `_meta`) and no `_meta` of its own, the common case: no `Value` tree
+/// of the result is built. Anything else takes the general path.
+pub fn tool_result(r: &CallToolResult, server_meta: &Map<String, Value>) -> Vec<u8> {
+    let plain = maps_are_sorted()
+        && r.meta.is_none()
+        && r.content
+            .iter()
+            .all(|c| matches!(c, Content::Text(t) if t.annotations.is_none() && t.meta.is_none()));
+    if !plain {
+        return complete(
+            serde_json::to_value(r).unwrap_or(Value::Null),
+            None,
+            server_meta,
+        );
+    }
+    // Members in key order, as a serialized map writes them:
+    // _meta, content, isError, resultType, structuredContent.
+    let mut out = Vec::with_capacity(128);
+    out.push(b'{');
+    if !server_meta.is_empty() {
+        out.extend_from_slice(br#""_meta":"#);
+        crate::json::write(&mut out, server_meta);
+        out.push(b',');
+    }
+    out.extend_from_slice(br#""content":["#);
+    for (i, c) in r.content.iter().enumerate() {
+        if let Content::Text(t) = c {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(br#"{"text":"#);
+            crate::json::write(&mut out, t.text.as_str());
+            out.extend_from_slice(br#","type":"text"}"#);
+        }
+    }
+    out.push(b']');
+    if let Some(e) = r.is_error {
+        out.extend_from_slice(if e {
+            br#","isError":true"#
+        } else {
+            br#","isError":false"#
+        });
+    }
+    out.extend_from_slice(br#","resultType":"complete""#);
+    if let Some(sc) = &r.structured_content {
+        out.extend_from_slice(br#","structuredContent":"#);
+        crate::json::write(&mut out, sc);
+    }
+    out.push(b'}');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,5 +300,57 @@ mod tests {
             complete(json!({"_meta": {"mine": 1}, "content": []}), None, &meta),
             br#"{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"},"mine":1},"content":[],"resultType":"complete"}"#
         );
+    }
+
+    #[test]
+    fn tool_results_written_directly_are_the_general_bytes() {
+        use crate::model::{Annotations, TextContent};
+        let meta =
+            object(json!({"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}));
+        let text = |s: &str| Content::text(s);
+        let mut results = alloc::vec![
+            CallToolResult::text("hello, world"),
+            CallToolResult::text("esc \" \\ \n \u{1} é 😀"),
+            CallToolResult::error("it broke"),
+            CallToolResult::default(),
+            CallToolResult {
+                content: alloc::vec![text("a"), text("b"), text("")],
+                structured_content: Some(json!({"z": [1, 2.5, null], "a": {"y": true, "b": "c"}})),
+                is_error: Some(false),
+                meta: None,
+            },
+            // The general path: a block with annotations, a result `_meta`,
+            // a non-text block.
+            CallToolResult {
+                content: alloc::vec![Content::Text(TextContent {
+                    text: String::from("t"),
+                    annotations: Some(Annotations::default()),
+                    meta: None,
+                })],
+                ..CallToolResult::default()
+            },
+            CallToolResult {
+                content: alloc::vec![text("t")],
+                meta: Some(object(json!({"mine": 1}))),
+                ..CallToolResult::default()
+            },
+            CallToolResult {
+                content: alloc::vec![Content::image("AAAA", "image/png"), text("x")],
+                ..CallToolResult::default()
+            },
+        ];
+        results.push(CallToolResult {
+            structured_content: Some(json!("bare")),
+            ..CallToolResult::text("s")
+        });
+        for r in &results {
+            for m in [&meta, &Map::new()] {
+                assert_eq!(
+                    String::from_utf8(tool_result(r, m)).unwrap(),
+                    String::from_utf8(complete(serde_json::to_value(r).unwrap(), None, m)).unwrap(),
+                    "{r:?}"
+                );
+            }
+        }
     }
 }
