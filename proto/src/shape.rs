@@ -175,8 +175,17 @@ pub fn tool_result(r: &CallToolResult, server_meta: &Map<String, Value>) -> Vec<
         );
     }
     // Members in key order, as a serialized map writes them:
-    // _meta, content, isError, resultType, structuredContent.
-    let mut out = Vec::with_capacity(128);
+    // _meta, content, isError, resultType, structuredContent. Room for
+    // the usual server `_meta` and the texts, so the buffer rarely grows.
+    let texts: usize = r
+        .content
+        .iter()
+        .map(|c| match c {
+            Content::Text(t) => t.text.len() + 32,
+            _ => 0,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(256 + texts);
     out.push(b'{');
     if !server_meta.is_empty() {
         out.extend_from_slice(br#""_meta":"#);
