@@ -607,3 +607,41 @@ fn stdio_eof_ends_a_call_waiting_for_an_answer() {
     );
     assert!(h.closed);
 }
+
+/// What a session keeps is bounded: a subscribed URI, and the
+/// capabilities and client info of `initialize`.
+#[test]
+fn session_state_is_bounded() {
+    let mut h = Harness::new(&service(), Transport::Stdio);
+    let huge = "x".repeat(70 * 1024);
+    let out = lines(
+        &h.send(
+            format!(
+                "{}\n",
+                INITIALIZE.replace(r#"{"elicitation":{}}"#, &format!(r#"{{"x":"{huge}"}}"#))
+            )
+            .as_bytes(),
+        ),
+    );
+    assert_eq!(
+        out,
+        vec![parse(
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"capabilities and clientInfo take more than 65536 bytes"}}"#
+        )]
+    );
+    h.send(format!("{INITIALIZE}\n").as_bytes());
+    let long = format!("test://{}", "u".repeat(5000));
+    let out = lines(&h.send(
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{{"uri":"{long}"}}}}"#
+        )
+        .add_newline()
+        .as_bytes(),
+    ));
+    assert_eq!(
+        out,
+        vec![parse(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Parameter uri is longer than 4096 bytes"}}"#
+        )]
+    );
+}

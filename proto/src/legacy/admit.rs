@@ -146,6 +146,12 @@ fn route(
             )),
         },
         Method::ResourcesSubscribe | Method::ResourcesUnsubscribe => match params.get("uri") {
+            Some(Value::String(uri)) if uri.len() > super::session::MAX_URI_BYTES => {
+                Action::Error(ErrorObject::invalid_params(alloc::format!(
+                    "Parameter uri is longer than {} bytes",
+                    super::session::MAX_URI_BYTES
+                )))
+            }
             Some(Value::String(uri)) if method == Method::ResourcesSubscribe => {
                 Action::Subscribe(uri.clone())
             }

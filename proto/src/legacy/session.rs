@@ -40,6 +40,13 @@ pub(crate) struct Session {
 /// How many resources one session may subscribe to.
 pub(crate) const MAX_SUBSCRIBED: usize = 1024;
 
+/// The longest URI a session subscribes to.
+pub(crate) const MAX_URI_BYTES: usize = 4096;
+
+/// The most a session keeps of its `initialize` params (capabilities and
+/// client info).
+pub(crate) const MAX_KEPT_BYTES: usize = 64 * 1024;
+
 impl Session {
     /// The level below which log messages of this session's calls are not
     /// sent.
@@ -88,6 +95,19 @@ pub(crate) fn initialize(
     let client_info = params
         .get("clientInfo")
         .and_then(|v| serde_json::from_value::<Implementation>(v.clone()).ok());
+    // A session outlives its request: what it keeps is bounded, so that
+    // `max_sessions` sessions cannot hold `max_sessions` × the message
+    // limit.
+    let kept = serde_json::to_vec(&capabilities.0).map_or(0, |v| v.len())
+        + client_info
+            .as_ref()
+            .and_then(|i| serde_json::to_vec(i).ok())
+            .map_or(0, |v| v.len());
+    if kept > MAX_KEPT_BYTES {
+        return Err(ErrorObject::invalid_params(alloc::format!(
+            "capabilities and clientInfo take more than {MAX_KEPT_BYTES} bytes"
+        )));
+    }
     // `lifecycle.mdx` § Version Negotiation: the requested version if
     // supported, otherwise the latest the server supports; the client
     // disconnects if it cannot use that one.
