@@ -727,6 +727,7 @@ impl Connection {
     /// `notifications/cancelled` the client sent on another connection:
     /// stop it, send nothing for it, and end its response as an event
     /// stream that carries no message, so the connection stays usable.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(super) fn cancel_session_call(&mut self, request: &RequestId, now: Instant) {
         let Some(Slot::Running(call)) = self.by_request.get(request).copied() else {
             return;

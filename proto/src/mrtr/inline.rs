@@ -1,11 +1,12 @@
-//! Input requests sent inline, for the initialize-era dialects
-//! ([`crate::legacy`]): there the server asks the client with requests of
-//! its own on the call's response stream instead of an
-//! `InputRequiredResult`, and runs the handler again when every answer is
-//! in. The rules are the MRTR ones (`result.rs`, `admit.rs`): the same
-//! capability check and well-formedness of each request, the same check
-//! of each answer against what was asked; there is only nothing to seal,
-//! since the state never leaves the server.
+//! A handler's [`InputRequired`], admitted: its state normalized, at least
+//! one of requests and state, no request the client's capabilities do not
+//! allow, each request well-formed, and what each answer will be checked
+//! against. Shared by both ways of asking: an `InputRequiredResult`
+//! (`result.rs`, 2026-07-28) and requests sent inline on the call's
+//! stream by the initialize-era dialects ([`crate::legacy`]), where the
+//! handler runs again when every answer is in, checked like a retry's
+//! (`admit.rs`); there the state never leaves the server, so nothing is
+//! sealed.
 
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -30,7 +31,7 @@ pub(crate) struct Inline {
     pub(crate) state: Option<Value>,
 }
 
-/// Check `ir` against the session's `capabilities`.
+/// Check `ir` against the client's `capabilities`.
 pub(crate) fn inline(
     ir: InputRequired,
     capabilities: &ClientCapabilities,

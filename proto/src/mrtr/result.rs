@@ -40,30 +40,18 @@ pub(crate) fn shape(
     now: Instant,
 ) -> Result<Vec<u8>, ErrorObject> {
     let inner = &service.inner;
-    let (requests, state) = ir.into_parts();
-    let state = match state {
-        None | Some(Ok(Value::Null)) => None,
-        Some(Ok(v)) => Some(v),
-        Some(Err(why)) => return Err(bug(&format!("its state does not serialize: {why}"))),
-    };
-    if requests.is_empty() && state.is_none() {
-        return Err(bug("it has neither input requests nor state"));
-    }
-    let required = missing_capabilities(&requests, capabilities);
-    if !required.is_empty() {
-        tracing::debug!(
-            method = origin.method,
-            "input requests refused: the client did not declare the capabilities they need"
-        );
-        return Err(ErrorObject::missing_client_capability(Value::Object(
-            required,
-        )));
-    }
-    let mut issued = BTreeMap::new();
-    for (key, request) in &requests {
-        check(request).map_err(|why| bug(&format!("input request {key:?}: {why}")))?;
-        issued.insert(key.clone(), issued_kind(request));
-    }
+    let super::inline::Inline {
+        requests,
+        issued,
+        state,
+    } = super::inline::inline(ir, capabilities).inspect_err(|e| {
+        if e.code == crate::error::code::MISSING_REQUIRED_CLIENT_CAPABILITY {
+            tracing::debug!(
+                method = origin.method,
+                "input requests refused: the client did not declare the capabilities they need"
+            );
+        }
+    })?;
 
     let sealer = &inner.sealer;
     let token = if sealer.can_seal() {
