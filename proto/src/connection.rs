@@ -1087,9 +1087,16 @@ impl Connection {
     fn emit_notification(&mut self, method: &str, params: &Value) {
         let mut json = Vec::with_capacity(128);
         jsonrpc::write_notification(&mut json, method, params);
+        self.emit_on_stream(&json);
+    }
+
+    /// A message about the request in flight (a notification, or in a
+    /// session a server-to-client request): a line on stdio; on HTTP an SSE
+    /// event of the exchange, switching its response to SSE first if needed.
+    fn emit_on_stream(&mut self, json: &[u8]) {
         match &mut self.wire {
             Wire::Stdio(_) => {
-                self.out.extend_from_slice(&json);
+                self.out.extend_from_slice(json);
                 self.out.push(b'\n');
             }
             Wire::Http(http) => {
@@ -1097,7 +1104,7 @@ impl Connection {
                     return;
                 };
                 ex.start_sse(&mut self.out);
-                write_sse_event(&mut self.out, &json);
+                write_sse_event(&mut self.out, json);
             }
         }
     }

@@ -446,6 +446,19 @@ pub fn write_error(out: &mut Vec<u8>, id: Option<&RequestId>, error: &ErrorObjec
     out.push(b'}');
 }
 
+/// Append a server-to-client request
+/// `{"jsonrpc":"2.0","id":ID,"method":M,"params":P}` (initialize-era
+/// sessions only: 2026-07-28 servers send no requests).
+pub fn write_request(out: &mut Vec<u8>, id: u64, method: &str, params: &Value) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    crate::json::write(out, &id);
+    out.extend_from_slice(b",\"method\":");
+    crate::json::write(out, method);
+    out.extend_from_slice(b",\"params\":");
+    crate::json::write(out, params);
+    out.push(b'}');
+}
+
 /// Append a notification `{"jsonrpc":"2.0","method":M,"params":P}`.
 pub fn write_notification(out: &mut Vec<u8>, method: &str, params: &Value) {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");

@@ -645,3 +645,154 @@ fn session_state_is_bounded() {
         )]
     );
 }
+
+/// A handler that never stops asking is failed after 16 rounds, so it
+/// cannot hold its slot forever.
+#[test]
+fn a_handler_asking_forever_is_stopped_after_16_rounds() {
+    let service = builder()
+        .tool(
+            Tool::new("nag", "Always asks"),
+            |_: NoArgs, _ctx: Context| async move {
+                let r: Reply<CallToolResult> = InputRequired::new()
+                    .elicit(
+                        "again",
+                        ElicitRequest::form("Again?", json!({"type":"object","properties":{}})),
+                    )
+                    .into();
+                r
+            },
+        )
+        .build()
+        .unwrap();
+    let mut h = Harness::new(&service, Transport::Stdio);
+    h.send(format!("{INITIALIZE}\n").as_bytes());
+    let mut out =
+        lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":\"n\",\"method\":\"tools/call\",\"params\":{\"name\":\"nag\"}}\n"));
+    for round in 1..=16u64 {
+        assert_eq!(out.len(), 1, "round {round}: {out:?}");
+        assert_eq!(out[0]["method"], json!("elicitation/create"));
+        assert_eq!(out[0]["id"], json!(round));
+        out = lines(&h.send(
+            format!(r#"{{"jsonrpc":"2.0","id":{round},"result":{{"action":"accept","content":{{}}}}}}"#)
+                .add_newline()
+                .as_bytes(),
+        ));
+    }
+    assert_eq!(
+        out,
+        vec![parse(
+            r#"{"jsonrpc":"2.0","id":"n","error":{"code":-32603,"message":"Internal error"}}"#
+        )]
+    );
+}
+
+#[test]
+fn a_session_subscribes_to_at_most_1024_resources() {
+    let mut h = Harness::new(&service(), Transport::Stdio);
+    h.send(format!("{INITIALIZE}\n").as_bytes());
+    let mut batch = String::new();
+    for i in 0..1025 {
+        batch.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{i},"method":"resources/subscribe","params":{{"uri":"test://r/{i}"}}}}"#
+        ));
+        batch.push('\n');
+    }
+    let out = lines(&h.send(batch.as_bytes()));
+    assert_eq!(out.len(), 1025);
+    assert!(out[..1024].iter().all(|m| m["result"] == json!({})));
+    assert_eq!(
+        out[1024],
+        parse(
+            r#"{"jsonrpc":"2.0","id":1024,"error":{"code":-32602,"message":"Too many resource subscriptions in this session"}}"#
+        )
+    );
+    // Subscribing again to a URI already held is not a new one.
+    assert_eq!(
+        lines(&h.send(b"{\"jsonrpc\":\"2.0\",\"id\":2000,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"test://r/7\"}}\n")),
+        vec![parse(r#"{"jsonrpc":"2.0","id":2000,"result":{}}"#)]
+    );
+}
+
+/// A session call waiting for an answer is still bound by `call_timeout`.
+#[test]
+fn a_call_waiting_for_an_answer_times_out() {
+    let service = builder()
+        .limits(Limits {
+            call_timeout: Some(Duration::from_secs(1)),
+            ..Limits::default()
+        })
+        .build()
+        .unwrap();
+    let mut h = Harness::new(&service, Transport::Stdio);
+    h.send(format!("{INITIALIZE}\n").as_bytes());
+    h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"}}\n");
+    assert_eq!(h.advance(999), "");
+    assert_eq!(
+        lines(&h.advance(1)),
+        vec![parse(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Request timed out"}}"#
+        )]
+    );
+    // Its answer, arriving late, writes nothing.
+    assert_eq!(
+        h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}}\n"),
+        ""
+    );
+}
+
+/// The transport faults of the session verbs and headers, each with its
+/// status (`mcp-2025-11-25/basic/transports.mdx`).
+#[test]
+fn http_session_faults() {
+    let service = service();
+    let mut h = Harness::new(&service, Transport::Http);
+    let sid = http_initialize(&mut h);
+    // GET and DELETE need the session id.
+    assert_eq!(
+        h.send(b"GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"),
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Bad Request: Mcp-Session-Id header is required\"}}"
+    );
+    // A GET that does not accept an event stream.
+    let out = h.send(format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json\r\nMcp-Session-Id: {sid}\r\n\r\n").as_bytes());
+    assert!(out.starts_with("HTTP/1.1 406 Not Acceptable\r\n"), "{out}");
+    let mut h = Harness::new(&service, Transport::Http);
+    assert_eq!(
+        h.send(b"DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: 0123\r\n\r\n"),
+        "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 71\r\n\r\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}"
+    );
+    // An unsupported MCP-Protocol-Version on a session request.
+    let out = h.send(
+        post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+            .replace("2025-11-25", "1999-01-01")
+            .as_bytes(),
+    );
+    assert_eq!(
+        out,
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 106\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32000,\"message\":\"Bad Request: unsupported MCP-Protocol-Version\"}}"
+    );
+    // initialize inside the session is refused by its admission.
+    assert_eq!(
+        h.send(post(Some(&sid), &INITIALIZE.replace(r#""id":0"#, r#""id":2"#)).as_bytes()),
+        json_200(
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"The session is already initialized"}}"#
+        )
+    );
+}
+
+/// Graceful shutdown ends a session's GET stream with its last chunk and
+/// releases the session's claim on it.
+#[test]
+fn shutdown_ends_the_get_stream() {
+    let service = service();
+    let mut a = Harness::new(&service, Transport::Http);
+    let sid = http_initialize(&mut a);
+    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
+    let mut g = Harness::new(&service, Transport::Http);
+    assert!(g.send(get.as_bytes()).starts_with("HTTP/1.1 200 OK\r\n"));
+    g.conn.begin_shutdown(g.now);
+    assert_eq!(g.drain(), "0\r\n\r\n");
+    assert!(g.closed);
+    let mut g2 = Harness::new(&service, Transport::Http);
+    assert!(g2.send(get.as_bytes()).starts_with("HTTP/1.1 200 OK\r\n"));
+}

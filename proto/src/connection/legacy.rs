@@ -11,7 +11,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use serde_json::{Map, Value};
 
-use super::{codec, write_sse_event, Call, Connection, Final, Output, Slot, Wire};
+use super::{codec, Call, Connection, Final, Output, Slot, Wire};
 use crate::dispatch::Admitted;
 use crate::error::ErrorObject;
 use crate::handler::{CallId, CancelFlag, Handler, Invocation, Request};
@@ -134,22 +134,22 @@ impl Connection {
             Incoming::Invalid { id, error } => {
                 self.emit_final(id.as_ref(), Final::Error(&error, true), now);
             }
-            Incoming::Request { id, method, params } if method == "initialize" => {
-                let exists = if http {
-                    session.is_some()
-                } else {
-                    self.session.is_some()
-                };
-                if exists {
-                    let e = ErrorObject::invalid_request("The session is already initialized");
-                    self.emit_final(Some(&id), Final::Error(&e, false), now);
-                    return;
-                }
+            // The handshake that opens a session; inside one, `initialize`
+            // is refused by the session's admission (`legacy::admit`).
+            Incoming::Request { id, method, params }
+                if method == "initialize"
+                    && if http {
+                        session.is_none()
+                    } else {
+                        self.session.is_none()
+                    } =>
+            {
                 self.initialize(id, params, now);
             }
             Incoming::Request { id, method, params } => {
                 let Some(view) = self.with_session(session.as_deref(), now, |s| View::of(s)) else {
-                    // stdio before `initialize` (HTTP checked the session).
+                    // The session expired or was deleted since the transport
+                    // named it.
                     let e = ErrorObject::new(
                         code::BAD_REQUEST,
                         "Bad Request: the session is not initialized; send initialize first",
@@ -166,8 +166,12 @@ impl Connection {
             }
             Incoming::Notification { method, params } => {
                 match method.as_str() {
+                    // Requests are served from the `initialize` response on
+                    // (`lifecycle.mdx` lets the server wait; nothing here
+                    // depends on it), so the notification only marks the
+                    // session active.
                     "notifications/initialized" => {
-                        self.with_session(session.as_deref(), now, |s| s.initialized = true);
+                        self.with_session(session.as_deref(), now, |_| ());
                     }
                     "notifications/cancelled" => {
                         // Invalid cancellations are ignored
@@ -621,26 +625,8 @@ impl Connection {
     /// to the Server 6: requests related to the client's request).
     fn emit_request(&mut self, id: u64, method: &str, params: &Value) {
         let mut json = Vec::with_capacity(128);
-        json.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        crate::json::write(&mut json, &id);
-        json.extend_from_slice(b",\"method\":");
-        crate::json::write(&mut json, method);
-        json.extend_from_slice(b",\"params\":");
-        crate::json::write(&mut json, params);
-        json.push(b'}');
-        match &mut self.wire {
-            Wire::Stdio(_) => {
-                self.out.extend_from_slice(&json);
-                self.out.push(b'\n');
-            }
-            Wire::Http(http) => {
-                let Some(ex) = http.exchange.as_mut() else {
-                    return;
-                };
-                ex.start_sse(&mut self.out);
-                write_sse_event(&mut self.out, &json);
-            }
-        }
+        jsonrpc::write_request(&mut json, id, method, params);
+        self.emit_on_stream(&json);
     }
 
     /// The client answered the server's request `rid`.

@@ -23,8 +23,6 @@ pub(crate) struct Session {
     pub(crate) capabilities: ClientCapabilities,
     /// `clientInfo`, self-reported.
     pub(crate) client_info: Option<Implementation>,
-    /// `notifications/initialized` arrived.
-    pub(crate) initialized: bool,
     /// `logging/setLevel`; until then every message is sent
     /// (`server/utilities/logging.mdx`: the server MAY choose).
     pub(crate) log_level: Option<LogLevel>,
@@ -124,7 +122,6 @@ pub(crate) fn initialize(
         profile,
         capabilities,
         client_info,
-        initialized: false,
         log_level: None,
         subscribed: BTreeSet::new(),
         next_request: 0,
