@@ -114,12 +114,11 @@ impl Calls {
         self.running.remove(&call);
     }
 
-    /// The next report. Never ends: `self` keeps a sender.
-    pub(crate) async fn next(&self) -> Report {
-        match self.rx.recv().await {
-            Ok(report) => report,
-            Err(_) => smol::future::pending().await,
-        }
+    /// The reports of this connection's calls, for the driver to keep
+    /// listening on across events. Never ends while `self` lives: it keeps
+    /// a sender.
+    pub(crate) fn reports(&self) -> Receiver<Report> {
+        self.rx.clone()
     }
 }
 
@@ -210,7 +209,7 @@ mod tests {
             Timer::after(Duration::from_millis(50)).await;
             let mut seen = Vec::new();
             for _ in 0..3 {
-                seen.push(match calls.next().await {
+                seen.push(match calls.reports().recv().await.unwrap() {
                     Report::Event(c, CallEvent::Progress(p)) if c == call => {
                         format!("progress {}", p.progress)
                     }
@@ -298,7 +297,7 @@ mod tests {
             }
             assert!(calls.start(later).is_none(), "a pending handler moves to a task");
             assert_eq!(calls.running.len(), 1);
-            match calls.next().await {
+            match calls.reports().recv().await.unwrap() {
                 Report::Done(c, Outcome::CallTool(r)) if c == later_call => {
                     assert_eq!(r, CallToolResult::text("later"))
                 }

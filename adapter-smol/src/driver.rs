@@ -14,6 +14,7 @@
 use smol::channel::Receiver;
 use smol::future::{self, FutureExt};
 use smol::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use smol::stream::StreamExt;
 use smol::Timer;
 use snodo_proto::{Connection, Output};
 use std::io;
@@ -50,6 +51,11 @@ impl Driver {
     /// Run until the connection closes. Returns after the writer is flushed
     /// and closed; an I/O error on the writer ends it early. Calls still
     /// running when it returns are cancelled.
+    ///
+    /// What the loop waits on lives across iterations (one timer moved only
+    /// when the deadline changes, one listener on the report channel, one
+    /// on the shutdown signal): building them anew per event would register
+    /// and deregister each with the reactor for every request.
     pub(crate) async fn run<R, W>(self, reader: R, writer: W) -> io::Result<()>
     where
         R: AsyncRead,
@@ -66,6 +72,19 @@ impl Driver {
         let mut reader = pin!(reader);
         let mut writer = pin!(writer);
         let mut buf = vec![0u8; read_buffer.max(1)];
+        let mut reports = pin!(calls.reports());
+        let mut stop = pin!(async {
+            match &shutdown {
+                // Resolves when the server closes the channel.
+                Some(signal) => {
+                    let _ = signal.recv().await;
+                }
+                None => future::pending().await,
+            }
+        });
+        let mut timer = Timer::never();
+        // When `timer` fires, while it has not.
+        let mut armed: Option<Instant> = None;
         // False once the reader hit EOF or failed.
         let mut reading = true;
         // True once the server asked to shut down (`begin_shutdown`): from
@@ -79,18 +98,28 @@ impl Driver {
                 break;
             }
             let idle = conn.in_flight() == 0 && conn.queued() == 0;
-            if idle && !reading && conn.poll_timeout().is_none() {
+            let deadline = conn.poll_timeout();
+            if idle && !reading && deadline.is_none() {
                 // Nothing left that could ever wake this loop again (a
                 // liveness guard: `proto` emits `Output::Close` first).
                 break;
             }
 
             let want_input = reading && (draining || conn.wants_input());
-            let deadline = conn.poll_timeout().and_then(|t| clock.to_std(t));
-            let wake = match (deadline, grace_until) {
+            let wake = match (deadline.and_then(|t| clock.to_std(t)), grace_until) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
+            // The timer only ever moves earlier. A deadline that moved
+            // later (each keep-alive request pushes its connection's) is
+            // left to fire early: `handle_timeout` acts only on what is due,
+            // and the loop then arms the next one. Resetting it for every
+            // request would cost the reactor a timer update, and on
+            // async-io three system calls, per request.
+            if let Some(at) = wake.filter(|&at| armed.is_none_or(|armed| at < armed)) {
+                timer.set_at(at);
+                armed = Some(at);
+            }
             let event = {
                 let read = async {
                     if want_input {
@@ -99,24 +128,27 @@ impl Driver {
                         future::pending().await
                     }
                 };
-                let report = async { Event::Report(calls.next().await) };
-                let timer = async {
-                    match wake {
-                        Some(at) => {
-                            Timer::at(at).await;
-                            Event::Timeout
-                        }
+                let report = async {
+                    match reports.next().await {
+                        Some(report) => Event::Report(report),
+                        // `calls` keeps a sender: never closed while it runs.
                         None => future::pending().await,
                     }
                 };
+                let fire = async {
+                    if armed.is_some() {
+                        (&mut timer).await;
+                        Event::Timeout
+                    } else {
+                        future::pending().await
+                    }
+                };
                 let stop = async {
-                    match &shutdown {
-                        Some(signal) if !draining => {
-                            // Resolves when the server closes the channel.
-                            let _ = signal.recv().await;
-                            Event::Shutdown
-                        }
-                        _ => future::pending().await,
+                    if draining {
+                        future::pending().await
+                    } else {
+                        stop.as_mut().await;
+                        Event::Shutdown
                     }
                 };
                 // Change events from the service's hub for listen streams.
@@ -126,7 +158,7 @@ impl Driver {
                 };
                 // Shutdown and deadlines first; reads, reports and changes at
                 // random so no busy source starves the others.
-                stop.or(timer).or(read.race(report).race(changes)).await
+                stop.or(fire).or(read.race(report).race(changes)).await
             };
 
             let now = clock.now();
@@ -153,6 +185,7 @@ impl Driver {
                 }
                 Event::Report(Report::Event(call, event)) => conn.call_event(call, event, now),
                 Event::Timeout => {
+                    armed = None;
                     if grace_until.is_some_and(|g| g <= Instant::now()) {
                         tracing::warn!(
                             in_flight = conn.in_flight(),
@@ -180,18 +213,28 @@ impl Driver {
 
 /// Carry out everything the connection asks for. Returns whether it
 /// emitted `Output::Close`. What is transmitted meanwhile goes out in one
-/// write (pipelined stdio answers: one system call for many).
+/// write (pipelined stdio answers: one system call for many); a lone
+/// transmit is written from its own buffer.
 async fn drain<W: AsyncWrite + Unpin>(
     conn: &mut Connection,
     calls: &mut Calls,
     clock: &Clock,
     writer: &mut W,
 ) -> io::Result<bool> {
-    let mut batch = Vec::new();
+    let mut first = None;
+    let mut batch: Vec<u8> = Vec::new();
     let mut closed = false;
     while let Some(out) = conn.poll_output() {
         match out {
-            Output::Transmit(bytes) => batch.push(bytes),
+            Output::Transmit(bytes) => match first.take() {
+                None if batch.is_empty() => first = Some(bytes),
+                earlier => {
+                    if let Some(earlier) = earlier {
+                        batch.extend_from_slice(&earlier);
+                    }
+                    batch.extend_from_slice(&bytes);
+                }
+            },
             Output::Invoke(invocation) => {
                 // Answered at once: completing is an input like any other,
                 // and this loop goes on draining.
@@ -206,12 +249,12 @@ async fn drain<W: AsyncWrite + Unpin>(
             }
         }
     }
-    match batch.len() {
-        0 => {}
-        1 => writer.write_all(&batch[0][..]).await?,
-        _ => writer.write_all(&batch.concat()).await?,
-    }
-    if !batch.is_empty() {
+    let out: &[u8] = match &first {
+        Some(bytes) => bytes,
+        None => &batch,
+    };
+    if !out.is_empty() {
+        writer.write_all(out).await?;
         writer.flush().await?;
     }
     Ok(closed)

@@ -100,11 +100,14 @@ where
             conn.poll_timeout().and_then(|t| clock.to_tokio(t)),
             grace_until,
         );
-        if wake != armed {
-            if let Some(at) = wake {
-                timer.as_mut().reset(at);
-            }
-            armed = wake;
+        // The timer only ever moves earlier. A deadline that moved later
+        // (each keep-alive request pushes its connection's) is left to fire
+        // early: `handle_timeout` acts only on what is due, and the loop
+        // then arms the next one. Resetting it per request would move it in
+        // the timer wheel per request.
+        if let Some(at) = wake.filter(|&at| armed.is_none_or(|armed| at < armed)) {
+            timer.as_mut().reset(at);
+            armed = Some(at);
         }
 
         let below_high_water = out.queued() < options.write_high_water;

@@ -506,23 +506,27 @@ impl Connection {
     /// The earliest deadline: a call's timeout, or on HTTP the slow-request
     /// and idle deadlines.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let calls = self.calls.values().filter_map(|c| c.deadline).min();
-        let http = match &self.wire {
-            Wire::Http(h) if !self.closed => {
-                let idle = if h.exchange.is_none() {
-                    h.idle_deadline
-                } else {
-                    None
-                };
-                let keep_alive = h.exchange.as_ref().and_then(|e| e.keep_alive_due);
-                [h.request_deadline, idle, keep_alive]
-                    .into_iter()
-                    .flatten()
-                    .min()
+        // Called by the driver on every turn of its loop: it reads the
+        // deadlines where they are and copies nothing.
+        let mut next: Option<Instant> = None;
+        let mut consider = |t: Option<Instant>| {
+            if let Some(t) = t {
+                next = Some(next.map_or(t, |n| n.min(t)));
             }
-            _ => None,
         };
-        [calls, http].into_iter().flatten().min()
+        for call in self.calls.values() {
+            consider(call.deadline);
+        }
+        if let Wire::Http(h) = &self.wire {
+            if !self.closed {
+                consider(h.request_deadline);
+                match &h.exchange {
+                    None => consider(h.idle_deadline),
+                    Some(e) => consider(e.keep_alive_due),
+                }
+            }
+        }
+        next
     }
 
     /// Whether the driver should read more input now (backpressure). On
