@@ -45,13 +45,13 @@ use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use core::fmt;
 use serde_json::{json, Map, Value};
 
 use crate::dispatch::{self, Admitted, Dispatch};
 use crate::error::ErrorObject;
-use crate::handler::{CallEvent, CallId, CancelFlag, Invocation, Outcome, Request};
+use crate::handler::{CallEvent, CallId, Invocation, Outcome, Request, Shared};
 use crate::http::codec::{self, CodecLimits, Decoded, Decoder, Head};
 use crate::http::rules;
 use crate::jsonrpc::{self, Incoming, RequestId};
@@ -127,8 +127,9 @@ struct Call {
     deadline: Option<Instant>,
     /// What an `InputRequiredResult` for this call is bound to (MRTR).
     origin: Option<crate::mrtr::Origin>,
-    /// The call's `_meta` (its client capabilities check input requests).
-    meta: Arc<crate::meta::RequestMeta>,
+    /// The call's `_meta` (its client capabilities check input requests),
+    /// shared with its invocation.
+    shared: Arc<Shared>,
     /// A call of an initialize-era session: how to run it again after
     /// asking the client for input inline.
     legacy: Option<Box<legacy::LegacyCall>>,
@@ -199,12 +200,16 @@ pub struct Connection {
     service: Service,
     wire: Wire,
     out: Vec<u8>,
+    /// Where small outputs are handed over from (see `take_out`).
+    tx: BytesMut,
     /// A final message being serialized ahead of its HTTP head.
     scratch: Vec<u8>,
+    /// A handler's result being shaped.
+    result: Vec<u8>,
     events: VecDeque<Output>,
     calls: BTreeMap<CallId, Call>,
     by_request: BTreeMap<RequestId, Slot>,
-    queued: VecDeque<Box<Admitted>>,
+    queued: VecDeque<Admitted>,
     streams: Vec<Stream>,
     #[cfg(feature = "std")]
     listener: Option<crate::subscriptions::hub::Listener>,
@@ -258,7 +263,9 @@ impl Connection {
             wire,
             service: service.clone(),
             out: Vec::new(),
+            tx: BytesMut::new(),
             scratch: Vec::new(),
+            result: Vec::new(),
             events: VecDeque::new(),
             calls: BTreeMap::new(),
             by_request: BTreeMap::new(),
@@ -663,7 +670,7 @@ impl Connection {
         self.maybe_close();
     }
 
-    fn start(&mut self, admitted: Box<Admitted>, now: Instant) {
+    fn start(&mut self, admitted: Admitted, now: Instant) {
         let call = CallId(self.next_call);
         self.next_call += 1;
         let Admitted {
@@ -675,7 +682,7 @@ impl Connection {
             handler,
             tool,
             session,
-        } = *admitted;
+        } = admitted;
         let expect = match &request {
             _ if matches!(handler, Some(crate::handler::Handler::Deferred(_))) => Expect::Extension,
             Request::CallTool { .. } => Expect::Tool(tool),
@@ -685,32 +692,27 @@ impl Connection {
             Request::Extension { .. } => Expect::Extension,
         };
         let deadline = self.service.limits().call_timeout.map(|t| now + t);
-        let meta = Arc::new(meta);
-        let legacy =
-            session.map(|session| legacy::LegacyCall::new(session, &request, &meta, &handler));
+        let shared = Shared::new(meta, round);
+        let legacy = session
+            .map(|session| legacy::LegacyCall::new(session, &request, &shared.meta, &handler));
         self.calls.insert(
             call,
             Call {
                 id: id.clone(),
                 expect,
-                progress_token: meta.progress_token.clone(),
+                progress_token: shared.meta.progress_token.clone(),
                 last_progress: None,
-                log_level: meta.log_level,
+                log_level: shared.meta.log_level,
                 deadline,
                 origin,
                 legacy,
-                meta: meta.clone(),
+                shared: shared.clone(),
             },
         );
         self.by_request.insert(id, Slot::Running(call));
-        self.push_event(Output::Invoke(Invocation {
-            call,
-            request,
-            meta,
-            round: Arc::new(round),
-            handler,
-            cancel: CancelFlag::default(),
-        }));
+        self.push_event(Output::Invoke(Invocation::new(
+            call, request, shared, handler,
+        )));
     }
 
     fn start_queued(&mut self, now: Instant) {
@@ -918,30 +920,42 @@ impl Connection {
         self.events.push_back(e);
     }
 
-    /// The bytes written so far, to transmit. A small output is copied out
-    /// so that `out` keeps its buffer for the next answer (one exact-size
-    /// allocation instead of a regrown buffer per answer); a large one is
-    /// handed over whole, so no connection holds a large idle buffer.
+    /// The bytes written so far, to transmit. A small output is copied
+    /// into `tx` and split off it: once the caller has dropped the
+    /// previous transmits, `tx` takes its whole buffer back, so a steady
+    /// stream of answers allocates nothing. A large one is handed over
+    /// whole, so no connection holds a large idle buffer.
     fn take_out(&mut self) -> Bytes {
         if self.out.capacity() > KEEP_OUT_BUFFER {
             Bytes::from(core::mem::take(&mut self.out))
         } else {
-            let bytes = Bytes::copy_from_slice(&self.out);
+            self.tx.extend_from_slice(&self.out);
             self.out.clear();
-            bytes
+            self.tx.split().freeze()
         }
     }
 
     fn write_outcome(&mut self, call: &Call, outcome: Outcome, now: Instant) {
+        // The result is shaped into a buffer the connection keeps.
+        let mut buf = core::mem::take(&mut self.result);
+        buf.clear();
         let inner = &self.service.inner;
-        let shaped: Result<Vec<u8>, ErrorObject> = match (&call.expect, outcome) {
+        let shaped: Result<(), ErrorObject> = match (&call.expect, outcome) {
             (_, Outcome::Error(e)) => Err(e),
-            (Expect::Tool(tool), Outcome::CallTool(r)) => tool_result(&self.service, *tool, &r),
+            (Expect::Tool(tool), Outcome::CallTool(r)) => {
+                write_tool_result(&mut buf, &self.service, *tool, &r)
+            }
             (Expect::Extension, Outcome::Extension(result)) => {
-                crate::extension::shape(result, &inner.server_meta).map_err(|why| {
-                    tracing::error!(id = %call.id, %why, "extension fault: malformed result");
-                    ErrorObject::internal("Internal error")
-                })
+                match crate::extension::shape(result, &inner.server_meta) {
+                    Ok(r) => {
+                        buf = r;
+                        Ok(())
+                    }
+                    Err(why) => {
+                        tracing::error!(id = %call.id, %why, "extension fault: malformed result");
+                        Err(ErrorObject::internal("Internal error"))
+                    }
+                }
             }
             (Expect::Resource(uri), Outcome::ReadResource(r)) => {
                 if r.contents.is_empty() {
@@ -950,18 +964,19 @@ impl Connection {
                     Err(dispatch::resource_not_found(uri))
                 } else {
                     let hint = r.cache.unwrap_or(inner.cache.reads);
-                    Ok(crate::shape::complete(
+                    crate::shape::write_complete(
+                        &mut buf,
                         to_value(&r),
                         Some(hint),
                         &inner.server_meta,
-                    ))
+                    );
+                    Ok(())
                 }
             }
-            (Expect::Prompt, Outcome::GetPrompt(r)) => Ok(crate::shape::complete(
-                to_value(&r),
-                None,
-                &inner.server_meta,
-            )),
+            (Expect::Prompt, Outcome::GetPrompt(r)) => {
+                crate::shape::write_complete(&mut buf, to_value(&r), None, &inner.server_meta);
+                Ok(())
+            }
             (Expect::Complete, Outcome::Complete(mut c)) => {
                 // `completion.mdx` § Completion Results: at most 100 values.
                 if c.values.len() > 100 {
@@ -970,11 +985,13 @@ impl Connection {
                     c.has_more = Some(true);
                     c.total = Some(c.total.map_or(total, |t| t.max(total)));
                 }
-                Ok(crate::shape::complete(
+                crate::shape::write_complete(
+                    &mut buf,
                     json!({ "completion": c }),
                     None,
                     &inner.server_meta,
-                ))
+                );
+                Ok(())
             }
             // `mrtr.mdx` § Supported Requests: only tools/call,
             // resources/read and prompts/get may answer input_required.
@@ -985,10 +1002,11 @@ impl Connection {
                 Some(origin) => crate::mrtr::shape(
                     &self.service,
                     origin,
-                    &call.meta.client_capabilities,
+                    &call.shared.meta.client_capabilities,
                     ir,
                     now,
-                ),
+                )
+                .map(|r| buf = r),
                 None => Err(ErrorObject::internal("Internal error")),
             },
             (expect, _) => {
@@ -999,12 +1017,18 @@ impl Connection {
         // A session's answer carries nothing 2026-07-28 added (`legacy`).
         let shaped = match (&call.legacy, shaped) {
             (None, s) => s,
-            (Some(_), Ok(r)) => Ok(crate::legacy::reshape_result(&r)),
+            (Some(_), Ok(())) => {
+                buf = crate::legacy::reshape_result(&buf);
+                Ok(())
+            }
             (Some(_), Err(e)) => Err(crate::legacy::reshape_error(e)),
         };
         match shaped {
-            Ok(result) => self.emit_final(Some(&call.id), Final::Result(&result), now),
+            Ok(()) => self.emit_final(Some(&call.id), Final::Result(&buf), now),
             Err(e) => self.emit_final(Some(&call.id), Final::Error(&e, false), now),
+        }
+        if buf.capacity() <= KEEP_OUT_BUFFER {
+            self.result = buf;
         }
     }
 
@@ -1286,6 +1310,18 @@ pub(crate) fn tool_result(
     tool: Option<usize>,
     r: &crate::model::CallToolResult,
 ) -> Result<Vec<u8>, ErrorObject> {
+    let mut out = Vec::new();
+    write_tool_result(&mut out, service, tool, r)?;
+    Ok(out)
+}
+
+/// [`tool_result`], appended to `out`.
+fn write_tool_result(
+    out: &mut Vec<u8>,
+    service: &Service,
+    tool: Option<usize>,
+    r: &crate::model::CallToolResult,
+) -> Result<(), ErrorObject> {
     let inner = &service.inner;
     #[cfg(feature = "std")]
     if let Some(schema) = tool.and_then(|i| inner.tools[i].output.as_ref()) {
@@ -1308,7 +1344,8 @@ pub(crate) fn tool_result(
     }
     #[cfg(not(feature = "std"))]
     let _ = tool;
-    Ok(crate::shape::tool_result(r, &inner.server_meta))
+    crate::shape::write_tool_result(out, r, &inner.server_meta);
+    Ok(())
 }
 
 impl Exchange {

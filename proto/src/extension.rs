@@ -52,7 +52,7 @@ use serde_json::{json, Map, Value};
 
 use crate::dispatch::{Admitted, Dispatch};
 use crate::error::{quoted, ErrorObject};
-use crate::handler::{BoxFuture, CallId, CancelFlag, Handler, Invocation, Outcome, Request};
+use crate::handler::{BoxFuture, CallId, Handler, Invocation, Outcome, Request, Shared};
 use crate::jsonrpc::RequestId;
 use crate::meta::{ClientCapabilities, RequestMeta};
 use crate::mrtr::Round;
@@ -517,7 +517,7 @@ fn step(
         },
         Step::Error(e) => error(id, e),
         Step::Fault(why) => error(id, fault(ext, &why)),
-        Step::Defer(future) => Dispatch::Invoke(Box::new(invoke(deferred(ext, future)))),
+        Step::Defer(future) => Dispatch::Invoke(invoke(deferred(ext, future))),
     }
 }
 
@@ -574,12 +574,7 @@ pub(crate) fn gate(service: &Service, index: usize, meta: &RequestMeta) -> Resul
 }
 
 /// Run the middlewares of `method` over an admitted core call.
-pub(crate) fn wrap(
-    service: &Service,
-    method: &str,
-    admitted: Box<Admitted>,
-    now: Instant,
-) -> Dispatch {
+pub(crate) fn wrap(service: &Service, method: &str, admitted: Admitted, now: Instant) -> Dispatch {
     for installed in &service.inner.extensions.list {
         if !installed.wraps.iter().any(|w| w == method) {
             continue;
@@ -623,7 +618,7 @@ pub(crate) fn wrap(
                     request,
                     meta,
                     ..
-                } = *admitted;
+                } = admitted;
                 return step(service, &installed.id, &id, answer, |handler| Admitted {
                     id: req_id,
                     request,
@@ -804,17 +799,15 @@ impl Service {
                 )));
             }
         }
-        Ok(Invocation {
+        Ok(Invocation::new(
             call,
-            request: Request::CallTool {
+            Request::CallTool {
                 name: entry.tool.name.clone(),
                 arguments,
             },
-            meta: Arc::new(meta),
-            round: Arc::new(round),
-            handler: entry.handler.clone().map(Handler::Tool),
-            cancel: CancelFlag::default(),
-        })
+            Shared::new(meta, round),
+            entry.handler.clone().map(Handler::Tool),
+        ))
     }
 
     /// Shape the outcome of a detached call of tool `name` as a connection

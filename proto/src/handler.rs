@@ -161,21 +161,41 @@ impl CallSink for NullSink {
     fn send(&self, _: CallId, _: CallEvent) {}
 }
 
+/// What a call's invocation, its handler's [`Context`] and its
+/// [`CancelFlag`] share: the admitted `_meta`, what a retry brought back
+/// and the cancel flag, in one allocation per call.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    pub(crate) meta: RequestMeta,
+    pub(crate) round: Round,
+    cancelled: AtomicBool,
+}
+
+impl Shared {
+    pub(crate) fn new(meta: RequestMeta, round: Round) -> Arc<Shared> {
+        Arc::new(Shared {
+            meta,
+            round,
+            cancelled: AtomicBool::new(false),
+        })
+    }
+}
+
 /// Set when the client cancelled the call or the connection gave up on it.
 /// Adapters also drop the handler's future; the flag lets a handler doing
 /// blocking work in steps stop early.
 #[derive(Clone, Debug, Default)]
-pub struct CancelFlag(Arc<AtomicBool>);
+pub struct CancelFlag(Arc<Shared>);
 
 impl CancelFlag {
     /// Mark cancelled.
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::Release);
+        self.0.cancelled.store(true, Ordering::Release);
     }
 
     /// Whether it was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Acquire)
+        self.0.cancelled.load(Ordering::Acquire)
     }
 }
 
@@ -183,10 +203,8 @@ impl CancelFlag {
 #[derive(Clone)]
 pub struct Context {
     call: CallId,
-    meta: Arc<RequestMeta>,
-    round: Arc<Round>,
+    shared: Arc<Shared>,
     sink: Arc<dyn CallSink>,
-    cancel: CancelFlag,
 }
 
 impl Context {
@@ -195,10 +213,8 @@ impl Context {
     pub fn detached(meta: RequestMeta) -> Self {
         Context {
             call: CallId(0),
-            meta: Arc::new(meta),
-            round: Arc::new(Round::default()),
+            shared: Shared::new(meta, Round::default()),
             sink: Arc::new(NullSink),
-            cancel: CancelFlag::default(),
         }
     }
 
@@ -210,13 +226,13 @@ impl Context {
     /// The request's admitted `_meta`: protocol version, client
     /// capabilities, client info, trace context, application keys.
     pub fn meta(&self) -> &RequestMeta {
-        &self.meta
+        &self.shared.meta
     }
 
     /// Report progress. Sent only if the request carried a `progressToken`,
     /// and only while `progress` keeps increasing.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
-        if self.meta.progress_token.is_some() {
+        if self.shared.meta.progress_token.is_some() {
             self.sink.send(
                 self.call,
                 CallEvent::Progress(Progress {
@@ -231,7 +247,7 @@ impl Context {
     /// Send a log message on this request's stream. Sent only if the server
     /// enabled logging and the request asked for `level` or below.
     pub fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
-        if self.meta.log_level.is_some_and(|min| level >= min) {
+        if self.shared.meta.log_level.is_some_and(|min| level >= min) {
             self.sink.send(
                 self.call,
                 CallEvent::Log(LogMessage {
@@ -245,38 +261,38 @@ impl Context {
 
     /// Whether the call was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
+        self.shared.cancelled.load(Ordering::Acquire)
     }
 
     /// What this request brought back from a previous round (MRTR): the
     /// client's input responses and this handler's verified state.
     pub fn round(&self) -> &Round {
-        &self.round
+        &self.shared.round
     }
 
     /// The answer to the `elicitation/create` input request issued as
     /// `key` in the previous round, if the client sent one.
     pub fn elicitation(&self, key: &str) -> Option<ElicitResult> {
-        self.round.elicitation(key)
+        self.shared.round.elicitation(key)
     }
 
     /// The answer to the `sampling/createMessage` input request issued as
     /// `key`, if the client sent one.
     pub fn sampling(&self, key: &str) -> Option<CreateMessageResult> {
-        self.round.sampling(key)
+        self.shared.round.sampling(key)
     }
 
     /// The answer to the `roots/list` input request issued as `key`, if
     /// the client sent one.
     pub fn roots(&self, key: &str) -> Option<ListRootsResult> {
-        self.round.roots(key)
+        self.shared.round.roots(key)
     }
 
     /// The state this handler attached to its previous
     /// [`InputRequired`], verified, if the client sent it back and it
     /// deserializes as `T`.
     pub fn state<T: DeserializeOwned>(&self) -> Option<T> {
-        self.round.state()
+        self.shared.round.state()
     }
 }
 
@@ -570,14 +586,9 @@ pub struct Invocation {
     pub call: CallId,
     /// What to do.
     pub request: Request,
-    /// The request's `_meta`.
-    pub meta: Arc<RequestMeta>,
-    /// What a retry brought back from the previous round (MRTR); empty on
-    /// a first attempt. Answer with [`Outcome::InputRequired`] to ask for
-    /// (more) input.
-    pub round: Arc<Round>,
+    /// The call's `_meta`, what a retry brought back and its cancel flag.
+    pub(crate) shared: Arc<Shared>,
     pub(crate) handler: Option<Handler>,
-    pub(crate) cancel: CancelFlag,
 }
 
 impl fmt::Debug for Invocation {
@@ -591,10 +602,37 @@ impl fmt::Debug for Invocation {
 }
 
 impl Invocation {
+    /// A call of `request` with its shared state.
+    pub(crate) fn new(
+        call: CallId,
+        request: Request,
+        shared: Arc<Shared>,
+        handler: Option<Handler>,
+    ) -> Invocation {
+        Invocation {
+            call,
+            request,
+            shared,
+            handler,
+        }
+    }
+
+    /// The request's admitted `_meta`.
+    pub fn meta(&self) -> &RequestMeta {
+        &self.shared.meta
+    }
+
+    /// What a retry brought back from the previous round (MRTR); empty on
+    /// a first attempt. Answer with [`Outcome::InputRequired`] to ask for
+    /// (more) input.
+    pub fn round(&self) -> &Round {
+        &self.shared.round
+    }
+
     /// The flag to set when the connection emits
     /// [`Output::Cancel`](crate::Output::Cancel) for this call.
     pub fn cancel_flag(&self) -> CancelFlag {
-        self.cancel.clone()
+        CancelFlag(self.shared.clone())
     }
 
     /// Whether a handler was registered for it; if not, the driver must
@@ -609,10 +647,8 @@ impl Invocation {
     pub fn run(self, sink: Arc<dyn CallSink>) -> BoxFuture<Outcome> {
         let ctx = Context {
             call: self.call,
-            meta: self.meta,
-            round: self.round,
+            shared: self.shared,
             sink,
-            cancel: self.cancel,
         };
         match (self.handler, self.request) {
             (Some(Handler::Tool(f)), Request::CallTool { arguments, .. }) => f(arguments, ctx),

@@ -145,7 +145,7 @@ pub struct TraceContext {
 }
 
 /// A request's admitted `_meta`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RequestMeta {
     /// `io.modelcontextprotocol/protocolVersion`.
     pub protocol_version: String,

@@ -111,6 +111,11 @@ mod compiled {
         /// Validate `instance`; on failure, a one-sentence summary of the
         /// first few violations with their locations.
         pub fn validate(&self, instance: &Value) -> Result<(), String> {
+            // The common case first: `is_valid` allocates nothing, where
+            // `iter_errors` boxes its iterator even for a valid instance.
+            if self.0.is_valid(instance) {
+                return Ok(());
+            }
             let errors: Vec<String> = self
                 .0
                 .iter_errors(instance)

@@ -20,6 +20,18 @@ pub fn complete(
     cache: Option<CacheHint>,
     server_meta: &Map<String, Value>,
 ) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    write_complete(&mut out, result, cache, server_meta);
+    out
+}
+
+/// [`complete`], appended to `out`.
+pub fn write_complete(
+    out: &mut Vec<u8>,
+    result: Value,
+    cache: Option<CacheHint>,
+    server_meta: &Map<String, Value>,
+) {
     let mut obj = match result {
         Value::Object(o) => o,
         other => {
@@ -30,8 +42,8 @@ pub fn complete(
             m
         }
     };
-    if let Some(bytes) = write_merged(&obj, cache, server_meta) {
-        return bytes;
+    if write_merged(out, &obj, cache, server_meta) {
+        return;
     }
     obj.insert(
         String::from("resultType"),
@@ -60,9 +72,7 @@ pub fn complete(
             }
         }
     }
-    let mut out = Vec::with_capacity(128);
-    crate::json::write(&mut out, &obj);
-    out
+    crate::json::write(out, &obj);
 }
 
 /// The members this module adds, in key order.
@@ -71,18 +81,18 @@ const ADDED: [&str; 4] = ["_meta", "cacheScope", "resultType", "ttlMs"];
 /// The same bytes as inserting the added members and serializing the map,
 /// written without building them (no copy of the server's `_meta`, no
 /// key or value strings): the result's members and the added ones merged
-/// in key order. `None` when the map is not in key order or already has
-/// one of the added members (a handler `_meta` to merge): the caller then
-/// builds the map.
+/// in key order, appended to `out`. `false` (nothing written) when the
+/// map is not in key order or already has one of the added members (a
+/// handler `_meta` to merge): the caller then builds the map.
 fn write_merged(
+    out: &mut Vec<u8>,
     obj: &Map<String, Value>,
     cache: Option<CacheHint>,
     server_meta: &Map<String, Value>,
-) -> Option<Vec<u8>> {
+) -> bool {
     if ADDED.iter().any(|k| obj.contains_key(*k)) || !obj.keys().is_sorted() {
-        return None;
+        return false;
     }
-    let mut out = Vec::with_capacity(256);
     let mut first = true;
     let mut separator = |out: &mut Vec<u8>| {
         if !first {
@@ -122,18 +132,18 @@ fn write_merged(
     out.push(b'{');
     for (k, v) in obj {
         while let Some(a) = added.next_if(|a| *a < k.as_str()) {
-            write_added(&mut out, a, &mut separator);
+            write_added(out, a, &mut separator);
         }
-        separator(&mut out);
-        crate::json::write(&mut out, k.as_str());
+        separator(out);
+        crate::json::write(out, k.as_str());
         out.push(b':');
-        crate::json::write(&mut out, v);
+        crate::json::write(out, v);
     }
     for a in added {
-        write_added(&mut out, a, &mut separator);
+        write_added(out, a, &mut separator);
     }
     out.push(b'}');
-    Some(out)
+    true
 }
 
 /// Whether `serde_json::Map` keeps its keys sorted in this build (it does
@@ -156,19 +166,20 @@ fn maps_are_sorted() -> bool {
     }
 }
 
-/// A `tools/call` result shaped and serialized: the same bytes as
-/// [`complete`] of the result's `Value`, written straight from the
+/// A `tools/call` result shaped and serialized, appended to `out`: the
+/// same bytes as [`complete`] of the result's `Value`, written straight from the
 /// result when it holds only plain text blocks (no annotations or block
 /// `_meta`) and no `_meta` of its own, the common case: no `Value` tree
 /// of the result is built. Anything else takes the general path.
-pub fn tool_result(r: &CallToolResult, server_meta: &Map<String, Value>) -> Vec<u8> {
+pub fn write_tool_result(out: &mut Vec<u8>, r: &CallToolResult, server_meta: &Map<String, Value>) {
     let plain = maps_are_sorted()
         && r.meta.is_none()
         && r.content
             .iter()
             .all(|c| matches!(c, Content::Text(t) if t.annotations.is_none() && t.meta.is_none()));
     if !plain {
-        return complete(
+        return write_complete(
+            out,
             serde_json::to_value(r).unwrap_or(Value::Null),
             None,
             server_meta,
@@ -185,11 +196,11 @@ pub fn tool_result(r: &CallToolResult, server_meta: &Map<String, Value>) -> Vec<
             _ => 0,
         })
         .sum();
-    let mut out = Vec::with_capacity(256 + texts);
+    out.reserve(256 + texts);
     out.push(b'{');
     if !server_meta.is_empty() {
         out.extend_from_slice(br#""_meta":"#);
-        crate::json::write(&mut out, server_meta);
+        crate::json::write(out, server_meta);
         out.push(b',');
     }
     out.extend_from_slice(br#""content":["#);
@@ -199,7 +210,7 @@ pub fn tool_result(r: &CallToolResult, server_meta: &Map<String, Value>) -> Vec<
                 out.push(b',');
             }
             out.extend_from_slice(br#"{"text":"#);
-            crate::json::write(&mut out, t.text.as_str());
+            crate::json::write(out, t.text.as_str());
             out.extend_from_slice(br#","type":"text"}"#);
         }
     }
@@ -214,10 +225,9 @@ pub fn tool_result(r: &CallToolResult, server_meta: &Map<String, Value>) -> Vec<
     out.extend_from_slice(br#","resultType":"complete""#);
     if let Some(sc) = &r.structured_content {
         out.extend_from_slice(br#","structuredContent":"#);
-        crate::json::write(&mut out, sc);
+        crate::json::write(out, sc);
     }
     out.push(b'}');
-    out
 }
 
 #[cfg(test)]
@@ -355,7 +365,12 @@ mod tests {
         for r in &results {
             for m in [&meta, &Map::new()] {
                 assert_eq!(
-                    String::from_utf8(tool_result(r, m)).unwrap(),
+                    String::from_utf8({
+                        let mut out = Vec::new();
+                        write_tool_result(&mut out, r, m);
+                        out
+                    })
+                    .unwrap(),
                     String::from_utf8(complete(serde_json::to_value(r).unwrap(), None, m)).unwrap(),
                     "{r:?}"
                 );

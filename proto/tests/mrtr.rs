@@ -631,7 +631,7 @@ fn asking_for_nothing_and_input_from_a_completer_are_internal_errors() {
     h.send(format!("{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"completion/complete\",\"params\":{{\"ref\":{{\"type\":\"ref/prompt\",\"name\":\"ask_prompt\"}},\"argument\":{{\"name\":\"a\",\"value\":\"\"}},{META}}}}}\n").as_bytes());
     let inv = h.pending.pop().unwrap();
     assert!(matches!(inv.request, Request::Complete(_)));
-    assert!(!inv.round.is_retry());
+    assert!(!inv.round().is_retry());
     let ask = InputRequired::new().list_roots("r");
     h.conn
         .complete(inv.call, Outcome::InputRequired(ask), h.now)
@@ -649,12 +649,12 @@ fn a_driver_answering_by_hand_reads_the_round() {
     h.run_handlers = false;
     h.send(format!("{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"greet\",\"inputResponses\":{{\"user_name\":{{\"action\":\"accept\",\"content\":{{\"name\":\"Ann\"}}}}}},\"requestState\":\"{state}\",\"arguments\":{{}},{META}}}}}\n").as_bytes());
     let inv = h.pending.pop().unwrap();
-    assert!(inv.round.is_retry());
-    assert!(inv.round.has_state());
-    let answer = inv.round.elicitation("user_name").unwrap();
+    assert!(inv.round().is_retry());
+    assert!(inv.round().has_state());
+    let answer = inv.round().elicitation("user_name").unwrap();
     assert_eq!(answer.content_as::<Name>().unwrap().name, "Ann");
     assert_eq!(
-        inv.round.sampling("user_name"),
+        inv.round().sampling("user_name"),
         None,
         "issued as an elicitation"
     );

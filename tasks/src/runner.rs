@@ -332,7 +332,7 @@ impl TaskRunner {
                 return;
             }
         };
-        let capabilities = invocation.meta.client_capabilities.clone();
+        let capabilities = invocation.meta().client_capabilities.clone();
         let cancel = invocation.cancel_flag();
         tracing::debug!(task = %record.id, %work, attempt = record.attempts, "running task");
         self.running.insert(

@@ -7,14 +7,13 @@ use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
-use alloc::sync::Arc;
 use alloc::vec::Vec;
 use serde_json::{Map, Value};
 
 use super::{codec, Call, Connection, Final, Output, Slot, Wire};
 use crate::dispatch::Admitted;
 use crate::error::ErrorObject;
-use crate::handler::{CallId, CancelFlag, Handler, Invocation, Request};
+use crate::handler::{CallId, Handler, Invocation, Request, Shared};
 use crate::http::codec::Head;
 use crate::jsonrpc::{self, Incoming, RequestId};
 use crate::legacy::admit::{self, Action, View};
@@ -60,7 +59,7 @@ pub(super) struct LegacyCall {
     /// The HTTP session (`None`: the stdio connection's own).
     session: Option<String>,
     request: Request,
-    meta: Arc<RequestMeta>,
+    meta: RequestMeta,
     handler: Option<Handler>,
     /// Server request id → input request key, for the answers still due.
     waiting: BTreeMap<u64, String>,
@@ -84,7 +83,7 @@ impl LegacyCall {
     pub(super) fn new(
         session: Option<String>,
         request: &Request,
-        meta: &Arc<RequestMeta>,
+        meta: &RequestMeta,
         handler: &Option<Handler>,
     ) -> Box<LegacyCall> {
         Box::new(LegacyCall {
@@ -362,7 +361,7 @@ impl Connection {
 
     /// Start an admitted session call, or queue it on stdio when every
     /// slot is busy.
-    fn admit_call(&mut self, admitted: Box<Admitted>, now: Instant) {
+    fn admit_call(&mut self, admitted: Admitted, now: Instant) {
         match self.wire {
             Wire::Http(_) => {
                 #[cfg(feature = "std")]
@@ -683,14 +682,12 @@ impl Connection {
         };
         let call = CallId(self.next_call);
         self.next_call += 1;
-        let invocation = Invocation {
+        let invocation = Invocation::new(
             call,
-            request: lc.request.clone(),
-            meta: lc.meta.clone(),
-            round: Arc::new(round),
-            handler: lc.handler.as_ref().and_then(Handler::try_clone),
-            cancel: CancelFlag::default(),
-        };
+            lc.request.clone(),
+            Shared::new(lc.meta.clone(), round),
+            lc.handler.as_ref().and_then(Handler::try_clone),
+        );
         tracing::debug!(%old, %call, "running the handler again with the client's answers");
         self.by_request.insert(c.id.clone(), Slot::Running(call));
         self.calls.insert(call, c);

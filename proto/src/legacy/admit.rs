@@ -47,6 +47,8 @@ impl View {
 }
 
 /// What to do with a session's request.
+// `Invoke` is unboxed as in `Dispatch`: one allocation less per call.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum Action {
     /// Answer with this serialized, session-shaped result.
@@ -54,7 +56,7 @@ pub(crate) enum Action {
     /// Answer with this error.
     Error(ErrorObject),
     /// Hand to the application.
-    Invoke(alloc::boxed::Box<Admitted>),
+    Invoke(Admitted),
     /// `logging/setLevel`: set it, answer `{}`.
     SetLevel(LogLevel),
     /// `resources/subscribe`: add the URI, answer `{}`.

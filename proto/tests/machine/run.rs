@@ -620,7 +620,11 @@ impl<'s> Machine<'s> {
                         "slot {i}: {} handed out twice",
                         inv.call
                     );
-                    let seq = inv.meta.raw.get("fuzz.example/seq").and_then(Value::as_u64);
+                    let seq = inv
+                        .meta()
+                        .raw
+                        .get("fuzz.example/seq")
+                        .and_then(Value::as_u64);
                     if !s.http {
                         s.stdio.invoked(seq);
                     }
