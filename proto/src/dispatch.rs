@@ -23,6 +23,7 @@
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use serde_json::{json, Map, Value};
 
@@ -417,7 +418,7 @@ fn call_tool(
         )));
     };
     let entry = &inner.tools[index];
-    let mrtr = mrtr::admit(service, "tools/call", &entry.tool.name, &params, now)?;
+    let mrtr = mrtr::admit(service, "tools/call", entry.name.clone(), &params, now)?;
     let arguments = match params.remove("arguments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(a)) => a,
@@ -436,7 +437,7 @@ fn call_tool(
     Ok(invoke(
         id,
         Request::CallTool {
-            name: entry.tool.name.clone(),
+            name: entry.name.clone(),
             arguments,
         },
         meta,
@@ -486,7 +487,7 @@ fn read_resource(
             .ok_or_else(|| resource_not_found(uri))?
     };
     let (handler, variables) = handler;
-    let mrtr = mrtr::admit(service, "resources/read", uri, params, now)?;
+    let mrtr = mrtr::admit(service, "resources/read", Arc::from(uri), params, now)?;
     let request = Request::ReadResource {
         uri: String::from(uri),
         variables,
@@ -526,7 +527,13 @@ fn get_prompt(
             )));
         }
     }
-    let mrtr = mrtr::admit(service, "prompts/get", &entry.prompt.name, params, now)?;
+    let mrtr = mrtr::admit(
+        service,
+        "prompts/get",
+        Arc::from(entry.prompt.name.as_str()),
+        params,
+        now,
+    )?;
     let request = Request::GetPrompt {
         name: entry.prompt.name.clone(),
         arguments,

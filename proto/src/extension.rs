@@ -802,7 +802,7 @@ impl Service {
         Ok(Invocation::new(
             call,
             Request::CallTool {
-                name: entry.tool.name.clone(),
+                name: entry.name.clone(),
                 arguments,
             },
             Shared::new(meta, round),

@@ -54,8 +54,8 @@ pub enum Request {
     /// `tools/call` of a registered tool; arguments already validated
     /// against its `inputSchema`.
     CallTool {
-        /// Tool name.
-        name: String,
+        /// Tool name (shared with the registry: no copy per call).
+        name: Arc<str>,
         /// Arguments (`{}` when the client sent none).
         arguments: Map<String, Value>,
     },

@@ -4,6 +4,7 @@
 //! Nothing here is remembered between requests (`basic/index.mdx`
 //! § Statelessness): each request's metadata stands alone.
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -147,8 +148,10 @@ pub struct TraceContext {
 /// A request's admitted `_meta`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RequestMeta {
-    /// `io.modelcontextprotocol/protocolVersion`.
-    pub protocol_version: String,
+    /// `io.modelcontextprotocol/protocolVersion`: borrowed from the
+    /// profiles when it is one of the revisions snodo knows (always, once
+    /// admitted), copied otherwise.
+    pub protocol_version: Cow<'static, str>,
     /// `io.modelcontextprotocol/clientCapabilities`.
     pub client_capabilities: ClientCapabilities,
     /// `io.modelcontextprotocol/clientInfo`, when sent. Self-reported: never
@@ -228,11 +231,11 @@ pub fn optional_owned(meta: Map<String, Value>) -> Result<RequestMeta, ErrorObje
 
 /// The admitted fields of `meta`; `raw` left empty.
 fn read(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
-    let protocol_version = meta
-        .get(KEY_PROTOCOL_VERSION)
-        .and_then(Value::as_str)
-        .map(String::from)
-        .unwrap_or_default();
+    let protocol_version = match meta.get(KEY_PROTOCOL_VERSION).and_then(Value::as_str) {
+        Some(v) => crate::profile::known_version(v)
+            .map_or_else(|| Cow::Owned(String::from(v)), Cow::Borrowed),
+        None => Cow::Borrowed(""),
+    };
     let client_capabilities = ClientCapabilities(
         meta.get(KEY_CLIENT_CAPABILITIES)
             .and_then(Value::as_object)

@@ -236,6 +236,19 @@ use self::Lifecycle::*;
 use self::Placement::*;
 use self::Status::*;
 
+/// The profiles' own string for `version`, if it names one of them (so
+/// an admitted request's version needs no copy).
+pub(crate) fn known_version(version: &str) -> Option<&'static str> {
+    [
+        &REVISION_2026_07_28,
+        &REVISION_2025_11_25,
+        &REVISION_2025_06_18,
+    ]
+    .into_iter()
+    .map(|p| p.version)
+    .find(|v| *v == version)
+}
+
 /// MCP 2026-07-28, as this build implements it.
 #[rustfmt::skip]
 pub static REVISION_2026_07_28: Profile = Profile {

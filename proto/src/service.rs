@@ -209,6 +209,8 @@ impl std::error::Error for BuildError {}
 
 pub(crate) struct ToolEntry {
     pub(crate) tool: Tool,
+    /// The tool's name, shared by every call of it.
+    pub(crate) name: Arc<str>,
     pub(crate) handler: Option<Arc<ToolFn>>,
     pub(crate) header_params: Vec<crate::headers::HeaderParam>,
     #[cfg(feature = "std")]
@@ -733,6 +735,7 @@ impl ServiceBuilder {
                 None => None,
             };
             tools.push(ToolEntry {
+                name: Arc::from(tool.name.as_str()),
                 tool,
                 handler,
                 header_params,

@@ -77,7 +77,7 @@ impl Extension for Notes {
         let Request::CallTool { name, arguments } = call.request else {
             return Wrap::Pass;
         };
-        match name.as_str() {
+        match &**name {
             "noted" if negotiated => {
                 let text = arguments.get("text").cloned().unwrap_or(Value::Null);
                 Wrap::Answer(Step::Defer(Box::pin(async move {

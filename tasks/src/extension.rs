@@ -177,7 +177,7 @@ impl Extension for TasksExtension {
         let Request::CallTool { name, arguments } = call.request else {
             return Wrap::Pass;
         };
-        let Some(policy) = self.policies.get(name) else {
+        let Some(policy) = self.policies.get(&**name) else {
             return Wrap::Pass;
         };
         if policy.when.as_ref().is_some_and(|when| !when(call)) {
@@ -200,7 +200,7 @@ impl Extension for TasksExtension {
         // Only the runner sets this key; a client's value is not kept.
         meta.remove(RUN_META_KEY);
         let work = WorkDescriptor {
-            tool: name.clone(),
+            tool: String::from(&**name),
             arguments: arguments.clone(),
             meta,
             answers: Answers {

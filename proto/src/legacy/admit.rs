@@ -119,7 +119,7 @@ fn admit(
     // `_meta` here carries at most a progress token and application keys;
     // what 2026-07-28 sends per request, the session holds.
     let mut meta = meta::optional(raw)?;
-    meta.protocol_version = String::from(view.profile.version);
+    meta.protocol_version = view.profile.version.into();
     meta.client_capabilities = view.capabilities.clone();
     meta.client_info = view.client_info.clone();
     meta.log_level = Some(view.log_level);

@@ -9,6 +9,7 @@
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
+use alloc::sync::Arc;
 use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -30,7 +31,8 @@ use crate::time::Instant;
 #[derive(Clone, Debug)]
 pub(crate) struct Origin {
     pub(crate) method: &'static str,
-    pub(crate) target: String,
+    /// The tool or prompt name (shared with the registry) or the URI.
+    pub(crate) target: Arc<str>,
     pub(crate) digest: Digest,
 }
 
@@ -80,13 +82,13 @@ impl Origin {
 pub(crate) fn admit(
     service: &Service,
     method: &'static str,
-    target: &str,
+    target: Arc<str>,
     params: &Map<String, Value>,
     now: Instant,
 ) -> Result<(Origin, Round), ErrorObject> {
     let mut origin = Origin {
         method,
-        target: String::from(target),
+        target,
         digest: Digest::Pending,
     };
     let responses = responses(params.get("inputResponses"))?;
@@ -151,7 +153,7 @@ fn verify(
         ));
     };
     let digest = origin.digest().map(|d| b64::encode(&d));
-    if p.m != origin.method || p.t != origin.target || digest.as_deref() != Some(p.d.as_str()) {
+    if p.m != origin.method || *p.t != *origin.target || digest.as_deref() != Some(p.d.as_str()) {
         tracing::debug!(
             method = origin.method,
             "requestState replayed on another request"

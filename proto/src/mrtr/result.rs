@@ -62,7 +62,7 @@ pub(crate) fn shape(
         };
         let payload = Payload {
             m: String::from(origin.method),
-            t: origin.target.clone(),
+            t: String::from(&*origin.target),
             d: b64::encode(&digest),
             iat,
             exp: iat.saturating_add(ttl),

@@ -856,7 +856,7 @@ pub fn outcome(answer: Answer, request: &Request) -> Outcome {
             Outcome::InputRequired(InputRequired::new().state(&json!({"only": true})))
         }
         Answer::Natural => match request {
-            Request::CallTool { name, .. } if name == "typed" => {
+            Request::CallTool { name, .. } if &**name == "typed" => {
                 Outcome::CallTool(CallToolResult::structured(json!({"sum": 1})))
             }
             Request::CallTool { .. } => Outcome::CallTool(CallToolResult::text("ok")),
