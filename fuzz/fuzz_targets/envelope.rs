@@ -461,7 +461,7 @@ fn head_rules(src: &mut Source) {
             r.status
         );
         assert!(!r.message.is_empty());
-        assert_eq!(r.allow_post, r.status == 405);
+        assert_eq!(r.allow.is_some(), r.status == 405);
     }
 }
 

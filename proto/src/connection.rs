@@ -410,7 +410,7 @@ impl Connection {
                 self.refuse_http(
                     408,
                     "Request Timeout: the request was not received in time",
-                    false,
+                    None,
                 );
             } else if http.exchange.is_none() && http.idle_deadline.is_some_and(|d| d <= now) {
                 tracing::debug!("closing idle HTTP connection");
@@ -1161,7 +1161,7 @@ impl Connection {
                 Decoded::Error(e) => {
                     tracing::debug!(status = e.status, "malformed HTTP request");
                     let reason = e.reason.clone();
-                    self.refuse_http(e.status, &reason, false);
+                    self.refuse_http(e.status, &reason, None);
                     return;
                 }
                 Decoded::Head(head) => {
@@ -1170,7 +1170,7 @@ impl Connection {
                         rules::check_head_with(self.service.http_config(), &head, sessions)
                     {
                         tracing::debug!(status = r.status, "HTTP request refused");
-                        self.refuse_http(r.status, &r.message, r.allow_post);
+                        self.refuse_http(r.status, &r.message, r.allow);
                         return;
                     }
                     if head.expects_continue() {
@@ -1194,9 +1194,12 @@ impl Connection {
                     });
                     if head.method != "POST" {
                         self.handle_session_verb(&head, now);
-                        continue;
+                    } else {
+                        self.handle_http_message(&head, body, now);
                     }
-                    self.handle_http_message(&head, body, now);
+                    if let Wire::Http(http) = &mut self.wire {
+                        http.decoder.recycle(head);
+                    }
                 }
             }
         }
@@ -1256,13 +1259,13 @@ impl Connection {
 
     /// Answer an HTTP request refused before or instead of admission, and
     /// close: the rest of the stream cannot be trusted to be framed.
-    fn refuse_http(&mut self, status: u16, message: &str, allow_post: bool) {
+    fn refuse_http(&mut self, status: u16, message: &str, allow: Option<&str>) {
         let Wire::Http(http) = &mut self.wire else {
             return;
         };
         http.exchange = None;
         http.closing = true;
-        let extra: &[&str] = if allow_post { &["Allow: POST"] } else { &[] };
+        let allow = allow.as_slice();
         if status == 404 || status == 405 {
             // Not an MCP answer: a plain body, so a 404 is never mistaken
             // for the -32601 "method not found" of the MCP endpoint.
@@ -1272,7 +1275,7 @@ impl Connection {
                 Some("text/plain; charset=utf-8"),
                 Some(message.len()),
                 true,
-                extra,
+                allow,
             );
             self.out.extend_from_slice(message.as_bytes());
         } else {
@@ -1290,7 +1293,7 @@ impl Connection {
                 Some("application/json"),
                 Some(json.len()),
                 true,
-                extra,
+                allow,
             );
             self.out.extend_from_slice(&json);
         }

@@ -761,6 +761,12 @@ fn http_session_faults() {
         h.send(b"DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: 0123\r\n\r\n"),
         "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 71\r\n\r\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}"
     );
+    // With sessions the endpoint takes GET, POST and DELETE, and says so.
+    let mut put = Harness::new(&service, Transport::Http);
+    assert_eq!(
+        put.send(format!("PUT /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {sid}\r\nContent-Length: 0\r\n\r\n").as_bytes()),
+        "HTTP/1.1 405 Method Not Allowed\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 65\r\nAllow: GET, POST, DELETE\r\nConnection: close\r\n\r\nMethod Not Allowed: the MCP endpoint accepts GET, POST and DELETE"
+    );
     // An unsupported MCP-Protocol-Version on a session request.
     let out = h.send(
         post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)

@@ -164,7 +164,10 @@ impl Head {
     }
 
     /// The values of header `name` (lower-case), in order.
-    fn values<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a [u8]> + use<'a, 'n> {
+    pub(crate) fn values<'a, 'n>(
+        &'a self,
+        name: &'n str,
+    ) -> impl Iterator<Item = &'a [u8]> + use<'a, 'n> {
         self.fields
             .iter()
             .filter(move |f| self.slice(f.name) == name.as_bytes())
@@ -317,6 +320,8 @@ pub struct Decoder {
     state: State,
     body: BytesMut,
     limits: CodecLimits,
+    /// The field index of a head given back, for the next head.
+    spare_fields: Vec<Field>,
 }
 
 impl Decoder {
@@ -327,6 +332,16 @@ impl Decoder {
             state: State::Head,
             body: BytesMut::new(),
             limits,
+            spare_fields: Vec::new(),
+        }
+    }
+
+    /// Give back a head this decoder produced, once it is answered: its
+    /// field index serves the next head, so a keep-alive connection does
+    /// not allocate one per request.
+    pub fn recycle(&mut self, head: Head) {
+        if head.fields.capacity() <= STACK_HEADERS {
+            self.spare_fields = head.fields;
         }
     }
 
@@ -443,7 +458,9 @@ impl Decoder {
             at(target.split(['?', '#']).next().unwrap_or("").as_bytes())
         });
         let minor_version = req.version.unwrap_or(1);
-        let mut fields = Vec::with_capacity(req.headers.len());
+        let mut fields = core::mem::take(&mut self.spare_fields);
+        fields.clear();
+        fields.reserve(req.headers.len());
         for h in req.headers.iter() {
             fields.push(Field {
                 name: at(h.name.as_bytes()),

@@ -2,7 +2,8 @@
 //! (`SERVER-REQUIREMENTS.md` § 4.3, conformance `SCENARIOS.md` § 4):
 //!
 //! 1. head checks before the body is read: endpoint path (404), method
-//!    (405 with `Allow: POST`), `Host` (400 missing, 403 foreign),
+//!    (405 with `Allow: POST`, or `Allow: GET, POST, DELETE` when sessions
+//!    are served), `Host` (400 missing, 403 foreign),
 //!    `Origin` (403), `Content-Type` (415), `Accept` (406);
 //! 2. the body through the transport-neutral admission of
 //!    [`dispatch`](crate::dispatch), with this module's [`Mirrors`] as its
@@ -30,15 +31,16 @@ pub struct Refusal {
     pub status: u16,
     /// One sentence.
     pub message: String,
-    /// Extra header lines (e.g. `Allow: POST`).
-    pub allow_post: bool,
+    /// For a 405: the `Allow` header line naming the methods the endpoint
+    /// does accept (RFC 9110 § 15.5.6: a 405 MUST carry one).
+    pub allow: Option<&'static str>,
 }
 
 fn refuse(status: u16, message: impl Into<String>) -> Refusal {
     Refusal {
         status,
         message: message.into(),
-        allow_post: false,
+        allow: None,
     }
 }
 
@@ -89,11 +91,24 @@ pub fn check_head_with(config: &HttpConfig, head: &Head, sessions: bool) -> Resu
         return Ok(());
     }
     if head.method != "POST" {
-        // `§ Earlier Streamable HTTP Revisions`: GET and DELETE get 405.
+        // 2026-07-28 alone: `§ Earlier Streamable HTTP Revisions`, GET and
+        // DELETE get 405. With sessions (2025-11-25 § Streamable HTTP) the
+        // endpoint also takes GET and DELETE; anything else is refused.
+        let (message, allow) = if sessions {
+            (
+                "Method Not Allowed: the MCP endpoint accepts GET, POST and DELETE",
+                "Allow: GET, POST, DELETE",
+            )
+        } else {
+            (
+                "Method Not Allowed: the MCP endpoint accepts POST only",
+                "Allow: POST",
+            )
+        };
         return Err(Refusal {
             status: 405,
-            message: String::from("Method Not Allowed: the MCP endpoint accepts POST only"),
-            allow_post: true,
+            message: String::from(message),
+            allow: Some(allow),
         });
     }
     match head.get("content-type") {
@@ -116,7 +131,34 @@ pub fn check_head_with(config: &HttpConfig, head: &Head, sessions: bool) -> Resu
     Ok(())
 }
 
+/// `str::trim` on ASCII bytes: Unicode `White_Space` within ASCII.
+fn trim_ascii(mut v: &[u8]) -> &[u8] {
+    const WS: &[u8] = b"\t\n\x0b\x0c\r ";
+    while let [b, rest @ ..] = v {
+        if !WS.contains(b) {
+            break;
+        }
+        v = rest;
+    }
+    while let [rest @ .., b] = v {
+        if !WS.contains(b) {
+            break;
+        }
+        v = rest;
+    }
+    v
+}
+
 fn media_type_is(value: &[u8], expected: &str) -> bool {
+    if value.is_ascii() {
+        // The usual header: the same verdict as below, on the bytes.
+        let t = value.split(|&b| b == b';').next().unwrap_or(b"");
+        return trim_ascii(t).eq_ignore_ascii_case(expected.as_bytes());
+    }
+    media_type_text_is(value, expected)
+}
+
+fn media_type_text_is(value: &[u8], expected: &str) -> bool {
     let s = String::from_utf8_lossy(value);
     s.split(';')
         .next()
@@ -124,6 +166,13 @@ fn media_type_is(value: &[u8], expected: &str) -> bool {
 }
 
 fn accepts(accept: &[u8], ty: &str, sub: &str) -> bool {
+    if accept.is_ascii() {
+        return accepts_ascii(accept, ty.as_bytes(), sub.as_bytes());
+    }
+    accepts_text(accept, ty, sub)
+}
+
+fn accepts_text(accept: &[u8], ty: &str, sub: &str) -> bool {
     let s = String::from_utf8_lossy(accept);
     s.split(',').any(|range| {
         let mut parts = range.split(';');
@@ -145,6 +194,32 @@ fn accepts(accept: &[u8], ty: &str, sub: &str) -> bool {
         };
         (t == "*" && st == "*")
             || (t.eq_ignore_ascii_case(ty) && (st == "*" || st.eq_ignore_ascii_case(sub)))
+    })
+}
+
+/// [`accepts`] of an ASCII header, on its bytes (no copy, no char
+/// searching): what the general path decides for the same text.
+fn accepts_ascii(accept: &[u8], ty: &[u8], sub: &[u8]) -> bool {
+    accept.split(|&b| b == b',').any(|range| {
+        let mut parts = range.split(|&b| b == b';');
+        let media = trim_ascii(parts.next().unwrap_or(b""));
+        let refused = parts.any(|p| {
+            let p = trim_ascii(p);
+            p.get(..2).is_some_and(|b| b.eq_ignore_ascii_case(b"q="))
+                && core::str::from_utf8(trim_ascii(&p[2..]))
+                    .ok()
+                    .and_then(|q| q.parse::<f32>().ok())
+                    .is_some_and(|q| q == 0.0)
+        });
+        if refused {
+            return false;
+        }
+        let Some(slash) = media.iter().position(|&b| b == b'/') else {
+            return false;
+        };
+        let (t, st) = (&media[..slash], &media[slash + 1..]);
+        (t == b"*" && st == b"*")
+            || (t.eq_ignore_ascii_case(ty) && (st == b"*" || st.eq_ignore_ascii_case(sub)))
     })
 }
 
@@ -214,10 +289,11 @@ impl Mirrors<'_> {
         display: &str,
         sentinel: bool,
     ) -> Result<Option<Cow<'_, str>>, ErrorObject> {
-        let Some(raw) = self.head.get(name) else {
+        let mut values = self.head.values(name);
+        let Some(raw) = values.next() else {
             return Ok(None);
         };
-        if self.head.count(name) > 1 {
+        if values.next().is_some() {
             return Err(ErrorObject::header_mismatch(format!(
                 "Header mismatch: {display} appears more than once"
             )));
@@ -456,6 +532,47 @@ mod tests {
         assert!(!ok("application/json"));
         assert!(!ok("application/json, text/event-stream;q=0"));
         assert!(!ok(""));
+    }
+
+    /// The byte paths for ASCII headers decide as the text paths do.
+    #[test]
+    fn ascii_paths_are_the_text_paths() {
+        let values = [
+            "application/json, text/event-stream",
+            " Application/JSON ;charset=utf-8",
+            "application/json;q=0, text/event-stream",
+            "application/json; Q= 0.0 , text/*;q=0.5",
+            "application/json;q=abc, */*;q=0",
+            "text/event-stream\x0b, application/json\x0c",
+            "\t*/*\r",
+            "application/json/extra, text/event-stream;",
+            "applicationjson, text/",
+            "/, */, */*;q=0e0",
+            ",,;;q=,q=0",
+            "application/json;q=-0, text/event-stream;q=0.000",
+            "",
+        ];
+        let media = [
+            ("application", "json"),
+            ("text", "event-stream"),
+            ("*", "*"),
+        ];
+        for v in values {
+            for (ty, sub) in media {
+                assert_eq!(
+                    accepts_ascii(v.as_bytes(), ty.as_bytes(), sub.as_bytes()),
+                    accepts_text(v.as_bytes(), ty, sub),
+                    "{v:?} {ty}/{sub}"
+                );
+            }
+            for expected in ["application/json", "text/event-stream"] {
+                assert_eq!(
+                    media_type_is(v.as_bytes(), expected),
+                    media_type_text_is(v.as_bytes(), expected),
+                    "{v:?} {expected}"
+                );
+            }
+        }
     }
 
     #[test]
