@@ -588,6 +588,42 @@ fn http_cancellation_reaches_the_call_on_another_connection() {
     );
 }
 
+/// DELETE ends the session and, with it, its calls still running on other
+/// connections: a call waiting for the client's answer is cancelled and its
+/// stream ends at once instead of after the call timeout.
+#[test]
+fn http_delete_cancels_the_sessions_calls() {
+    let service = service();
+    let mut a = Harness::new(&service, Transport::Http);
+    let sid = http_initialize(&mut a);
+    let out = a.send(
+        post(
+            Some(&sid),
+            r#"{"jsonrpc":"2.0","id":"d1","method":"tools/call","params":{"name":"greet"}}"#,
+        )
+        .as_bytes(),
+    );
+    assert!(out.contains("elicitation/create"), "{out}");
+    let mut b = Harness::new(&service, Transport::Http);
+    assert_eq!(
+        b.send(format!("DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n").as_bytes()),
+        "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+    );
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    assert!(
+        a.conn.poll_changes(&mut cx).is_ready(),
+        "the connection running the call is woken"
+    );
+    a.conn.handle_changes(a.now);
+    assert_eq!(a.drain(), "0\r\n\r\n");
+    assert_eq!(a.cancelled.len(), 1);
+    assert_eq!(a.conn.in_flight(), 0);
+    // The session is gone for everyone.
+    assert!(a
+        .send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).as_bytes())
+        .starts_with("HTTP/1.1 404 Not Found\r\n"));
+}
+
 /// EOF on stdio while a session call waits for the client's answer: the
 /// answer can never come, so the call ends with an error and the
 /// connection closes instead of waiting for the call deadline.

@@ -13,6 +13,7 @@
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::String;
 use alloc::sync::{Arc, Weak};
+use alloc::vec::Vec;
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use serde_json::Value;
@@ -46,6 +47,30 @@ struct Entry {
     /// `notifications/cancelled` arriving on another connection.
     calls: BTreeMap<RequestId, Weak<Inbox>>,
     get_stream: bool,
+}
+
+impl Entry {
+    /// The session ends (DELETE, or idle expiry): each of its calls still
+    /// running, on whichever connection, is to be cancelled. Nothing can
+    /// receive their results any more (2025-11-25 `transports.mdx`
+    /// § Session Management: requests naming an ended session get 404),
+    /// and a call waiting for an answer would otherwise wait out its
+    /// whole `call_timeout`.
+    fn end(self, cancels: &mut Vec<(Arc<Inbox>, RequestId)>) {
+        for (request, inbox) in self.calls {
+            if let Some(inbox) = inbox.upgrade() {
+                cancels.push((inbox, request));
+            }
+        }
+    }
+}
+
+/// Hand out the cancellations of ended sessions, outside the store's lock
+/// (an inbox has its own).
+fn cancel_all(cancels: Vec<(Arc<Inbox>, RequestId)>) {
+    for (inbox, request) in cancels {
+        inbox.push(Routed::Cancel { request });
+    }
 }
 
 #[derive(Default)]
@@ -182,15 +207,25 @@ impl Sessions {
             id.push(char::from(HEX[usize::from(b & 15)]));
         }
         let mut s = self.lock();
+        let mut cancels = Vec::new();
         if s.map.len() >= self.shared.max {
-            let before = s.map.len();
-            let idle = self.shared.idle;
-            s.map
-                .retain(|_, e| e.get_stream || e.session.last_seen + idle > now);
-            s.stats.expired += (before - s.map.len()) as u64;
+            let expired: Vec<String> = s
+                .map
+                .iter()
+                .filter(|(_, e)| self.expired(e, now))
+                .map(|(id, _)| id.clone())
+                .collect();
+            s.stats.expired += expired.len() as u64;
+            for id in expired {
+                if let Some(e) = s.map.remove(&id) {
+                    e.end(&mut cancels);
+                }
+            }
         }
         if s.map.len() >= self.shared.max {
             s.stats.refused += 1;
+            drop(s);
+            cancel_all(cancels);
             return Err(CreateError::Full);
         }
         s.map.insert(
@@ -203,6 +238,8 @@ impl Sessions {
             },
         );
         s.stats.created += 1;
+        drop(s);
+        cancel_all(cancels);
         Ok(id)
     }
 
@@ -217,8 +254,13 @@ impl Sessions {
         let mut s = self.lock();
         let expired = self.expired(s.map.get(id)?, now);
         if expired {
-            s.map.remove(id);
+            let mut cancels = Vec::new();
+            if let Some(e) = s.map.remove(id) {
+                e.end(&mut cancels);
+            }
             s.stats.expired += 1;
+            drop(s);
+            cancel_all(cancels);
             return None;
         }
         let e = s.map.get_mut(id)?;
@@ -226,14 +268,19 @@ impl Sessions {
         Some(f(&mut e.session))
     }
 
-    /// End the session `id` (HTTP DELETE). Whether it existed.
+    /// End the session `id` (HTTP DELETE), cancelling its running calls.
+    /// Whether it existed.
     pub(crate) fn delete(&self, id: &str) -> bool {
         let mut s = self.lock();
-        let existed = s.map.remove(id).is_some();
-        if existed {
-            s.stats.deleted += 1;
-        }
-        existed
+        let Some(e) = s.map.remove(id) else {
+            return false;
+        };
+        s.stats.deleted += 1;
+        drop(s);
+        let mut cancels = Vec::new();
+        e.end(&mut cancels);
+        cancel_all(cancels);
+        true
     }
 
     /// Send answers to the request `request` of session `id` to `inbox`.
