@@ -99,15 +99,16 @@ pub enum Incoming {
     Request {
         /// The request id.
         id: RequestId,
-        /// The method string.
-        method: String,
+        /// The method string: the profile's own when it is a method of a
+        /// revision snodo knows, copied otherwise.
+        method: Cow<'static, str>,
         /// `params`, if present (always an object here).
         params: Option<Map<String, Value>>,
     },
     /// `{jsonrpc, method, params?}` with no `id` member.
     Notification {
-        /// The method string.
-        method: String,
+        /// The method string, as for a request.
+        method: Cow<'static, str>,
         /// `params`, if present and an object.
         params: Option<Map<String, Value>>,
     },
@@ -168,7 +169,13 @@ pub fn classify(v: Value) -> Incoming {
     classify_parts(Parts {
         jsonrpc,
         id: obj.remove("id"),
-        method: obj.remove("method"),
+        method: obj.remove("method").map(|m| match m {
+            Value::String(s) => MethodValue::Str(match crate::profile::known_method(&s) {
+                Some(known) => Cow::Borrowed(known),
+                None => Cow::Owned(s),
+            }),
+            _ => MethodValue::Other,
+        }),
         params: obj.remove("params"),
         result: obj.remove("result"),
         error: obj.remove("error"),
@@ -189,7 +196,7 @@ enum Jsonrpc {
 struct Parts {
     jsonrpc: Jsonrpc,
     id: Option<Value>,
-    method: Option<Value>,
+    method: Option<MethodValue>,
     params: Option<Value>,
     result: Option<Value>,
     error: Option<Value>,
@@ -218,8 +225,8 @@ fn classify_parts(parts: Parts) -> Incoming {
         return invalid(id, "The jsonrpc member must be exactly \"2.0\"");
     }
     let method = match method {
-        Some(Value::String(m)) => m,
-        Some(_) => return invalid(id, "The method member must be a string"),
+        Some(MethodValue::Str(m)) => m,
+        Some(MethodValue::Other) => return invalid(id, "The method member must be a string"),
         None => {
             return match (id, result, error) {
                 (Some(id), Some(r), None) => Incoming::Response { id, outcome: Ok(r) },
@@ -300,6 +307,62 @@ impl<'de> Deserialize<'de> for Member {
             }
         }
         d.deserialize_str(V)
+    }
+}
+
+/// The `method` member's value: a string, interned when the profiles name
+/// it (no copy for any method snodo serves), or anything else (parsed as a
+/// [`Value`] would be, then dropped).
+enum MethodValue {
+    Str(Cow<'static, str>),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for MethodValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = MethodValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<MethodValue, E> {
+                Ok(MethodValue::Str(match crate::profile::known_method(s) {
+                    Some(known) => Cow::Borrowed(known),
+                    None => Cow::Owned(String::from(s)),
+                }))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<MethodValue, E> {
+                Ok(MethodValue::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<MethodValue, E> {
+                Ok(MethodValue::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<MethodValue, E> {
+                Ok(MethodValue::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<MethodValue, E> {
+                Ok(MethodValue::Other)
+            }
+            fn visit_unit<E>(self) -> Result<MethodValue, E> {
+                Ok(MethodValue::Other)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<MethodValue, A::Error> {
+                Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(MethodValue::Other)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<MethodValue, A::Error> {
+                Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(MethodValue::Other)
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 

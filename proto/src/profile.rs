@@ -236,6 +236,19 @@ use self::Lifecycle::*;
 use self::Placement::*;
 use self::Status::*;
 
+/// The profiles' own string for `method`, if a revision snodo knows has
+/// it (so a request's method needs no copy).
+pub(crate) fn known_method(method: &str) -> Option<&'static str> {
+    [
+        &REVISION_2026_07_28,
+        &REVISION_2025_11_25,
+        &REVISION_2025_06_18,
+    ]
+    .into_iter()
+    .find_map(|p| p.lookup(method))
+    .map(|spec| spec.name)
+}
+
 /// The profiles' own string for `version`, if it names one of them (so
 /// an admitted request's version needs no copy).
 pub(crate) fn known_version(version: &str) -> Option<&'static str> {

@@ -164,7 +164,7 @@ impl Connection {
                 self.act(session, id, action, now);
             }
             Incoming::Notification { method, params } => {
-                match method.as_str() {
+                match &*method {
                     // Requests are served from the `initialize` response on
                     // (`lifecycle.mdx` lets the server wait; nothing here
                     // depends on it), so the notification only marks the

@@ -61,33 +61,35 @@ impl core::fmt::Display for HeadStr {
     }
 }
 
+// Compared as bytes: the text is always UTF-8, so equal bytes are equal
+// strings, without validating it again.
 impl PartialEq<str> for HeadStr {
     fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
+        self.0 == other.as_bytes()
     }
 }
 
 impl PartialEq<&str> for HeadStr {
     fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
+        self.0 == other.as_bytes()
     }
 }
 
 impl PartialEq<String> for HeadStr {
     fn eq(&self, other: &String) -> bool {
-        self.as_str() == other.as_str()
+        self.0 == other.as_bytes()
     }
 }
 
 impl PartialEq<HeadStr> for str {
     fn eq(&self, other: &HeadStr) -> bool {
-        self == other.as_str()
+        other == self
     }
 }
 
 impl PartialEq<HeadStr> for &str {
     fn eq(&self, other: &HeadStr) -> bool {
-        *self == other.as_str()
+        other == self
     }
 }
 

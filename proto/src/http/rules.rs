@@ -122,7 +122,15 @@ pub fn check_head_with(config: &HttpConfig, head: &Head, sessions: bool) -> Resu
     }
     // `§ Sending Messages` 2: Accept lists application/json and text/event-stream.
     let accept = head.get("accept").unwrap_or(b"");
-    if !(accepts(accept, "application", "json") && accepts(accept, "text", "event-stream")) {
+    let both = if accept.is_ascii() {
+        accepts_all_ascii(
+            accept,
+            [(b"application", b"json"), (b"text", b"event-stream")],
+        )
+    } else {
+        accepts_text(accept, "application", "json") && accepts_text(accept, "text", "event-stream")
+    };
+    if !both {
         return Err(refuse(
             406,
             "Not Acceptable: Accept must list application/json and text/event-stream",
@@ -167,7 +175,7 @@ fn media_type_text_is(value: &[u8], expected: &str) -> bool {
 
 fn accepts(accept: &[u8], ty: &str, sub: &str) -> bool {
     if accept.is_ascii() {
-        return accepts_ascii(accept, ty.as_bytes(), sub.as_bytes());
+        return accepts_all_ascii(accept, [(ty.as_bytes(), sub.as_bytes())]);
     }
     accepts_text(accept, ty, sub)
 }
@@ -197,10 +205,13 @@ fn accepts_text(accept: &[u8], ty: &str, sub: &str) -> bool {
     })
 }
 
-/// [`accepts`] of an ASCII header, on its bytes (no copy, no char
-/// searching): what the general path decides for the same text.
-fn accepts_ascii(accept: &[u8], ty: &[u8], sub: &[u8]) -> bool {
-    accept.split(|&b| b == b',').any(|range| {
+/// [`accepts`] of an ASCII header for every one of `wanted` (type,
+/// subtype), in one pass over its bytes (no copy, no char searching):
+/// what the text path decides for the same header, media type by media
+/// type.
+fn accepts_all_ascii<const N: usize>(accept: &[u8], wanted: [(&[u8], &[u8]); N]) -> bool {
+    let mut found = [false; N];
+    for range in accept.split(|&b| b == b',') {
         let mut parts = range.split(|&b| b == b';');
         let media = trim_ascii(parts.next().unwrap_or(b""));
         let refused = parts.any(|p| {
@@ -212,15 +223,18 @@ fn accepts_ascii(accept: &[u8], ty: &[u8], sub: &[u8]) -> bool {
                     .is_some_and(|q| q == 0.0)
         });
         if refused {
-            return false;
+            continue;
         }
         let Some(slash) = media.iter().position(|&b| b == b'/') else {
-            return false;
+            continue;
         };
         let (t, st) = (&media[..slash], &media[slash + 1..]);
-        (t == b"*" && st == b"*")
-            || (t.eq_ignore_ascii_case(ty) && (st == b"*" || st.eq_ignore_ascii_case(sub)))
-    })
+        for ((ty, sub), found) in wanted.iter().zip(&mut found) {
+            *found |= (t == b"*" && st == b"*")
+                || (t.eq_ignore_ascii_case(ty) && (st == b"*" || st.eq_ignore_ascii_case(sub)));
+        }
+    }
+    found.iter().all(|f| *f)
 }
 
 const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
@@ -560,11 +574,20 @@ mod tests {
         for v in values {
             for (ty, sub) in media {
                 assert_eq!(
-                    accepts_ascii(v.as_bytes(), ty.as_bytes(), sub.as_bytes()),
+                    accepts_all_ascii(v.as_bytes(), [(ty.as_bytes(), sub.as_bytes())]),
                     accepts_text(v.as_bytes(), ty, sub),
                     "{v:?} {ty}/{sub}"
                 );
             }
+            assert_eq!(
+                accepts_all_ascii(
+                    v.as_bytes(),
+                    [(b"application", b"json"), (b"text", b"event-stream")]
+                ),
+                accepts_text(v.as_bytes(), "application", "json")
+                    && accepts_text(v.as_bytes(), "text", "event-stream"),
+                "{v:?} both"
+            );
             for expected in ["application/json", "text/event-stream"] {
                 assert_eq!(
                     media_type_is(v.as_bytes(), expected),

@@ -61,7 +61,7 @@ pub(crate) enum Era {
 pub(crate) fn era(incoming: &Incoming, session_header: bool) -> Era {
     let (method, params) = match incoming {
         Incoming::Request { method, params, .. } | Incoming::Notification { method, params } => {
-            (Some(method.as_str()), params.as_ref())
+            (Some(&**method), params.as_ref())
         }
         Incoming::Response { .. } => (None, None),
         Incoming::Invalid { .. } => return Era::Modern,
