@@ -13,7 +13,7 @@
 //! `max_sessions`. Shared by the property test (`properties.rs`) and the
 //! `sessions` fuzz target.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::task::{Context, Waker};
 use std::time::Duration;
 
@@ -86,6 +86,13 @@ struct Http {
     sent: usize,
     heads: usize,
     closed: bool,
+    /// Random bytes were sent: they may hold no request at all (RFC 9112
+    /// § 2.2 lets a server ignore empty lines), so `sent` is only a bound.
+    junk: bool,
+    /// The method of each request sent and not yet answered, in order.
+    pending: VecDeque<&'static str>,
+    /// The method of the request the latest response head answered.
+    answering: Option<&'static str>,
 }
 
 struct World {
@@ -95,6 +102,9 @@ struct World {
     stdio: snodo_proto::Connection,
     stdio_sent: BTreeSet<String>,
     stdio_answered: BTreeSet<String>,
+    /// Request ids a `notifications/cancelled` named: a request cancelled
+    /// in flight is owed no answer.
+    cancelled: BTreeSet<String>,
     stdio_buf: Vec<u8>,
     /// Session ids the server issued.
     sids: Vec<String>,
@@ -173,6 +183,9 @@ impl World {
                 sent: 0,
                 heads: 0,
                 closed: false,
+                junk: false,
+                pending: VecDeque::new(),
+                answering: None,
             })
             .collect();
         World {
@@ -182,6 +195,7 @@ impl World {
             http,
             stdio_sent: BTreeSet::new(),
             stdio_answered: BTreeSet::new(),
+            cancelled: BTreeSet::new(),
             stdio_buf: Vec::new(),
             sids: Vec::new(),
             server_requests: Vec::new(),
@@ -228,6 +242,7 @@ impl World {
                 } else {
                     id
                 };
+                self.cancelled.insert(target.to_string());
                 format!(
                     r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{target}}}}}"#
                 )
@@ -290,6 +305,9 @@ impl World {
                     sent: 0,
                     heads: 0,
                     closed: false,
+                    junk: false,
+                    pending: VecDeque::new(),
+                    answering: None,
                 };
             }
             8 => {
@@ -314,14 +332,20 @@ impl World {
         if h.closed {
             return;
         }
-        if bytes.starts_with(b"POST ")
-            || bytes.starts_with(b"GET ")
-            || bytes.starts_with(b"DELETE ")
-        {
+        let verb = [
+            ("POST", b"POST ".as_slice()),
+            ("GET", b"GET "),
+            ("DELETE", b"DELETE "),
+        ]
+        .into_iter()
+        .find(|(_, prefix)| bytes.starts_with(prefix));
+        if let Some((verb, _)) = verb {
             h.sent += 1;
+            h.pending.push_back(verb);
         } else {
             // Garbage may hold anything; count it as one more request.
             h.sent += 1;
+            h.junk = true;
         }
         h.conn.handle_input(bytes, self.now);
     }
@@ -379,6 +403,7 @@ impl World {
                         continue;
                     }
                     self.http[i].heads += 1;
+                    self.http[i].answering = self.http[i].pending.pop_front();
                     assert!(
                         self.http[i].heads <= self.http[i].sent,
                         "connection {i}: more responses than requests"
@@ -447,6 +472,63 @@ impl World {
     }
 }
 
+impl World {
+    /// Every request is answered exactly once, unless its connection
+    /// closed (a refusal, `Connection: close`, the client hanging up) or it
+    /// was cancelled. Checked once the call and request deadlines (3 s and
+    /// 30 s) have passed, three times over so that work queued behind an
+    /// expired call gets its turn and its own deadline, yet before the
+    /// 120 s idle timeout closes the connections that are done.
+    fn check_everything_answered(&mut self) {
+        for _ in 0..3 {
+            self.now = Instant::from_nanos(self.now.as_nanos() + 31 * 1_000_000_000);
+            for h in &mut self.http {
+                h.conn.handle_timeout(self.now);
+            }
+            self.stdio.handle_timeout(self.now);
+            self.settle();
+        }
+        for (i, h) in self.http.iter().enumerate() {
+            // A session's GET stream stays open and legitimately holds the
+            // requests pipelined behind it; every other response has ended
+            // by now.
+            let streaming = !h.parser.idle() && h.answering == Some("GET");
+            if h.closed || streaming {
+                continue;
+            }
+            if h.junk {
+                assert!(
+                    h.heads <= h.sent,
+                    "connection {i}: more responses than requests"
+                );
+                continue;
+            }
+            assert!(
+                h.parser.idle(),
+                "connection {i}: the response to a {:?} request never ended",
+                h.answering
+            );
+            assert_eq!(
+                h.heads, h.sent,
+                "connection {i} is open and idle, yet answered {} of {} requests",
+                h.heads, h.sent
+            );
+        }
+        for h in &mut self.http {
+            h.conn.handle_input_closed(self.now);
+        }
+        // EOF on stdio ends calls waiting for an answer with an error.
+        self.stdio.handle_input_closed(self.now);
+        self.settle();
+        for id in self.stdio_sent.difference(&self.stdio_answered) {
+            assert!(
+                self.cancelled.contains(id),
+                "stdio request {id} was never answered nor cancelled"
+            );
+        }
+    }
+}
+
 /// Run the operations `data` decodes to.
 pub fn run(data: &[u8]) {
     let mut s = Source::new(data);
@@ -456,11 +538,7 @@ pub fn run(data: &[u8]) {
         w.step(&mut s);
         steps += 1;
     }
-    for h in &mut w.http {
-        h.conn.handle_input_closed(w.now);
-    }
-    w.stdio.handle_input_closed(w.now);
-    w.settle();
+    w.check_everything_answered();
     if std::env::var_os("SESSIONS_STATS").is_some() {
         eprintln!(
             "sessions issued {}, server requests {}, stdio answered {}, http responses {}",
