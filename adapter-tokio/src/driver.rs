@@ -33,7 +33,7 @@ impl Stop {
     }
 
     /// Resolves once shutdown is requested; never if no one can request it.
-    async fn requested(&mut self) {
+    async fn requested(mut self) {
         if let Some(rx) = &mut self.0 {
             if rx.wait_for(|stop| *stop).await.is_ok() {
                 return;
@@ -50,7 +50,7 @@ pub(crate) async fn drive<R, W>(
     mut reader: R,
     mut writer: W,
     options: &Options,
-    mut stop: Stop,
+    stop: Stop,
 ) -> io::Result<()>
 where
     R: AsyncRead + Unpin,
@@ -72,6 +72,10 @@ where
 
     let timer = tokio::time::sleep_until(TokioInstant::now());
     tokio::pin!(timer);
+    // One wait on the shutdown signal for the connection's life: a new one
+    // per event would join and leave the signal's waiter list every time.
+    let stop = stop.requested();
+    tokio::pin!(stop);
     let mut armed: Option<TokioInstant> = None;
 
     loop {
@@ -156,7 +160,7 @@ where
             () = std::future::poll_fn(|cx| conn.poll_changes(cx)), if below_high_water && !closed => {
                 conn.handle_changes(clock.now());
             },
-            () = stop.requested(), if !stopping => {
+            () = &mut stop, if !stopping => {
                 stopping = true;
                 // proto answers what is in progress, ends listen streams
                 // gracefully, and reads nothing more.
