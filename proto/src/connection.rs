@@ -585,14 +585,23 @@ impl Connection {
                 return;
             }
         };
-        let incoming = jsonrpc::parse(&bytes);
-        if !self.service.inner.legacy.is_empty()
-            && crate::legacy::era(&incoming, self.session.is_some()) == crate::legacy::Era::Session
-        {
-            self.legacy_message(None, incoming, now);
-            return;
-        }
-        match dispatch::dispatch(&self.service, incoming, None, now) {
+        // The common tools/call first (a modern request by its `_meta`);
+        // everything else, the general path.
+        let dispatched = match dispatch::fast::tool_call(&self.service, &bytes, None, now) {
+            Some(d) => d,
+            None => {
+                let incoming = jsonrpc::parse(&bytes);
+                if !self.service.inner.legacy.is_empty()
+                    && crate::legacy::era(&incoming, self.session.is_some())
+                        == crate::legacy::Era::Session
+                {
+                    self.legacy_message(None, incoming, now);
+                    return;
+                }
+                dispatch::dispatch(&self.service, incoming, None, now)
+            }
+        };
+        match dispatched {
             Dispatch::Answer { id, result } => {
                 if self.is_in_use(&id) {
                     self.write_duplicate(&id, now);
@@ -1206,37 +1215,21 @@ impl Connection {
     }
 
     fn handle_http_message(&mut self, head: &Head, body: Bytes, now: Instant) {
-        let incoming = jsonrpc::parse(&body);
-        if !self.service.inner.legacy.is_empty() {
-            let named = head.get(legacy::SESSION_HEADER).is_some();
-            if crate::legacy::era(&incoming, named) == crate::legacy::Era::Session {
-                self.handle_session_post(head, incoming, now);
-                return;
-            }
-        }
-        if let Incoming::Notification { .. } = incoming {
-            // `§ Sending Messages` 5: an accepted notification gets 202 and
-            // no body. None is acted on over HTTP (cancellation is closing
-            // the stream), so each is accepted and ignored.
-            let Wire::Http(http) = &mut self.wire else {
-                return;
-            };
-            let ex = http.exchange.take();
-            let close = !ex.is_some_and(|e| e.keep_alive);
-            codec::write_head(&mut self.out, 202, None, Some(0), close, &[]);
-            if close {
-                http.closing = true;
-                self.maybe_close();
-            } else {
-                http.idle_deadline = Some(now + self.service.http_config().idle_timeout);
-            }
-            return;
-        }
+        // The common tools/call first (a modern request by its `_meta`,
+        // never a session's); everything else, the general path.
         let mirrors = rules::Mirrors {
             head,
             service: &self.service,
         };
-        match dispatch::dispatch(&self.service, incoming, Some(&mirrors), now) {
+        let dispatched = match dispatch::fast::tool_call(&self.service, &body, Some(&mirrors), now)
+        {
+            Some(d) => d,
+            None => match self.dispatch_http(head, &body, now) {
+                Some(d) => d,
+                None => return,
+            },
+        };
+        match dispatched {
             Dispatch::Answer { id, result } => {
                 self.emit_final(Some(&id), Final::Result(&result), now)
             }
@@ -1255,6 +1248,47 @@ impl Connection {
             Dispatch::Listen { id, filter } => self.open_stream(id, filter, now),
             Dispatch::Cancel { .. } | Dispatch::Ignore => {}
         }
+    }
+
+    /// The general path of an HTTP message: a session's, a notification
+    /// (answered here: `None`), or a request to dispatch.
+    fn dispatch_http(&mut self, head: &Head, body: &Bytes, now: Instant) -> Option<Dispatch> {
+        let incoming = jsonrpc::parse(body);
+        if !self.service.inner.legacy.is_empty() {
+            let named = head.get(legacy::SESSION_HEADER).is_some();
+            if crate::legacy::era(&incoming, named) == crate::legacy::Era::Session {
+                self.handle_session_post(head, incoming, now);
+                return None;
+            }
+        }
+        if let Incoming::Notification { .. } = incoming {
+            // `§ Sending Messages` 5: an accepted notification gets 202 and
+            // no body. None is acted on over HTTP (cancellation is closing
+            // the stream), so each is accepted and ignored.
+            let Wire::Http(http) = &mut self.wire else {
+                return None;
+            };
+            let ex = http.exchange.take();
+            let close = !ex.is_some_and(|e| e.keep_alive);
+            codec::write_head(&mut self.out, 202, None, Some(0), close, &[]);
+            if close {
+                http.closing = true;
+                self.maybe_close();
+            } else {
+                http.idle_deadline = Some(now + self.service.http_config().idle_timeout);
+            }
+            return None;
+        }
+        let mirrors = rules::Mirrors {
+            head,
+            service: &self.service,
+        };
+        Some(dispatch::dispatch(
+            &self.service,
+            incoming,
+            Some(&mirrors),
+            now,
+        ))
     }
 
     /// Answer an HTTP request refused before or instead of admission, and

@@ -20,6 +20,8 @@
 //! ([`crate::extension`]), or becomes an [`Admitted`] call for the
 //! application, which the middlewares of installed extensions see first.
 
+pub(crate) mod fast;
+
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -41,12 +43,43 @@ use crate::time::Instant;
 pub trait HeaderCheck {
     /// Compare the transport's metadata with the request. `version` is the
     /// body's `_meta` protocol version.
-    fn check(
-        &self,
-        method: &str,
-        params: Option<&Map<String, Value>>,
-        version: &str,
-    ) -> Result<(), ErrorObject>;
+    fn check(&self, method: &str, params: Params<'_>, version: &str) -> Result<(), ErrorObject>;
+}
+
+/// A request's params as a [`HeaderCheck`] reads them: the params object,
+/// or the members of a `tools/call` read without building one.
+#[derive(Clone, Copy, Debug)]
+pub enum Params<'a> {
+    /// The params object, if the request had one.
+    Object(Option<&'a Map<String, Value>>),
+    /// A `tools/call` whose params are exactly `name`, `arguments` and
+    /// `_meta`.
+    ToolCall {
+        /// `name`.
+        name: &'a str,
+        /// `arguments`.
+        arguments: &'a Map<String, Value>,
+    },
+}
+
+impl<'a> Params<'a> {
+    /// The member `key`, if it is a string.
+    pub fn str(&self, key: &str) -> Option<&'a str> {
+        match self {
+            Params::Object(p) => p.and_then(|p| p.get(key)).and_then(Value::as_str),
+            Params::ToolCall { name, .. } => (key == "name").then_some(*name),
+        }
+    }
+
+    /// The member `arguments`, if it is an object.
+    pub fn arguments(&self) -> Option<&'a Map<String, Value>> {
+        match self {
+            Params::Object(p) => p
+                .and_then(|p| p.get("arguments"))
+                .and_then(Value::as_object),
+            Params::ToolCall { arguments, .. } => Some(arguments),
+        }
+    }
 }
 
 /// The outcome of dispatching one message.
@@ -251,7 +284,7 @@ fn admit(
 
     // 3. Header mirrors (HTTP).
     if let Some(h) = headers {
-        h.check(method, params.as_ref(), version)?;
+        h.check(method, Params::Object(params.as_ref()), version)?;
     }
 
     // 4. Version.
@@ -287,16 +320,7 @@ fn admit(
         }
         None => return Err(ErrorObject::method_not_found(method)),
     };
-    let served = spec.kind == Kind::Request
-        && matches!(spec.direction, Direction::ClientToServer | Direction::Both)
-        && spec.placement == Placement::TopLevel
-        && spec.status == Status::Implemented
-        && match spec.gate {
-            Gate::None => true,
-            Gate::Server(cap) => service.advertises(cap),
-            Gate::Client(_) => false,
-        };
-    if !served {
+    if !served(service, spec) {
         return Err(ErrorObject::method_not_found(method));
     }
 
@@ -309,6 +333,20 @@ fn admit(
         _ => return Err(ErrorObject::internal("Internal error")),
     };
     Ok((Target::Core(spec), meta, params))
+}
+
+/// Step 5 for a method of the profile: a top-level client request, implemented,
+/// its server capability advertised.
+fn served(service: &Service, spec: &MethodSpec) -> bool {
+    spec.kind == Kind::Request
+        && matches!(spec.direction, Direction::ClientToServer | Direction::Both)
+        && spec.placement == Placement::TopLevel
+        && spec.status == Status::Implemented
+        && match spec.gate {
+            Gate::None => true,
+            Gate::Server(cap) => service.advertises(cap),
+            Gate::Client(_) => false,
+        }
 }
 
 /// Step 7: the method's params, and the answer or invocation.
@@ -429,6 +467,20 @@ fn call_tool(
             )))
         }
     };
+    tool_invocation(service, id, index, arguments, meta, mrtr)
+}
+
+/// The invocation of tool `index` with `arguments`, once they are
+/// validated against its input schema.
+fn tool_invocation(
+    service: &Service,
+    id: &RequestId,
+    index: usize,
+    arguments: Map<String, Value>,
+    meta: RequestMeta,
+    mrtr: (Origin, Round),
+) -> Result<Dispatch, ErrorObject> {
+    let entry = &service.inner.tools[index];
     #[cfg(feature = "std")]
     let arguments = match &entry.input {
         Some(schema) => validated(schema, arguments, &entry.tool.name)?,

@@ -184,6 +184,11 @@ pub fn required(
             ))
         }
     };
+    Ok((meta, required_in(meta)?))
+}
+
+/// [`required`] of the `_meta` object itself: the version.
+pub fn required_in(meta: &Map<String, Value>) -> Result<&str, ErrorObject> {
     let version = match meta.get(KEY_PROTOCOL_VERSION) {
         Some(Value::String(v)) => v.as_str(),
         Some(_) => {
@@ -210,7 +215,7 @@ pub fn required(
             ))
         }
     }
-    Ok((meta, version))
+    Ok(version)
 }
 
 /// The last step of `_meta` admission, after version and method checks:

@@ -15,11 +15,11 @@
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::codec::Head;
 use super::{HostPolicy, HttpConfig, OriginPolicy};
-use crate::dispatch::HeaderCheck;
+use crate::dispatch::{HeaderCheck, Params};
 use crate::error::{code, ErrorObject};
 use crate::headers::{self, ValueError};
 use crate::service::Service;
@@ -351,12 +351,7 @@ fn differs(display: &str) -> ErrorObject {
 }
 
 impl HeaderCheck for Mirrors<'_> {
-    fn check(
-        &self,
-        method: &str,
-        params: Option<&Map<String, Value>>,
-        version: &str,
-    ) -> Result<(), ErrorObject> {
+    fn check(&self, method: &str, params: Params<'_>, version: &str) -> Result<(), ErrorObject> {
         // `§ Protocol Version Header`: required, equal to `_meta`'s version.
         match self.single("mcp-protocol-version", "MCP-Protocol-Version", false)? {
             None => return Err(missing("MCP-Protocol-Version")),
@@ -380,8 +375,8 @@ impl HeaderCheck for Mirrors<'_> {
                 .single("mcp-name", "Mcp-Name", true)?
                 .ok_or_else(|| missing("Mcp-Name"))?;
             // A body without the field is refused later as invalid params.
-            if let Some(Value::String(body)) = params.and_then(|p| p.get(field)) {
-                if header.as_ref() != body.as_str() {
+            if let Some(body) = params.str(field) {
+                if header.as_ref() != body {
                     return Err(differs("Mcp-Name"));
                 }
             }
@@ -395,20 +390,16 @@ impl HeaderCheck for Mirrors<'_> {
 
 impl Mirrors<'_> {
     /// `§ Server Behavior for Custom Headers`.
-    fn check_params(&self, params: Option<&Map<String, Value>>) -> Result<(), ErrorObject> {
-        let Some(params) = params else { return Ok(()) };
-        let Some(Value::String(name)) = params.get("name") else {
+    fn check_params(&self, params: Params<'_>) -> Result<(), ErrorObject> {
+        let Some(name) = params.str("name") else {
             return Ok(());
         };
         let inner = &self.service.inner;
-        let Some(&i) = inner.tool_index.get(name.as_str()) else {
+        let Some(&i) = inner.tool_index.get(name) else {
             return Ok(());
         };
         let empty = Map::new();
-        let arguments = params
-            .get("arguments")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
+        let arguments = params.arguments().unwrap_or(&empty);
         for param in &inner.tools[i].header_params {
             let display = format!("Mcp-Param-{}", param.name);
             let header = match self.head.count(&param.header_lower) {
@@ -458,6 +449,7 @@ pub fn status_of(error: &ErrorObject, admission: bool) -> u16 {
 mod tests {
     use super::*;
     use alloc::vec::Vec;
+    use serde_json::Value;
 
     fn head(method: &str, path: &str, headers: &[(&str, &str)]) -> Head {
         Head::new(method, path, 1, headers.iter().copied())
