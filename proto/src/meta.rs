@@ -7,6 +7,7 @@
 use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
+use bytes::Bytes;
 use core::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -163,8 +164,54 @@ pub struct RequestMeta {
     pub progress_token: Option<ProgressToken>,
     /// OpenTelemetry context.
     pub trace: TraceContext,
-    /// The whole `_meta` object, for application-defined keys.
-    pub raw: Map<String, Value>,
+    /// The whole `_meta` object: see [`RequestMeta::raw`].
+    pub(crate) raw: Raw,
+}
+
+impl RequestMeta {
+    /// The whole `_meta` object, for application-defined keys. Parsed
+    /// here when admission read every member it had into the fields above
+    /// (the common request: no map is built for it unless asked).
+    pub fn raw(&self) -> Cow<'_, Map<String, Value>> {
+        self.raw.map()
+    }
+}
+
+/// The `_meta` object as the client sent it: the parsed map, or the JSON
+/// text of one whose every member admission read into typed fields.
+#[derive(Clone)]
+pub(crate) enum Raw {
+    Map(Map<String, Value>),
+    /// An object's text, already parsed once (so always an object).
+    Text(Bytes),
+}
+
+impl Raw {
+    fn map(&self) -> Cow<'_, Map<String, Value>> {
+        match self {
+            Raw::Map(m) => Cow::Borrowed(m),
+            Raw::Text(t) => Cow::Owned(serde_json::from_slice(t).unwrap_or_default()),
+        }
+    }
+}
+
+impl Default for Raw {
+    fn default() -> Self {
+        Raw::Map(Map::new())
+    }
+}
+
+/// Equal when the objects are, whichever form holds them.
+impl PartialEq for Raw {
+    fn eq(&self, other: &Self) -> bool {
+        self.map() == other.map()
+    }
+}
+
+impl fmt::Debug for Raw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.map(), f)
+    }
 }
 
 /// Step 1 of admission: the required fields are present and well-typed.
@@ -222,7 +269,7 @@ pub fn required_in(meta: &Map<String, Value>) -> Result<&str, ErrorObject> {
 /// optional fields are well-formed.
 pub fn optional(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
     let mut admitted = read(meta)?;
-    admitted.raw = meta.clone();
+    admitted.raw = Raw::Map(meta.clone());
     Ok(admitted)
 }
 
@@ -230,7 +277,7 @@ pub fn optional(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
 /// [`RequestMeta::raw`] without a copy.
 pub fn optional_owned(meta: Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
     let mut admitted = read(&meta)?;
-    admitted.raw = meta;
+    admitted.raw = Raw::Map(meta);
     Ok(admitted)
 }
 
@@ -290,7 +337,7 @@ fn read(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
         log_level,
         progress_token,
         trace,
-        raw: Map::new(),
+        raw: Raw::default(),
     })
 }
 

@@ -196,7 +196,7 @@ impl Extension for TasksExtension {
                 "no random source for an idempotency key",
             )));
         };
-        let mut meta = call.meta.raw.clone();
+        let mut meta = call.meta.raw().into_owned();
         // Only the runner sets this key; a client's value is not kept.
         meta.remove(RUN_META_KEY);
         let work = WorkDescriptor {

@@ -441,7 +441,8 @@ pub struct RunInfo {
 /// key when it stores a task, but a synchronous call can carry anything:
 /// trust it only in tools that always run as tasks.
 pub fn run_info(meta: &snodo_proto::RequestMeta) -> Option<RunInfo> {
-    let v = meta.raw.get(RUN_META_KEY)?;
+    let raw = meta.raw();
+    let v = raw.get(RUN_META_KEY)?;
     Some(RunInfo {
         idempotency_key: String::from(v.get("idempotencyKey")?.as_str()?),
         attempt: u32::try_from(v.get("attempt").and_then(Value::as_u64)?).ok()?,

@@ -4,8 +4,11 @@
 //! "params":{"name":…,"arguments":{…},"_meta":{…}}}` (members in any
 //! order, none repeated, no escapes in `jsonrpc`, `method`, `name` or the
 //! member names) is read into typed parts: the name borrowed from the
-//! message, `arguments` and `_meta` as the objects the handler and
-//! [`RequestMeta::raw`](crate::meta::RequestMeta::raw) keep. It then meets
+//! message, `arguments` as the object the handler gets, and `_meta` as its
+//! text. A `_meta` of only the two required members is read into typed
+//! fields and kept as that text for
+//! [`RequestMeta::raw`](crate::meta::RequestMeta::raw); any other is
+//! parsed into the map the general path builds. The request then meets
 //! the admission steps of [`dispatch`](super::dispatch) in the same order.
 //!
 //! This path only ever produces the invocation the general path would:
@@ -13,16 +16,19 @@
 //! `None` before anything is done, and the caller hands the message to
 //! the general path, which decides it from scratch.
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::sync::Arc;
+use bytes::Bytes;
 use core::fmt;
-use serde::de::{MapAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{served, tool_invocation, Dispatch, HeaderCheck, Params};
 use crate::jsonrpc::RequestId;
-use crate::meta;
+use crate::meta::{self, ClientCapabilities, Raw, RequestMeta};
 use crate::mrtr;
 use crate::service::Service;
 use crate::time::Instant;
@@ -33,7 +39,7 @@ const METHOD: &str = "tools/call";
 /// hand it to the application; `None` otherwise.
 pub(crate) fn tool_call(
     service: &Service,
-    message: &[u8],
+    message: &Bytes,
     headers: Option<&dyn HeaderCheck>,
     now: Instant,
 ) -> Option<Dispatch> {
@@ -47,12 +53,26 @@ pub(crate) fn tool_call(
     let CallParams {
         name,
         arguments,
-        meta,
+        meta: raw_meta,
     } = params;
     let inner = &service.inner;
     let profile = inner.profile;
     // 2. Required `_meta`; 3. header mirrors; 4. version.
-    let version = meta::required_in(&meta).ok()?;
+    let meta = match serde_json::from_str::<MetaView<'_>>(raw_meta.get()) {
+        Ok(MetaView {
+            version: Some(version),
+            capabilities: Some(capabilities),
+            other: false,
+        }) => Meta::Typed {
+            version,
+            capabilities,
+        },
+        _ => Meta::Map(serde_json::from_str(raw_meta.get()).ok()?),
+    };
+    let version = match &meta {
+        Meta::Typed { version, .. } => version,
+        Meta::Map(map) => meta::required_in(map).ok()?,
+    };
     if let Some(h) = headers {
         let params = Params::ToolCall {
             name,
@@ -71,7 +91,23 @@ pub(crate) fn tool_call(
     if !served(service, spec) {
         return None;
     }
-    let meta = meta::optional_owned(meta).ok()?;
+    let meta = match meta {
+        // What `meta::optional_owned` makes of an object of exactly these
+        // two members.
+        Meta::Typed {
+            version,
+            capabilities,
+        } => RequestMeta {
+            protocol_version: match crate::profile::known_version(&version) {
+                Some(known) => Cow::Borrowed(known),
+                None => Cow::Owned(version.into_owned()),
+            },
+            client_capabilities: ClientCapabilities(capabilities),
+            raw: Raw::Text(message.slice_ref(raw_meta.get().as_bytes())),
+            ..RequestMeta::default()
+        },
+        Meta::Map(map) => meta::optional_owned(map).ok()?,
+    };
     // 8. The tool's params: no `inputResponses` or `requestState` here.
     let &index = inner.tool_index.get(name)?;
     let mrtr = mrtr::admit(
@@ -148,7 +184,83 @@ struct Message<'a> {
 struct CallParams<'a> {
     name: &'a str,
     arguments: Map<String, Value>,
-    meta: Map<String, Value>,
+    meta: &'a RawValue,
+}
+
+/// A `_meta` as this path admits it.
+enum Meta<'a> {
+    /// Exactly the two required members, well-typed.
+    Typed {
+        version: Cow<'a, str>,
+        capabilities: Map<String, Value>,
+    },
+    /// Anything else, as the general path reads it.
+    Map(Map<String, Value>),
+}
+
+/// The required members of `_meta`, and whether it has any other member
+/// (or one twice).
+struct MetaView<'a> {
+    version: Option<Cow<'a, str>>,
+    capabilities: Option<Map<String, Value>>,
+    other: bool,
+}
+
+impl<'de> Deserialize<'de> for MetaView<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MetaView<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("_meta")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaView<'de>, A::Error> {
+                let mut view = MetaView {
+                    version: None,
+                    capabilities: None,
+                    other: false,
+                };
+                while let Some(key) = map.next_key::<Text<'de>>()? {
+                    match &*key.0 {
+                        meta::KEY_PROTOCOL_VERSION if view.version.is_none() => {
+                            view.version = Some(map.next_value::<Text<'de>>()?.0)
+                        }
+                        meta::KEY_CLIENT_CAPABILITIES if view.capabilities.is_none() => {
+                            view.capabilities = Some(map.next_value()?)
+                        }
+                        _ => {
+                            view.other = true;
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(view)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A string, borrowed from the message unless it had escapes.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(String::from(s))))
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 /// Refuse the message for this path (the general path reads it).
@@ -213,7 +325,7 @@ impl<'de> Deserialize<'de> for CallParams<'de> {
                             arguments = Some(map.next_value::<Map<String, Value>>()?)
                         }
                         "_meta" if meta.is_none() => {
-                            meta = Some(map.next_value::<Map<String, Value>>()?)
+                            meta = Some(map.next_value::<&'de RawValue>()?)
                         }
                         _ => return Err(other()),
                     }
@@ -366,7 +478,8 @@ mod tests {
                     service: &service,
                 });
                 let check = mirrors.as_ref().map(|m| m as &dyn HeaderCheck);
-                let fast = tool_call(&service, case.as_bytes(), check, Instant::ZERO);
+                let message = Bytes::copy_from_slice(case.as_bytes());
+                let fast = tool_call(&service, &message, check, Instant::ZERO);
                 let general = super::super::dispatch(
                     &service,
                     crate::jsonrpc::parse(case.as_bytes()),

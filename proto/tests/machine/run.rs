@@ -622,7 +622,7 @@ impl<'s> Machine<'s> {
                     );
                     let seq = inv
                         .meta()
-                        .raw
+                        .raw()
                         .get("fuzz.example/seq")
                         .and_then(Value::as_u64);
                     if !s.http {

@@ -67,7 +67,7 @@ pub fn service_with(
         .tool("must", TaskSupport::Required);
     if let Some(key) = principal_key {
         tasks = tasks.principal(move |meta| {
-            meta.raw
+            meta.raw()
                 .get(key)
                 .and_then(Value::as_str)
                 .unwrap_or("anonymous")
