@@ -80,7 +80,7 @@ impl Client {
         let (inv, out) = self.send(&line);
         match (inv, out.as_slice()) {
             (Some(inv), []) => {
-                let state = inv.round.state::<Value>();
+                let state = inv.round().state::<Value>();
                 let call = inv.call;
                 self.conn
                     .complete(
