@@ -1045,8 +1045,10 @@ impl Connection {
     /// JSON response (or the SSE stream's last event), ending the exchange.
     fn emit_final(&mut self, id: Option<&RequestId>, message: Final<'_>, now: Instant) {
         if let (Wire::Stdio(_), Final::Result(result)) = (&self.wire, &message) {
-            // Straight into the output: no intermediate buffer.
+            // Straight into the output: no intermediate buffer, and room
+            // for a large answer made at once rather than by doubling.
             if let Some(id) = id {
+                self.out.reserve(result.len() + 64);
                 jsonrpc::write_result_raw(&mut self.out, id, result);
             }
             self.out.push(b'\n');

@@ -26,7 +26,6 @@ use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
-use alloc::vec::Vec;
 use serde_json::{json, Map, Value};
 
 use crate::error::{quoted, ErrorObject};
@@ -91,8 +90,8 @@ pub enum Dispatch {
     Answer {
         /// Request id.
         id: RequestId,
-        /// The `result` member's JSON.
-        result: Vec<u8>,
+        /// The `result` member's JSON (often a shared, pre-serialized one).
+        result: bytes::Bytes,
     },
     /// Answer now with this error.
     Error {

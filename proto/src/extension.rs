@@ -511,7 +511,7 @@ fn step(
         Step::Result(result) => match shape(result, &service.inner.server_meta) {
             Ok(result) => Dispatch::Answer {
                 id: id.clone(),
-                result,
+                result: result.into(),
             },
             Err(why) => error(id, fault(ext, &why)),
         },

@@ -235,9 +235,10 @@ pub(crate) struct PromptEntry {
     pub(crate) handler: Option<Arc<PromptFn>>,
 }
 
-/// A list pre-split into pre-serialized result pages.
+/// A list pre-split into pre-serialized result pages (shared: answering
+/// one copies nothing).
 pub(crate) struct Pages {
-    pub(crate) pages: Vec<Vec<u8>>,
+    pub(crate) pages: Vec<bytes::Bytes>,
     pub(crate) fingerprint: Fingerprint,
 }
 
@@ -260,7 +261,7 @@ pub(crate) struct Inner {
     pub(crate) prompts: Vec<PromptEntry>,
     pub(crate) prompt_index: BTreeMap<String, usize>,
     pub(crate) completer: Option<Option<Arc<CompleteFn>>>,
-    pub(crate) discover: Vec<u8>,
+    pub(crate) discover: bytes::Bytes,
     pub(crate) tool_pages: Pages,
     pub(crate) prompt_pages: Pages,
     pub(crate) resource_pages: Pages,
@@ -848,11 +849,11 @@ impl ServiceBuilder {
             &notifications,
             &crate::extension::Extensions::default(),
         );
-        let discover = shape::complete(
+        let discover = bytes::Bytes::from(shape::complete(
             Value::Object(discover),
             Some(self.cache.discover),
             &server_meta,
-        );
+        ));
 
         let tool_pages = paginate(
             "tools",
@@ -1037,7 +1038,7 @@ fn paginate<'a, T: Serialize + 'a>(
                     Value::String(fingerprint.cursor(i + 1)),
                 );
             }
-            shape::complete(Value::Object(m), Some(hint), server_meta)
+            bytes::Bytes::from(shape::complete(Value::Object(m), Some(hint), server_meta))
         })
         .collect();
     Pages { pages, fingerprint }
