@@ -587,7 +587,7 @@ impl Connection {
         };
         // The common tools/call first (a modern request by its `_meta`);
         // everything else, the general path.
-        let dispatched = match dispatch::fast::tool_call(&self.service, &bytes, None, now) {
+        let dispatched = match dispatch::fast::admit(&self.service, &bytes, None, now) {
             Some(d) => d,
             None => {
                 let incoming = jsonrpc::parse(&bytes);
@@ -1223,8 +1223,7 @@ impl Connection {
             head,
             service: &self.service,
         };
-        let dispatched = match dispatch::fast::tool_call(&self.service, &body, Some(&mirrors), now)
-        {
+        let dispatched = match dispatch::fast::admit(&self.service, &body, Some(&mirrors), now) {
             Some(d) => d,
             None => match self.dispatch_http(head, &body, now) {
                 Some(d) => d,

@@ -51,6 +51,8 @@ pub trait HeaderCheck {
 pub enum Params<'a> {
     /// The params object, if the request had one.
     Object(Option<&'a Map<String, Value>>),
+    /// Params of nothing but `_meta` (an object).
+    MetaOnly,
     /// A `tools/call` whose params are exactly `name`, `arguments` and
     /// `_meta`.
     ToolCall {
@@ -67,6 +69,7 @@ impl<'a> Params<'a> {
         match self {
             Params::Object(p) => p.and_then(|p| p.get(key)).and_then(Value::as_str),
             Params::ToolCall { name, .. } => (key == "name").then_some(*name),
+            Params::MetaOnly => None,
         }
     }
 
@@ -77,6 +80,7 @@ impl<'a> Params<'a> {
                 .and_then(|p| p.get("arguments"))
                 .and_then(Value::as_object),
             Params::ToolCall { arguments, .. } => Some(arguments),
+            Params::MetaOnly => None,
         }
     }
 }

@@ -1,11 +1,12 @@
-//! The common `tools/call`, admitted without building its params object.
+//! The common requests, admitted without building their params object.
 //!
 //! A request that is exactly `{"jsonrpc":"2.0","id":…,"method":"tools/call",
-//! "params":{"name":…,"arguments":{…},"_meta":{…}}}` (members in any
-//! order, none repeated, no escapes in `jsonrpc`, `method`, `name` or the
-//! member names) is read into typed parts: the name borrowed from the
-//! message, `arguments` as the object the handler gets, and `_meta` as its
-//! text. A `_meta` of only the two required members is read into typed
+//! "params":{"name":…,"arguments":{…},"_meta":{…}}}`, or a list or
+//! `server/discover` request whose params are exactly `{"_meta":{…}}`
+//! (members in any order, none repeated, no escapes in `jsonrpc`,
+//! `method`, `name` or the member names) is read into typed parts: the
+//! name borrowed from the message, `arguments` as the object the handler
+//! gets, and `_meta` as its text. A `_meta` of only the two required members is read into typed
 //! fields and kept as that text for
 //! [`RequestMeta::raw`](crate::meta::RequestMeta::raw); any other is
 //! parsed into the map the general path builds. The request then meets
@@ -33,28 +34,61 @@ use crate::mrtr;
 use crate::service::Service;
 use crate::time::Instant;
 
-const METHOD: &str = "tools/call";
+const TOOLS_CALL: &str = "tools/call";
 
-/// Admit `message` if it is the common `tools/call` and admission would
-/// hand it to the application; `None` otherwise.
-pub(crate) fn tool_call(
+/// The methods this path takes whose params carry nothing but `_meta`.
+const BARE: [&str; 5] = [
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+];
+
+/// [`TOOLS_CALL`] and [`BARE`] quoted, each with the offset of its
+/// first slash (a test holds the table to them).
+const QUOTED: [(&[u8], usize); 6] = [
+    (b"\"tools/call\"", 6),
+    (b"\"server/discover\"", 7),
+    (b"\"tools/list\"", 6),
+    (b"\"prompts/list\"", 8),
+    (b"\"resources/list\"", 10),
+    (b"\"resources/templates/list\"", 10),
+];
+
+/// Which request the message is.
+#[derive(Clone, Copy)]
+enum Method {
+    ToolsCall,
+    /// One of [`BARE`].
+    Bare(&'static str),
+}
+
+/// Admit `message` if it is one of the common requests and admission
+/// would answer it or hand it to the application; `None` otherwise.
+pub(crate) fn admit(
     service: &Service,
     message: &Bytes,
     headers: Option<&dyn HeaderCheck>,
     now: Instant,
 ) -> Option<Dispatch> {
     // Another method fails the typed read at its `method`, but a refusal
-    // costs serde_json an allocated error: a scan for the method string
+    // costs serde_json an allocated error: a scan for the method strings
     // keeps every other request from paying for it.
-    if !mentions_tools_call(message) {
+    if !mentions_a_method(message) {
         return None;
     }
-    let Message { id, params } = serde_json::from_slice(message).ok()?;
+    let Message { id, method, params } = serde_json::from_slice(message).ok()?;
     let CallParams {
         name,
         arguments,
         meta: raw_meta,
     } = params;
+    let (method_name, tool) = match (method, name, arguments) {
+        (Method::ToolsCall, Some(name), Some(arguments)) => (TOOLS_CALL, Some((name, arguments))),
+        (Method::Bare(m), None, None) => (m, None),
+        _ => return None,
+    };
     let inner = &service.inner;
     let profile = inner.profile;
     // 2. Required `_meta`; 3. header mirrors; 4. version.
@@ -74,20 +108,20 @@ pub(crate) fn tool_call(
         Meta::Map(map) => meta::required_in(map).ok()?,
     };
     if let Some(h) = headers {
-        let params = Params::ToolCall {
-            name,
-            arguments: &arguments,
+        let params = match &tool {
+            Some((name, arguments)) => Params::ToolCall { name, arguments },
+            None => Params::MetaOnly,
         };
-        h.check(METHOD, params, version).ok()?;
+        h.check(method_name, params, version).ok()?;
     }
     if version != profile.version {
         return None;
     }
     // 5. A core method, served; 6. optional `_meta`.
-    if inner.extensions.owner(METHOD).is_some() {
+    if inner.extensions.owner(method_name).is_some() {
         return None;
     }
-    let spec = profile.lookup(METHOD)?;
+    let spec = profile.lookup(method_name)?;
     if !served(service, spec) {
         return None;
     }
@@ -108,11 +142,19 @@ pub(crate) fn tool_call(
         },
         Meta::Map(map) => meta::optional_owned(map).ok()?,
     };
-    // 8. The tool's params: no `inputResponses` or `requestState` here.
+    // 8. The method's params.
+    let Some((name, arguments)) = tool else {
+        // Nothing but `_meta`, which admission took out.
+        return match super::route(service, &id, spec, Map::new(), meta, now).ok()? {
+            d @ Dispatch::Answer { .. } => Some(d),
+            _ => None,
+        };
+    };
+    // No `inputResponses` or `requestState` here.
     let &index = inner.tool_index.get(name)?;
     let mrtr = mrtr::admit(
         service,
-        METHOD,
+        TOOLS_CALL,
         inner.tools[index].name.clone(),
         &Map::new(),
         now,
@@ -126,15 +168,22 @@ pub(crate) fn tool_call(
     }
 }
 
-/// Whether `"tools/call"` appears in `message` (a tools/call request
-/// this path can take writes its method so). Eight bytes at a time: the
-/// candidates are the slashes, which few bytes of a message are.
-fn mentions_tools_call(message: &[u8]) -> bool {
-    const NEEDLE: &[u8] = b"\"tools/call\"";
+/// Whether one of this path's method strings, quoted, appears in
+/// `message` (a request this path can take writes its method so). Eight
+/// bytes at a time: the candidates are the slashes, which few bytes of a
+/// message are.
+fn mentions_a_method(message: &[u8]) -> bool {
     const SLASHES: u64 = u64::from_ne_bytes([b'/'; 8]);
     const LOW: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    let at = |i: usize| i >= 6 && message.get(i - 6..i + 6) == Some(NEEDLE);
+    // Each method, quoted, is found at its first slash.
+    let at = |i: usize| {
+        QUOTED.iter().any(|(quoted, slash)| {
+            i >= *slash
+                && message[i - slash] == b'"'
+                && message.get(i - slash..i - slash + quoted.len()) == Some(*quoted)
+        })
+    };
     let mut chunks = message.chunks_exact(8);
     let mut base = 0;
     for chunk in &mut chunks {
@@ -156,20 +205,37 @@ fn mentions_tools_call(message: &[u8]) -> bool {
 
 #[cfg(test)]
 #[test]
+fn the_quoted_table_is_the_methods() {
+    let methods: alloc::vec::Vec<&str> = core::iter::once(TOOLS_CALL).chain(BARE).collect();
+    assert_eq!(methods.len(), QUOTED.len());
+    for (m, (quoted, slash)) in methods.iter().zip(QUOTED) {
+        assert_eq!(quoted, alloc::format!("\"{m}\"").as_bytes());
+        assert_eq!(quoted.iter().position(|&b| b == b'/'), Some(slash));
+    }
+}
+
+#[cfg(test)]
+#[test]
 fn finds_the_method_string() {
     for (text, found) in [
         (r#"{"method":"tools/call"}"#, true),
         (r#""tools/call""#, true),
         (r#"xxxxxxxx"tools/call""#, true),
-        (r#"{"method":"tools/list","x":"tools/call "}"#, false),
+        (
+            r#"{"method":"tools/lisp","x":"tools/call ","y":"server/discovery"}"#,
+            false,
+        ),
+        (r#"{"method":"resources/templates/list"}"#, true),
+        (r#""server/discover""#, true),
+        (r#""tools/list""#, true),
         (r#"tools/call"#, false),
         ("", false),
         ("/", false),
     ] {
-        assert_eq!(mentions_tools_call(text.as_bytes()), found, "{text}");
+        assert_eq!(mentions_a_method(text.as_bytes()), found, "{text}");
         for pad in 1..9 {
             let padded = alloc::format!("{}{text}", " ".repeat(pad));
-            assert_eq!(mentions_tools_call(padded.as_bytes()), found, "{padded}");
+            assert_eq!(mentions_a_method(padded.as_bytes()), found, "{padded}");
         }
     }
 }
@@ -177,13 +243,14 @@ fn finds_the_method_string() {
 /// The message: `jsonrpc`, `id`, `method` and `params`, each once.
 struct Message<'a> {
     id: RequestId,
+    method: Method,
     params: CallParams<'a>,
 }
 
-/// The params: `name`, `arguments` and `_meta`, each once.
+/// The params: `_meta`, and `name` and `arguments` if present; each once.
 struct CallParams<'a> {
-    name: &'a str,
-    arguments: Map<String, Value>,
+    name: Option<&'a str>,
+    arguments: Option<Map<String, Value>>,
     meta: &'a RawValue,
 }
 
@@ -277,7 +344,7 @@ impl<'de> Deserialize<'de> for Message<'de> {
                 f.write_str("a tools/call request")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message<'de>, A::Error> {
-                let (mut jsonrpc, mut id, mut method, mut params) = (false, None, false, None);
+                let (mut jsonrpc, mut id, mut method, mut params) = (false, None, None, None);
                 while let Some(key) = map.next_key::<&'de str>()? {
                     match key {
                         "jsonrpc" if !jsonrpc => {
@@ -287,18 +354,22 @@ impl<'de> Deserialize<'de> for Message<'de> {
                             }
                         }
                         "id" if id.is_none() => id = Some(map.next_value::<Id>()?.0),
-                        "method" if !method => {
-                            method = map.next_value::<&'de str>()? == METHOD;
-                            if !method {
-                                return Err(other());
-                            }
+                        "method" if method.is_none() => {
+                            let m = map.next_value::<&'de str>()?;
+                            method = Some(if m == TOOLS_CALL {
+                                Method::ToolsCall
+                            } else {
+                                Method::Bare(BARE.into_iter().find(|b| *b == m).ok_or_else(other)?)
+                            });
                         }
                         "params" if params.is_none() => params = Some(map.next_value()?),
                         _ => return Err(other()),
                     }
                 }
                 match (jsonrpc, id, method, params) {
-                    (true, Some(id), true, Some(params)) => Ok(Message { id, params }),
+                    (true, Some(id), Some(method), Some(params)) => {
+                        Ok(Message { id, method, params })
+                    }
                     _ => Err(other()),
                 }
             }
@@ -330,13 +401,13 @@ impl<'de> Deserialize<'de> for CallParams<'de> {
                         _ => return Err(other()),
                     }
                 }
-                match (name, arguments, meta) {
-                    (Some(name), Some(arguments), Some(meta)) => Ok(CallParams {
+                match meta {
+                    Some(meta) => Ok(CallParams {
                         name,
                         arguments,
                         meta,
                     }),
-                    _ => Err(other()),
+                    None => Err(other()),
                 }
             }
         }
@@ -431,6 +502,9 @@ mod tests {
             format!(r#" {{"jsonrpc":"2.0","id":-3,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi","text":"again","more":[1,{{}}]}},{META}}}}} "#),
             format!(r#"{{"jsonrpc":"2.0","id":18446744073709551615,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},{META}}}}}"#),
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p","traceparent":"t","app/key":[1],"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"info"}}}"#.into(),
+            format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#),
+            format!(r#"{{"params":{{{META}}},"method":"server/discover","id":"d","jsonrpc":"2.0"}}"#),
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"app":1}}}"#.into(),
         ];
         let other = [
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"ec\u0068o","arguments":{{"text":"hi"}},{META}}}}}"#),
@@ -445,6 +519,12 @@ mod tests {
             format!(r#"{{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},{META}}}}}"#),
             format!(r#"{{"jsonrpc":"1.0","id":7,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},{META}}}}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{{"name":"echo","arguments":{{"text":"hi"}},{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{{"cursor":"x",{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{{"name":"echo",{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"prompts/list","params":{{{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/templates/list","params":{{{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list"}}"#),
             format!(r#"["2.0",7,"tools/call",{{"name":"echo","arguments":{{"text":"hi"}},{META}}}]"#),
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["echo",{"text":"hi"},{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}]}"#.into(),
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}"#.into(),
@@ -454,24 +534,36 @@ mod tests {
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},{META}}}}} x"#),
         ];
         let service = service();
-        let head = |name: &str| {
-            Head::new(
-                "POST",
-                "/mcp",
-                1,
-                [
-                    ("MCP-Protocol-Version", "2026-07-28"),
-                    ("Mcp-Method", "tools/call"),
-                    ("Mcp-Name", name),
-                ],
-            )
+        let head = |method: &str, name: Option<&str>| {
+            let mut fields = alloc::vec![
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", method),
+            ];
+            fields.extend(name.map(|n| ("Mcp-Name", n)));
+            Head::new("POST", "/mcp", 1, fields)
         };
-        let heads: Vec<Option<Head>> = alloc::vec![None, Some(head("echo")), Some(head("other"))];
         for (case, must_take) in taken
             .iter()
             .map(|c| (c, true))
             .chain(other.iter().map(|c| (c, false)))
         {
+            let method = serde_json::from_str::<Value>(case)
+                .ok()
+                .and_then(|v| v.get("method").and_then(Value::as_str).map(String::from))
+                .unwrap_or_default();
+            let heads: Vec<Option<Head>> = if method == TOOLS_CALL {
+                alloc::vec![
+                    None,
+                    Some(head(&method, Some("echo"))),
+                    Some(head(&method, Some("other")))
+                ]
+            } else {
+                alloc::vec![
+                    None,
+                    Some(head(&method, None)),
+                    Some(head("tools/call", Some("echo")))
+                ]
+            };
             for h in &heads {
                 let mirrors = h.as_ref().map(|head| Mirrors {
                     head,
@@ -479,17 +571,18 @@ mod tests {
                 });
                 let check = mirrors.as_ref().map(|m| m as &dyn HeaderCheck);
                 let message = Bytes::copy_from_slice(case.as_bytes());
-                let fast = tool_call(&service, &message, check, Instant::ZERO);
+                let fast = admit(&service, &message, check, Instant::ZERO);
                 let general = super::super::dispatch(
                     &service,
                     crate::jsonrpc::parse(case.as_bytes()),
                     check,
                     Instant::ZERO,
                 );
-                let agrees_on_name = h
-                    .as_ref()
-                    .is_none_or(|h| h.get("mcp-name") == Some(b"echo"));
-                if must_take && agrees_on_name {
+                let agrees = h.as_ref().is_none_or(|h| {
+                    h.get("mcp-method") == Some(method.as_bytes())
+                        && (method != TOOLS_CALL || h.get("mcp-name") == Some(b"echo"))
+                });
+                if must_take && agrees {
                     assert!(fast.is_some(), "{case}");
                 }
                 if let Some(fast) = fast {
