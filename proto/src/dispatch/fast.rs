@@ -524,7 +524,7 @@ mod tests {
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"prompts/list","params":{{{META}}}}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/templates/list","params":{{{META}}}}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{{META}}}}}"#),
-            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list"}}"#),
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#.into(),
             format!(r#"["2.0",7,"tools/call",{{"name":"echo","arguments":{{"text":"hi"}},{META}}}]"#),
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["echo",{"text":"hi"},{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}]}"#.into(),
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}"#.into(),
