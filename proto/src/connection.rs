@@ -973,12 +973,7 @@ impl Connection {
                     Err(dispatch::resource_not_found(uri))
                 } else {
                     let hint = r.cache.unwrap_or(inner.cache.reads);
-                    crate::shape::write_complete(
-                        &mut buf,
-                        to_value(&r),
-                        Some(hint),
-                        &inner.server_meta,
-                    );
+                    crate::shape::write_read_result(&mut buf, &r, hint, &inner.server_meta);
                     Ok(())
                 }
             }

@@ -12,7 +12,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde_json::{Map, Value};
 
-use crate::model::{CacheHint, CacheScope, CallToolResult, Content};
+use crate::model::{
+    CacheHint, CacheScope, CallToolResult, Content, ReadResourceResult, ResourceContents,
+};
 
 /// Shape `result` (an object) as a complete result and serialize it.
 pub fn complete(
@@ -166,6 +168,84 @@ fn maps_are_sorted() -> bool {
     }
 }
 
+/// A `resources/read` result shaped with cache hint `hint` and
+/// serialized, appended to `out`: the same bytes as [`complete`] of the
+/// result's `Value`, written straight from the result when neither it nor
+/// any of its contents has a `_meta` (the common case). Anything else
+/// takes the general path.
+pub fn write_read_result(
+    out: &mut Vec<u8>,
+    r: &ReadResourceResult,
+    hint: CacheHint,
+    server_meta: &Map<String, Value>,
+) {
+    let plain = maps_are_sorted()
+        && r.meta.is_none()
+        && r.contents.iter().all(|c| match c {
+            ResourceContents::Text { meta, .. } | ResourceContents::Blob { meta, .. } => {
+                meta.is_none()
+            }
+        });
+    if !plain {
+        let value = serde_json::to_value(r).unwrap_or(Value::Null);
+        return write_complete(out, value, Some(hint), server_meta);
+    }
+    // Members in key order, as a serialized map writes them: _meta,
+    // cacheScope, contents, resultType, ttlMs; in each content blob or
+    // mimeType, text, uri.
+    out.push(b'{');
+    if !server_meta.is_empty() {
+        out.extend_from_slice(br#""_meta":"#);
+        crate::json::write(out, server_meta);
+        out.push(b',');
+    }
+    out.extend_from_slice(match hint.scope {
+        CacheScope::Public => br#""cacheScope":"public","contents":["#,
+        CacheScope::Private => br#""cacheScope":"private","contents":["#,
+    });
+    for (i, c) in r.contents.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let (uri, mime_type, member, data) = match c {
+            ResourceContents::Text {
+                uri,
+                mime_type,
+                text,
+                ..
+            } => (uri, mime_type, "text", text),
+            ResourceContents::Blob {
+                uri,
+                mime_type,
+                blob,
+                ..
+            } => (uri, mime_type, "blob", blob),
+        };
+        out.push(b'{');
+        if member == "blob" {
+            out.extend_from_slice(br#""blob":"#);
+            crate::json::write(out, data.as_str());
+            out.push(b',');
+        }
+        if let Some(m) = mime_type {
+            out.extend_from_slice(br#""mimeType":"#);
+            crate::json::write(out, m.as_str());
+            out.push(b',');
+        }
+        if member == "text" {
+            out.extend_from_slice(br#""text":"#);
+            crate::json::write(out, data.as_str());
+            out.push(b',');
+        }
+        out.extend_from_slice(br#""uri":"#);
+        crate::json::write(out, uri.as_str());
+        out.push(b'}');
+    }
+    out.extend_from_slice(br#"],"resultType":"complete","ttlMs":"#);
+    crate::json::write(out, &hint.ttl_ms);
+    out.push(b'}');
+}
+
 /// A `tools/call` result shaped and serialized, appended to `out`: the
 /// same bytes as [`complete`] of the result's `Value`, written straight from the
 /// result when it holds only plain text blocks (no annotations or block
@@ -305,6 +385,71 @@ mod tests {
                         complete(result.clone(), hint, m),
                         built(result.clone(), hint, m),
                         "{result} {hint:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn read_results_written_directly_are_the_general_bytes() {
+        let meta =
+            object(json!({"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}));
+        let blob = |uri: &str, mime: Option<&str>| ResourceContents::Blob {
+            uri: String::from(uri),
+            mime_type: mime.map(String::from),
+            blob: String::from("AAAA"),
+            meta: None,
+        };
+        let results = [
+            ReadResourceResult::new(alloc::vec![ResourceContents::text(
+                "file:///readme.txt",
+                "text/plain",
+                "hello, world"
+            )]),
+            ReadResourceResult::new(alloc::vec![
+                ResourceContents::Text {
+                    uri: String::from("a:\"b\"\n"),
+                    mime_type: None,
+                    text: String::from("esc \" \\ \n \u{1} é 😀"),
+                    meta: None,
+                },
+                blob("x:y", Some("image/png")),
+                blob("x:z", None),
+            ]),
+            ReadResourceResult::new(alloc::vec![]),
+            // The general path: a result `_meta`, a content `_meta`.
+            ReadResourceResult {
+                meta: Some(object(json!({"mine": 1}))),
+                ..ReadResourceResult::new(alloc::vec![blob("x:y", None)])
+            },
+            ReadResourceResult::new(alloc::vec![ResourceContents::Text {
+                uri: String::from("u:v"),
+                mime_type: None,
+                text: String::new(),
+                meta: Some(object(json!({"k": "v"}))),
+            }]),
+        ];
+        let hints = [
+            CacheHint {
+                ttl_ms: 0,
+                scope: CacheScope::Private,
+            },
+            CacheHint {
+                ttl_ms: u64::MAX,
+                scope: CacheScope::Public,
+            },
+        ];
+        for r in &results {
+            for hint in hints {
+                for m in [&meta, &Map::new()] {
+                    let mut direct = Vec::new();
+                    write_read_result(&mut direct, r, hint, m);
+                    let general = complete(serde_json::to_value(r).unwrap(), Some(hint), m);
+                    assert_eq!(
+                        String::from_utf8(direct).unwrap(),
+                        String::from_utf8(general).unwrap(),
+                        "{r:?} {hint:?}"
                     );
                 }
             }
