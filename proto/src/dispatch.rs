@@ -51,6 +51,11 @@ pub trait HeaderCheck {
 pub enum Params<'a> {
     /// The params object, if the request had one.
     Object(Option<&'a Map<String, Value>>),
+    /// A `resources/read` whose params are exactly `uri` and `_meta`.
+    ResourceRead {
+        /// `uri`.
+        uri: &'a str,
+    },
     /// Params of nothing but `_meta` (an object).
     MetaOnly,
     /// A `tools/call` whose params are exactly `name`, `arguments` and
@@ -69,6 +74,7 @@ impl<'a> Params<'a> {
         match self {
             Params::Object(p) => p.and_then(|p| p.get(key)).and_then(Value::as_str),
             Params::ToolCall { name, .. } => (key == "name").then_some(*name),
+            Params::ResourceRead { uri } => (key == "uri").then_some(*uri),
             Params::MetaOnly => None,
         }
     }
@@ -80,7 +86,7 @@ impl<'a> Params<'a> {
                 .and_then(|p| p.get("arguments"))
                 .and_then(Value::as_object),
             Params::ToolCall { arguments, .. } => Some(arguments),
-            Params::MetaOnly => None,
+            Params::ResourceRead { .. } | Params::MetaOnly => None,
         }
     }
 }
@@ -530,8 +536,20 @@ fn read_resource(
     meta: RequestMeta,
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
-    let inner = &service.inner;
     let uri = string_param(params, "uri")?;
+    read_resource_at(service, id, uri, params, meta, now)
+}
+
+/// `resources/read` of `uri`, in a request whose params are `params`.
+fn read_resource_at(
+    service: &Service,
+    id: &RequestId,
+    uri: &str,
+    params: &Map<String, Value>,
+    meta: RequestMeta,
+    now: Instant,
+) -> Result<Dispatch, ErrorObject> {
+    let inner = &service.inner;
     let handler = if let Some(&i) = inner.resource_index.get(uri) {
         (inner.resources[i].handler.clone(), BTreeMap::new())
     } else {

@@ -1,12 +1,13 @@
 //! The common requests, admitted without building their params object.
 //!
 //! A request that is exactly `{"jsonrpc":"2.0","id":…,"method":"tools/call",
-//! "params":{"name":…,"arguments":{…},"_meta":{…}}}`, or a list or
+//! "params":{"name":…,"arguments":{…},"_meta":{…}}}`, a `resources/read`
+//! whose params are exactly `{"uri":…,"_meta":{…}}`, or a list or
 //! `server/discover` request whose params are exactly `{"_meta":{…}}`
 //! (members in any order, none repeated, no escapes in `jsonrpc`,
-//! `method`, `name` or the member names) is read into typed parts: the
-//! name borrowed from the message, `arguments` as the object the handler
-//! gets, and `_meta` as its text. A `_meta` of only the two required members is read into typed
+//! `method`, `name`, `uri` or the member names) is read into typed parts:
+//! the name or URI borrowed from the message, `arguments` as the object
+//! the handler gets, and `_meta` as its text. A `_meta` of only the two required members is read into typed
 //! fields and kept as that text for
 //! [`RequestMeta::raw`](crate::meta::RequestMeta::raw); any other is
 //! parsed into the map the general path builds. The request then meets
@@ -35,6 +36,7 @@ use crate::service::Service;
 use crate::time::Instant;
 
 const TOOLS_CALL: &str = "tools/call";
+const RESOURCES_READ: &str = "resources/read";
 
 /// The methods this path takes whose params carry nothing but `_meta`.
 const BARE: [&str; 5] = [
@@ -45,10 +47,11 @@ const BARE: [&str; 5] = [
     "resources/templates/list",
 ];
 
-/// [`TOOLS_CALL`] and [`BARE`] quoted, each with the offset of its
-/// first slash (a test holds the table to them).
-const QUOTED: [(&[u8], usize); 6] = [
+/// [`TOOLS_CALL`], [`RESOURCES_READ`] and [`BARE`] quoted, each with the
+/// offset of its first slash (a test holds the table to them).
+const QUOTED: [(&[u8], usize); 7] = [
     (b"\"tools/call\"", 6),
+    (b"\"resources/read\"", 10),
     (b"\"server/discover\"", 7),
     (b"\"tools/list\"", 6),
     (b"\"prompts/list\"", 8),
@@ -60,6 +63,7 @@ const QUOTED: [(&[u8], usize); 6] = [
 #[derive(Clone, Copy)]
 enum Method {
     ToolsCall,
+    ResourcesRead,
     /// One of [`BARE`].
     Bare(&'static str),
 }
@@ -82,11 +86,15 @@ pub(crate) fn admit(
     let CallParams {
         name,
         arguments,
+        uri,
         meta: raw_meta,
     } = params;
-    let (method_name, tool) = match (method, name, arguments) {
-        (Method::ToolsCall, Some(name), Some(arguments)) => (TOOLS_CALL, Some((name, arguments))),
-        (Method::Bare(m), None, None) => (m, None),
+    let (method_name, target) = match (method, name, arguments, uri) {
+        (Method::ToolsCall, Some(name), Some(arguments), None) => {
+            (TOOLS_CALL, Target::Tool(name, arguments))
+        }
+        (Method::ResourcesRead, None, None, Some(uri)) => (RESOURCES_READ, Target::Read(uri)),
+        (Method::Bare(m), None, None, None) => (m, Target::Bare),
         _ => return None,
     };
     let inner = &service.inner;
@@ -108,9 +116,10 @@ pub(crate) fn admit(
         Meta::Map(map) => meta::required_in(map).ok()?,
     };
     if let Some(h) = headers {
-        let params = match &tool {
-            Some((name, arguments)) => Params::ToolCall { name, arguments },
-            None => Params::MetaOnly,
+        let params = match &target {
+            Target::Tool(name, arguments) => Params::ToolCall { name, arguments },
+            Target::Read(uri) => Params::ResourceRead { uri },
+            Target::Bare => Params::MetaOnly,
         };
         h.check(method_name, params, version).ok()?;
     }
@@ -143,12 +152,25 @@ pub(crate) fn admit(
         Meta::Map(map) => meta::optional_owned(map).ok()?,
     };
     // 8. The method's params.
-    let Some((name, arguments)) = tool else {
-        // Nothing but `_meta`, which admission took out.
-        return match super::route(service, &id, spec, Map::new(), meta, now).ok()? {
-            d @ Dispatch::Answer { .. } => Some(d),
-            _ => None,
-        };
+    let (name, arguments) = match target {
+        Target::Tool(name, arguments) => (name, arguments),
+        Target::Read(uri) => {
+            // No `inputResponses` or `requestState` here.
+            let d = super::read_resource_at(service, &id, uri, &Map::new(), meta, now).ok()?;
+            return match d {
+                Dispatch::Invoke(admitted) => {
+                    Some(crate::extension::wrap(service, spec.name, admitted, now))
+                }
+                _ => None,
+            };
+        }
+        Target::Bare => {
+            // Nothing but `_meta`, which admission took out.
+            return match super::route(service, &id, spec, Map::new(), meta, now).ok()? {
+                d @ Dispatch::Answer { .. } => Some(d),
+                _ => None,
+            };
+        }
     };
     // No `inputResponses` or `requestState` here.
     let &index = inner.tool_index.get(name)?;
@@ -206,7 +228,10 @@ fn mentions_a_method(message: &[u8]) -> bool {
 #[cfg(test)]
 #[test]
 fn the_quoted_table_is_the_methods() {
-    let methods: alloc::vec::Vec<&str> = core::iter::once(TOOLS_CALL).chain(BARE).collect();
+    let methods: alloc::vec::Vec<&str> = [TOOLS_CALL, RESOURCES_READ]
+        .into_iter()
+        .chain(BARE)
+        .collect();
     assert_eq!(methods.len(), QUOTED.len());
     for (m, (quoted, slash)) in methods.iter().zip(QUOTED) {
         assert_eq!(quoted, alloc::format!("\"{m}\"").as_bytes());
@@ -247,11 +272,20 @@ struct Message<'a> {
     params: CallParams<'a>,
 }
 
-/// The params: `_meta`, and `name` and `arguments` if present; each once.
+/// The params: `_meta`, and `name`, `arguments` and `uri` if present;
+/// each once.
 struct CallParams<'a> {
     name: Option<&'a str>,
     arguments: Option<Map<String, Value>>,
+    uri: Option<&'a str>,
     meta: &'a RawValue,
+}
+
+/// What the params name.
+enum Target<'a> {
+    Tool(&'a str, Map<String, Value>),
+    Read(&'a str),
+    Bare,
 }
 
 /// A `_meta` as this path admits it.
@@ -358,6 +392,8 @@ impl<'de> Deserialize<'de> for Message<'de> {
                             let m = map.next_value::<&'de str>()?;
                             method = Some(if m == TOOLS_CALL {
                                 Method::ToolsCall
+                            } else if m == RESOURCES_READ {
+                                Method::ResourcesRead
                             } else {
                                 Method::Bare(BARE.into_iter().find(|b| *b == m).ok_or_else(other)?)
                             });
@@ -388,10 +424,11 @@ impl<'de> Deserialize<'de> for CallParams<'de> {
                 f.write_str("tools/call params")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CallParams<'de>, A::Error> {
-                let (mut name, mut arguments, mut meta) = (None, None, None);
+                let (mut name, mut arguments, mut uri, mut meta) = (None, None, None, None);
                 while let Some(key) = map.next_key::<&'de str>()? {
                     match key {
                         "name" if name.is_none() => name = Some(map.next_value::<&'de str>()?),
+                        "uri" if uri.is_none() => uri = Some(map.next_value::<&'de str>()?),
                         "arguments" if arguments.is_none() => {
                             arguments = Some(map.next_value::<Map<String, Value>>()?)
                         }
@@ -405,6 +442,7 @@ impl<'de> Deserialize<'de> for CallParams<'de> {
                     Some(meta) => Ok(CallParams {
                         name,
                         arguments,
+                        uri,
                         meta,
                     }),
                     None => Err(other()),
@@ -470,6 +508,14 @@ mod tests {
                 })),
                 |a: Echo, _ctx| async move { CallToolResult::text(a.text) },
             )
+            .resource(
+                crate::Resource::new("file:///r.txt", "r"),
+                |args: crate::ResourceArgs, _ctx| async move {
+                    Ok(crate::ReadResourceResult::new(alloc::vec![
+                        crate::ResourceContents::text(args.uri, "text/plain", "r")
+                    ]))
+                },
+            )
             .build()
             .unwrap()
     }
@@ -503,6 +549,8 @@ mod tests {
             format!(r#"{{"jsonrpc":"2.0","id":18446744073709551615,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},{META}}}}}"#),
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p","traceparent":"t","app/key":[1],"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"info"}}}"#.into(),
             format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{{"uri":"file:///r.txt",{META}}}}}"#),
+            format!(r#"{{"params":{{{META},"uri":"file:///r.txt"}},"id":"r","method":"resources/read","jsonrpc":"2.0"}}"#),
             format!(r#"{{"params":{{{META}}},"method":"server/discover","id":"d","jsonrpc":"2.0"}}"#),
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"app":1}}}"#.into(),
         ];
@@ -525,6 +573,12 @@ mod tests {
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/templates/list","params":{{{META}}}}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{{META}}}}}"#),
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#.into(),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{"uri":"file:///none",{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{"uri":"file:\/\/\/r.txt",{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{"uri":1,{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{"uri":"file:///r.txt","name":"echo",{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{"uri":"file:///r.txt","requestState":"x",{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"uri":"file:///r.txt","name":"echo","arguments":{{}},{META}}}}}"#),
             format!(r#"["2.0",7,"tools/call",{{"name":"echo","arguments":{{"text":"hi"}},{META}}}]"#),
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["echo",{"text":"hi"},{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}]}"#.into(),
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}"#.into(),
@@ -551,10 +605,15 @@ mod tests {
                 .ok()
                 .and_then(|v| v.get("method").and_then(Value::as_str).map(String::from))
                 .unwrap_or_default();
-            let heads: Vec<Option<Head>> = if method == TOOLS_CALL {
+            let named = match method.as_str() {
+                TOOLS_CALL => Some("echo"),
+                RESOURCES_READ => Some("file:///r.txt"),
+                _ => None,
+            };
+            let heads: Vec<Option<Head>> = if let Some(name) = named {
                 alloc::vec![
                     None,
-                    Some(head(&method, Some("echo"))),
+                    Some(head(&method, Some(name))),
                     Some(head(&method, Some("other")))
                 ]
             } else {
@@ -580,7 +639,7 @@ mod tests {
                 );
                 let agrees = h.as_ref().is_none_or(|h| {
                     h.get("mcp-method") == Some(method.as_bytes())
-                        && (method != TOOLS_CALL || h.get("mcp-name") == Some(b"echo"))
+                        && named.is_none_or(|n| h.get("mcp-name") == Some(n.as_bytes()))
                 });
                 if must_take && agrees {
                     assert!(fast.is_some(), "{case}");
