@@ -177,20 +177,32 @@ impl RequestMeta {
     }
 }
 
-/// The `_meta` object as the client sent it: the parsed map, or the JSON
-/// text of one whose every member admission read into typed fields.
+/// The `_meta` object as the client sent it: the parsed map, or, when
+/// admission read every member of it into typed fields, the request
+/// message it is `params._meta` of.
 #[derive(Clone)]
 pub(crate) enum Raw {
     Map(Map<String, Value>),
-    /// An object's text, already parsed once (so always an object).
-    Text(Bytes),
+    /// A JSON-RPC request already parsed once (so its `params._meta` is an
+    /// object).
+    Message(Bytes),
 }
 
 impl Raw {
     fn map(&self) -> Cow<'_, Map<String, Value>> {
         match self {
             Raw::Map(m) => Cow::Borrowed(m),
-            Raw::Text(t) => Cow::Owned(serde_json::from_slice(t).unwrap_or_default()),
+            Raw::Message(message) => Cow::Owned(
+                serde_json::from_slice::<Value>(message)
+                    .ok()
+                    .and_then(
+                        |mut v| match v.get_mut("params")?.get_mut("_meta")?.take() {
+                            Value::Object(m) => Some(m),
+                            _ => None,
+                        },
+                    )
+                    .unwrap_or_default(),
+            ),
         }
     }
 }

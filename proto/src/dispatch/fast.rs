@@ -7,10 +7,10 @@
 //! (members in any order, none repeated, no escapes in `jsonrpc`,
 //! `method`, `name`, `uri` or the member names) is read into typed parts:
 //! the name or URI borrowed from the message, `arguments` as the object
-//! the handler gets, and `_meta` as its text. A `_meta` of only the two required members is read into typed
-//! fields and kept as that text for
-//! [`RequestMeta::raw`](crate::meta::RequestMeta::raw); any other is
-//! parsed into the map the general path builds. The request then meets
+//! the handler gets. A `_meta` of only the two required members is read
+//! into typed fields, and [`RequestMeta::raw`](crate::meta::RequestMeta::raw)
+//! finds it in the message when asked; any other `_meta` is read into the
+//! map the general path builds, as it streams by. The request then meets
 //! the admission steps of [`dispatch`](super::dispatch) in the same order.
 //!
 //! This path only ever produces the invocation the general path would:
@@ -23,9 +23,8 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use bytes::Bytes;
 use core::fmt;
-use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{served, tool_invocation, Dispatch, HeaderCheck, Params};
@@ -87,7 +86,7 @@ pub(crate) fn admit(
         name,
         arguments,
         uri,
-        meta: raw_meta,
+        meta,
     } = params;
     let (method_name, target) = match (method, name, arguments, uri) {
         (Method::ToolsCall, Some(name), Some(arguments), None) => {
@@ -100,17 +99,6 @@ pub(crate) fn admit(
     let inner = &service.inner;
     let profile = inner.profile;
     // 2. Required `_meta`; 3. header mirrors; 4. version.
-    let meta = match serde_json::from_str::<MetaView<'_>>(raw_meta.get()) {
-        Ok(MetaView {
-            version: Some(version),
-            capabilities: Some(capabilities),
-            other: false,
-        }) => Meta::Typed {
-            version,
-            capabilities,
-        },
-        _ => Meta::Map(serde_json::from_str(raw_meta.get()).ok()?),
-    };
     let version = match &meta {
         Meta::Typed { version, .. } => version,
         Meta::Map(map) => meta::required_in(map).ok()?,
@@ -146,7 +134,7 @@ pub(crate) fn admit(
                 None => Cow::Owned(version.into_owned()),
             },
             client_capabilities: ClientCapabilities(capabilities),
-            raw: Raw::Text(message.slice_ref(raw_meta.get().as_bytes())),
+            raw: Raw::Message(message.clone()),
             ..RequestMeta::default()
         },
         Meta::Map(map) => meta::optional_owned(map).ok()?,
@@ -278,7 +266,7 @@ struct CallParams<'a> {
     name: Option<&'a str>,
     arguments: Option<Map<String, Value>>,
     uri: Option<&'a str>,
-    meta: &'a RawValue,
+    meta: Meta<'a>,
 }
 
 /// What the params name.
@@ -299,43 +287,66 @@ enum Meta<'a> {
     Map(Map<String, Value>),
 }
 
-/// The required members of `_meta`, and whether it has any other member
-/// (or one twice).
-struct MetaView<'a> {
-    version: Option<Cow<'a, str>>,
-    capabilities: Option<Map<String, Value>>,
-    other: bool,
-}
+/// `_meta`, read as it streams by: typed while it holds only the two
+/// required members, each once; from its first other member on (or
+/// without one of them), the map the general path builds, the typed
+/// members moved into it in the order they came.
+struct MetaSeed;
 
-impl<'de> Deserialize<'de> for MetaView<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> DeserializeSeed<'de> for MetaSeed {
+    type Value = Meta<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Meta<'de>, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = MetaView<'de>;
+            type Value = Meta<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("_meta")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaView<'de>, A::Error> {
-                let mut view = MetaView {
-                    version: None,
-                    capabilities: None,
-                    other: false,
-                };
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Meta<'de>, A::Error> {
+                let mut version: Option<Cow<'de, str>> = None;
+                let mut capabilities: Option<Map<String, Value>> = None;
+                let mut version_first = false;
+                let mut other = None;
                 while let Some(key) = map.next_key::<Text<'de>>()? {
                     match &*key.0 {
-                        meta::KEY_PROTOCOL_VERSION if view.version.is_none() => {
-                            view.version = Some(map.next_value::<Text<'de>>()?.0)
+                        meta::KEY_PROTOCOL_VERSION if version.is_none() => {
+                            version = Some(map.next_value::<Text<'de>>()?.0);
+                            version_first = capabilities.is_none();
                         }
-                        meta::KEY_CLIENT_CAPABILITIES if view.capabilities.is_none() => {
-                            view.capabilities = Some(map.next_value()?)
+                        meta::KEY_CLIENT_CAPABILITIES if capabilities.is_none() => {
+                            capabilities = Some(map.next_value()?)
                         }
                         _ => {
-                            view.other = true;
-                            map.next_value::<IgnoredAny>()?;
+                            other = Some((key.0.into_owned(), map.next_value::<Value>()?));
+                            break;
                         }
                     }
                 }
-                Ok(view)
+                if other.is_none() {
+                    if let (Some(version), Some(capabilities)) =
+                        (version.take(), capabilities.take())
+                    {
+                        return Ok(Meta::Typed {
+                            version,
+                            capabilities,
+                        });
+                    }
+                }
+                let mut m = Map::new();
+                let v =
+                    version.map(|v| (meta::KEY_PROTOCOL_VERSION, Value::String(v.into_owned())));
+                let c = capabilities.map(|c| (meta::KEY_CLIENT_CAPABILITIES, Value::Object(c)));
+                let (a, b) = if version_first { (v, c) } else { (c, v) };
+                for (k, value) in a.into_iter().chain(b) {
+                    m.insert(String::from(k), value);
+                }
+                if let Some((k, value)) = other {
+                    m.insert(k, value);
+                    while let Some((k, value)) = map.next_entry::<String, Value>()? {
+                        m.insert(k, value);
+                    }
+                }
+                Ok(Meta::Map(m))
             }
         }
         d.deserialize_map(V)
@@ -432,9 +443,7 @@ impl<'de> Deserialize<'de> for CallParams<'de> {
                         "arguments" if arguments.is_none() => {
                             arguments = Some(map.next_value::<Map<String, Value>>()?)
                         }
-                        "_meta" if meta.is_none() => {
-                            meta = Some(map.next_value::<&'de RawValue>()?)
-                        }
+                        "_meta" if meta.is_none() => meta = Some(map.next_value_seed(MetaSeed)?),
                         _ => return Err(other()),
                     }
                 }
@@ -553,6 +562,9 @@ mod tests {
             format!(r#"{{"params":{{{META},"uri":"file:///r.txt"}},"id":"r","method":"resources/read","jsonrpc":"2.0"}}"#),
             format!(r#"{{"params":{{{META}}},"method":"server/discover","id":"d","jsonrpc":"2.0"}}"#),
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"app":1}}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/protocolVersion":"2026-07-28","app":{"x":[1]},"z":null}}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVers\u0069on":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#.into(),
         ];
         let other = [
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"ec\u0068o","arguments":{{"text":"hi"}},{META}}}}}"#),
@@ -573,6 +585,10 @@ mod tests {
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/templates/list","params":{{{META}}}}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{{META}}}}}"#),
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":20260728,"io.modelcontextprotocol/clientCapabilities":{}}}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":[]}}"#.into(),
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{"uri":"file:///none",{META}}}}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{"uri":"file:\/\/\/r.txt",{META}}}}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{"uri":1,{META}}}}}"#),
