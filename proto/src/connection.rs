@@ -110,7 +110,7 @@ impl std::error::Error for CompleteError {}
 #[derive(Debug)]
 enum Expect {
     Tool(Option<usize>),
-    Resource(String),
+    Resource(Arc<str>),
     Prompt,
     Complete,
     /// An extension's deferred answer.
@@ -695,7 +695,11 @@ impl Connection {
         let expect = match &request {
             _ if matches!(handler, Some(crate::handler::Handler::Deferred(_))) => Expect::Extension,
             Request::CallTool { .. } => Expect::Tool(tool),
-            Request::ReadResource { uri, .. } => Expect::Resource(uri.clone()),
+            // The MRTR origin's target is the same URI: shared, not copied.
+            Request::ReadResource { uri, .. } => Expect::Resource(match &origin {
+                Some(o) if *o.target == **uri => o.target.clone(),
+                _ => Arc::from(uri.as_str()),
+            }),
             Request::GetPrompt { .. } => Expect::Prompt,
             Request::Complete(_) => Expect::Complete,
             Request::Extension { .. } => Expect::Extension,
