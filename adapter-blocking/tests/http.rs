@@ -325,11 +325,12 @@ fn an_unknown_method_is_refused_with_405_and_the_connection_closed() {
     let (service, _) = service();
     let server = Server::start(&service, options());
     let mut client = server.connect();
-    // GET and DELETE belong to initialize-era sessions (`tests/legacy.rs`).
+    // GET and DELETE belong to initialize-era sessions (`tests/legacy.rs`),
+    // which this service also serves: the 405 names all three.
     client.send("PUT /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n");
     assert_eq!(
         client.read_to_close(),
-        "HTTP/1.1 405 Method Not Allowed\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 54\r\nAllow: POST\r\nConnection: close\r\n\r\nMethod Not Allowed: the MCP endpoint accepts POST only"
+        "HTTP/1.1 405 Method Not Allowed\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 65\r\nAllow: GET, POST, DELETE\r\nConnection: close\r\n\r\nMethod Not Allowed: the MCP endpoint accepts GET, POST and DELETE"
     );
     drop(client);
     server.finish().unwrap();
