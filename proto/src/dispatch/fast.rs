@@ -666,4 +666,158 @@ mod tests {
             }
         }
     }
+
+    /// The same comparison on messages mutated from the common shapes (a
+    /// seeded generator: bytes replaced, inserted, deleted, spans repeated,
+    /// members spliced in), with and without header mirrors: wherever the
+    /// typed path answers, its answer is the general path's.
+    #[test]
+    fn fast_is_the_general_path_on_mutated_messages() {
+        const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        // Each with the method and name its header mirrors would carry.
+        let seeds = [
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},{META}}}}}"#
+                ),
+                "tools/call",
+                "echo",
+            ),
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":"r","method":"resources/read","params":{{"uri":"file:///r.txt",{META}}}}}"#
+                ),
+                "resources/read",
+                "file:///r.txt",
+            ),
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#),
+                "tools/list",
+                "",
+            ),
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{{{META}}}}}"#
+                ),
+                "server/discover",
+                "",
+            ),
+        ];
+        const BYTES: &[u8] = b"{}[]\",:\\ 0123456789.-+eEtrufalsn/_\x7f\xc3\xa9";
+        const SPLICES: [&str; 12] = [
+            r#""name":"echo","#,
+            r#""arguments":{},"#,
+            r#""uri":"file:///r.txt","#,
+            r#""_meta":{},"#,
+            r#""jsonrpc":"2.0","#,
+            r#""id":1,"#,
+            r#""requestState":"x","#,
+            r#""cursor":"c","#,
+            r#""io.modelcontextprotocol/logLevel":"debug","#,
+            r#""progressToken":1,"#,
+            "\\u0069",
+            "null",
+        ];
+        let service = service();
+        // xorshift64*: deterministic, no dependency.
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move |below: usize| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % below.max(1)
+        };
+        let (mut taken, mut compared) = (0, 0);
+        for _ in 0..20_000 {
+            let (seed, seed_method, seed_name) = &seeds[next(seeds.len())];
+            let mut m = seed.clone().into_bytes();
+            for _ in 0..next(4) {
+                let at = next(m.len() + 1);
+                // Members spliced in after a `{` or `,` keep the message
+                // JSON more often than not.
+                let member_at = {
+                    let starts: Vec<usize> = (0..m.len())
+                        .filter(|&i| m[i] == b'{' || m[i] == b',')
+                        .map(|i| i + 1)
+                        .collect();
+                    starts[next(starts.len())]
+                };
+                match next(7) {
+                    0 if at < m.len() => m[at] = BYTES[next(BYTES.len())],
+                    1 => m.insert(at, BYTES[next(BYTES.len())]),
+                    2 if at < m.len() => {
+                        m.remove(at);
+                    }
+                    3 if at < m.len() => {
+                        let end = (at + 1 + next(24)).min(m.len());
+                        let span = m[at..end].to_vec();
+                        m.splice(at..at, span);
+                    }
+                    4 => {
+                        let splice = SPLICES[next(SPLICES.len())].as_bytes();
+                        m.splice(at..at, splice.iter().copied());
+                    }
+                    _ => {
+                        let splice = SPLICES[next(SPLICES.len())].as_bytes();
+                        m.splice(member_at..member_at, splice.iter().copied());
+                    }
+                }
+            }
+            let text = String::from_utf8_lossy(&m).into_owned();
+            let (method, name) = match next(4) {
+                0 => (
+                    [
+                        "tools/call",
+                        "resources/read",
+                        "tools/list",
+                        "server/discover",
+                    ][next(4)],
+                    ["echo", "file:///r.txt", "other", ""][next(4)],
+                ),
+                _ => (*seed_method, *seed_name),
+            };
+            let heads = [
+                None,
+                Some(Head::new(
+                    "POST",
+                    "/mcp",
+                    1,
+                    [
+                        ("MCP-Protocol-Version", "2026-07-28"),
+                        ("Mcp-Method", method),
+                    ]
+                    .into_iter()
+                    .chain((!name.is_empty()).then_some(("Mcp-Name", name))),
+                )),
+            ];
+            for h in &heads {
+                let mirrors = h.as_ref().map(|head| Mirrors {
+                    head,
+                    service: &service,
+                });
+                let check = mirrors.as_ref().map(|m| m as &dyn HeaderCheck);
+                let message = Bytes::from(m.clone());
+                let Some(fast) = admit(&service, &message, check, Instant::ZERO) else {
+                    continue;
+                };
+                let general = super::super::dispatch(
+                    &service,
+                    crate::jsonrpc::parse(&m),
+                    check,
+                    Instant::ZERO,
+                );
+                assert_eq!(parts(&fast), parts(&general), "{text}");
+                taken += 1;
+                if h.is_some() {
+                    compared += 1;
+                }
+            }
+        }
+        // The generator reaches the typed path often, with and without
+        // mirrors, or the comparison would prove little.
+        assert!(
+            taken > 2_000 && compared > 100,
+            "taken {taken}, with mirrors {compared}"
+        );
+    }
 }
