@@ -3,16 +3,22 @@
 //! Each [`Output::Invoke`](snodo_proto::Output::Invoke) is polled once on
 //! the connection's task: one ready at once is answered there, with no
 //! task and no channel hop; any other becomes one task on the adapter's
-//! executor. What a task reports travels back over one bounded
-//! channel to the task that owns the [`Connection`](snodo_proto::Connection):
+//! executor. What a task reports travels back over one channel to the
+//! task that owns the [`Connection`](snodo_proto::Connection), bounded by
+//! what may enter it:
 //!
-//! - completions are sent with `send().await`, so none is ever lost; at most
-//!   one per running call waits, and `proto` caps running calls
+//! - completions always enter, so none is ever lost: there is at most one
+//!   per running call, and `proto` caps running calls
 //!   (`Limits::max_concurrent_calls`);
-//! - progress and log events are sent with `try_send` and dropped when the
-//!   channel is full: they are advisory (`basic/patterns/progress.mdx`), and
-//!   a handler that reports faster than the connection writes must not grow
+//! - progress and log events are counted, and dropped while `capacity` of
+//!   them wait: they are advisory (`basic/patterns/progress.mdx`), and a
+//!   handler that reports faster than the connection writes must not grow
 //!   memory without bound. `CallSink::send` must not block anyway.
+//!
+//! The channel itself is unbounded: it allocates in blocks as reports
+//! arrive. A bounded one would reserve `capacity` slots for every
+//! connection up front (28 KiB at the default 256), most of which never
+//! carries a report, since a handler ready at once needs no channel.
 //!
 //! A panicking handler is caught per call and answered `-32603` so the
 //! connection and every other call go on. Cancelling a call sets its
@@ -25,6 +31,7 @@ use snodo_proto::{CallEvent, CallId, CallSink, CancelFlag, ErrorObject, Invocati
 use std::any::Any;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// What a running call reports to its connection.
@@ -47,14 +54,18 @@ pub(crate) struct Calls {
     running: HashMap<CallId, Running>,
     tx: Sender<Report>,
     rx: Receiver<Report>,
-    sink: Arc<dyn CallSink>,
+    sink: Arc<ChannelSink>,
 }
 
 impl Calls {
     /// `capacity` bounds the reports waiting to be read by the connection.
     pub(crate) fn new(ex: Arc<Executor<'static>>, capacity: usize) -> Self {
-        let (tx, rx) = channel::bounded(capacity.max(1));
-        let sink = Arc::new(ChannelSink(tx.clone()));
+        let (tx, rx) = channel::unbounded();
+        let sink = Arc::new(ChannelSink {
+            tx: tx.clone(),
+            events: AtomicUsize::new(0),
+            capacity: capacity.max(1),
+        });
         Calls {
             ex,
             running: HashMap::new(),
@@ -71,7 +82,7 @@ impl Calls {
     pub(crate) fn start(&mut self, invocation: Invocation) -> Option<(CallId, Outcome)> {
         let call = invocation.call;
         let cancel = invocation.cancel_flag();
-        let sink = self.sink.clone();
+        let sink: Arc<dyn CallSink> = self.sink.clone();
         let mut future = match std::panic::catch_unwind(AssertUnwindSafe(|| invocation.run(sink))) {
             Ok(future) => AssertUnwindSafe(future).catch_unwind(),
             Err(payload) => return Some((call, panicked(call, &*payload))),
@@ -109,6 +120,12 @@ impl Calls {
         }
     }
 
+    /// The connection took a progress or log event off the channel: it
+    /// frees a place for another.
+    pub(crate) fn took_event(&self) {
+        self.sink.events.fetch_sub(1, Ordering::AcqRel);
+    }
+
     /// Forget a call whose task has finished.
     pub(crate) fn finished(&mut self, call: CallId) {
         self.running.remove(&call);
@@ -138,15 +155,28 @@ fn panicked(call: CallId, payload: &(dyn Any + Send)) -> Outcome {
 }
 
 /// Forwards handler reports to the connection, dropping them when it lags.
-struct ChannelSink(Sender<Report>);
+struct ChannelSink {
+    tx: Sender<Report>,
+    /// Progress and log events sent and not yet taken by the connection.
+    events: AtomicUsize,
+    capacity: usize,
+}
 
 impl CallSink for ChannelSink {
     fn send(&self, call: CallId, event: CallEvent) {
-        match self.0.try_send(Report::Event(call, event)) {
-            Ok(()) | Err(TrySendError::Closed(_)) => {}
-            Err(TrySendError::Full(_)) => {
-                tracing::debug!(%call, "report queue full: dropping a progress or log event");
-            }
+        let reserved = self
+            .events
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.capacity).then_some(n + 1)
+            })
+            .is_ok();
+        if !reserved {
+            tracing::debug!(%call, "report queue full: dropping a progress or log event");
+            return;
+        }
+        if let Err(TrySendError::Closed(_)) = self.tx.try_send(Report::Event(call, event)) {
+            // The connection is gone; nobody will take it.
+            self.events.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }
@@ -225,6 +255,39 @@ mod tests {
                 "the dropped reports stay dropped"
             );
         }));
+    }
+
+    /// The bound counts events waiting, not events ever sent: once the
+    /// connection takes one, another fits.
+    #[test]
+    fn a_taken_event_frees_a_place() {
+        let ex = Arc::new(Executor::new());
+        let (_conn, invocation) = chatty_invocation(0);
+        let call = invocation.call;
+        let calls = Calls::new(ex, 2);
+        let progress = |p: f64| {
+            CallEvent::Progress(snodo_proto::Progress {
+                progress: p,
+                total: None,
+                message: None,
+            })
+        };
+        for p in 1..=3 {
+            calls.sink.send(call, progress(f64::from(p)));
+        }
+        assert_eq!(calls.rx.len(), 2, "the third waits for no place");
+        let taken = calls.rx.try_recv().unwrap();
+        assert!(matches!(taken, Report::Event(c, _) if c == call));
+        calls.took_event();
+        calls.sink.send(call, progress(4.0));
+        calls.sink.send(call, progress(5.0));
+        let waiting: Vec<f64> = std::iter::from_fn(|| calls.rx.try_recv().ok())
+            .map(|r| match r {
+                Report::Event(_, CallEvent::Progress(p)) => p.progress,
+                other => panic!("unexpected report {other:?}"),
+            })
+            .collect();
+        assert_eq!(waiting, [2.0, 4.0]);
     }
 
     #[test]

@@ -183,7 +183,10 @@ impl Driver {
                     // its answer must not be written then.
                     let _ = conn.complete(call, outcome, now);
                 }
-                Event::Report(Report::Event(call, event)) => conn.call_event(call, event, now),
+                Event::Report(Report::Event(call, event)) => {
+                    calls.took_event();
+                    conn.call_event(call, event, now)
+                }
                 Event::Timeout => {
                     armed = None;
                     if grace_until.is_some_and(|g| g <= Instant::now()) {
