@@ -546,22 +546,41 @@ fn http_sessions_are_bounded_and_expire() {
     assert_ne!(first, second);
 }
 
+/// A session opened on a new HTTP connection, whose `tools/call` of
+/// `greet` (request id `id`) now waits for the client's answer to its
+/// `elicitation/create`.
+fn waiting_call(service: &Service, id: &str) -> (Harness, String) {
+    let mut a = Harness::new(service, Transport::Http);
+    let sid = http_initialize(&mut a);
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/call","params":{{"name":"greet"}}}}"#
+    );
+    let out = a.send(post(Some(&sid), &call).as_bytes());
+    assert!(out.contains("elicitation/create"), "{out}");
+    (a, sid)
+}
+
+/// The connection running a session's call was told the session ended: it
+/// was woken, the call is cancelled and its stream ends without a message.
+fn assert_call_cancelled(a: &mut Harness) {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    assert!(
+        a.conn.poll_changes(&mut cx).is_ready(),
+        "the connection running the call is woken"
+    );
+    a.conn.handle_changes(a.now);
+    assert_eq!(a.drain(), "0\r\n\r\n");
+    assert_eq!(a.cancelled.len(), 1);
+    assert_eq!(a.conn.in_flight(), 0);
+}
+
 /// `notifications/cancelled` arrives on another connection of the session
 /// (`mcp-2025-11-25/basic/utilities/cancellation.mdx`): the call stops,
 /// nothing is sent for it, and its stream ends without a message.
 #[test]
 fn http_cancellation_reaches_the_call_on_another_connection() {
     let service = service();
-    let mut a = Harness::new(&service, Transport::Http);
-    let sid = http_initialize(&mut a);
-    let out = a.send(
-        post(
-            Some(&sid),
-            r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"greet"}}"#,
-        )
-        .as_bytes(),
-    );
-    assert!(out.contains("elicitation/create"), "{out}");
+    let (mut a, sid) = waiting_call(&service, "c1");
     let mut b = Harness::new(&service, Transport::Http);
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"changed my mind"}}"#;
     assert_eq!(
@@ -594,34 +613,50 @@ fn http_cancellation_reaches_the_call_on_another_connection() {
 #[test]
 fn http_delete_cancels_the_sessions_calls() {
     let service = service();
-    let mut a = Harness::new(&service, Transport::Http);
-    let sid = http_initialize(&mut a);
-    let out = a.send(
-        post(
-            Some(&sid),
-            r#"{"jsonrpc":"2.0","id":"d1","method":"tools/call","params":{"name":"greet"}}"#,
-        )
-        .as_bytes(),
-    );
-    assert!(out.contains("elicitation/create"), "{out}");
+    let (mut a, sid) = waiting_call(&service, "d1");
     let mut b = Harness::new(&service, Transport::Http);
     assert_eq!(
         b.send(format!("DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n").as_bytes()),
         "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
     );
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    assert!(
-        a.conn.poll_changes(&mut cx).is_ready(),
-        "the connection running the call is woken"
-    );
-    a.conn.handle_changes(a.now);
-    assert_eq!(a.drain(), "0\r\n\r\n");
-    assert_eq!(a.cancelled.len(), 1);
-    assert_eq!(a.conn.in_flight(), 0);
+    assert_call_cancelled(&mut a);
     // The session is gone for everyone.
     assert!(a
         .send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).as_bytes())
         .starts_with("HTTP/1.1 404 Not Found\r\n"));
+}
+
+/// Idle expiry ends a session the same way, whether a request naming it
+/// finds it expired or a new `initialize` evicts it from a full store; the
+/// 60 s call timeout has not passed either time.
+#[test]
+fn an_expired_session_cancels_its_calls() {
+    let service = builder()
+        .limits(Limits {
+            max_sessions: 1,
+            session_idle_timeout: Duration::from_secs(10),
+            call_timeout: Some(Duration::from_secs(60)),
+            ..Limits::default()
+        })
+        .build()
+        .unwrap();
+    for evict in [false, true] {
+        let (mut a, sid) = waiting_call(&service, "e1");
+        let mut b = Harness::new(&service, Transport::Http);
+        b.now = Instant::from_nanos(a.now.as_nanos() + 11_000_000_000);
+        if evict {
+            let _ = http_initialize(&mut b);
+        } else {
+            assert!(b
+                .send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).as_bytes())
+                .starts_with("HTTP/1.1 404 Not Found\r\n"));
+        }
+        assert_call_cancelled(&mut a);
+        if evict {
+            // The new session took the expired one's place.
+            assert_eq!(service.sessions().map(|s| s.stats().open), Some(1));
+        }
+    }
 }
 
 /// EOF on stdio while a session call waits for the client's answer: the
