@@ -224,7 +224,6 @@ impl AsyncRead for TcpReader {
         loop {
             if self.drained {
                 ready!(self.socket.poll_readable(cx))?;
-                self.drained = false;
             }
             match self.socket.get_ref().read(buf) {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.drained = true,
@@ -266,4 +265,68 @@ fn is_per_connection(e: &io::Error) -> bool {
             | io::ErrorKind::Interrupted
             | io::ErrorKind::WouldBlock
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// Read from `reader`, or fail after a second rather than hang.
+    async fn read_some(reader: &mut TcpReader, buf: &mut [u8]) -> usize {
+        reader
+            .read(buf)
+            .or(async {
+                Timer::after(Duration::from_secs(1)).await;
+                panic!("the read never completed")
+            })
+            .await
+            .expect("a read")
+    }
+
+    #[test]
+    fn the_tcp_reader_waits_for_readiness_after_a_short_read_and_misses_nothing() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let mut reader = TcpReader {
+            socket: Arc::new(Async::new(server).unwrap()),
+            drained: false,
+        };
+        smol::block_on(async {
+            let mut buf = [0u8; 8];
+            // A short read: the socket is taken as drained.
+            client.write_all(b"abc").unwrap();
+            Timer::after(Duration::from_millis(20)).await;
+            assert_eq!(read_some(&mut reader, &mut buf).await, 3);
+            assert!(reader.drained);
+            // Bytes that arrived before the reader registered interest are
+            // reported at once, not missed.
+            client.write_all(b"x").unwrap();
+            Timer::after(Duration::from_millis(20)).await;
+            assert_eq!(read_some(&mut reader, &mut buf).await, 1);
+            assert_eq!(&buf[..1], b"x");
+            // Bytes that arrive while it waits wake it.
+            let writer = std::thread::spawn({
+                let mut client = client.try_clone().unwrap();
+                move || {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    client.write_all(b"de").unwrap();
+                }
+            });
+            assert_eq!(read_some(&mut reader, &mut buf).await, 2);
+            assert_eq!(&buf[..2], b"de");
+            writer.join().unwrap();
+            // A full read leaves the socket not drained: the next read
+            // tries it directly.
+            client.write_all(b"0123456789abcdef").unwrap();
+            Timer::after(Duration::from_millis(20)).await;
+            assert_eq!(read_some(&mut reader, &mut buf).await, 8);
+            assert!(!reader.drained);
+            assert_eq!(read_some(&mut reader, &mut buf).await, 8);
+            // End of input reads as 0.
+            client.shutdown(std::net::Shutdown::Write).unwrap();
+            assert_eq!(read_some(&mut reader, &mut buf).await, 0);
+        });
+    }
 }
