@@ -412,3 +412,41 @@ fn a_disconnect_during_shutdown_still_cancels_the_call() {
             .unwrap();
     });
 }
+
+/// The connection's timer only moves earlier (`driver.rs`): a keep-alive
+/// request that pushes the idle deadline later leaves the timer to fire at
+/// the old one, which must do nothing, and the connection must still close
+/// at the new one.
+#[test]
+fn an_idle_deadline_moved_later_by_a_request_is_kept() {
+    const IDLE: Duration = Duration::from_millis(600);
+    run(LIMIT, |ex| async move {
+        let service = snodo_proto::Service::builder()
+            .http(snodo_proto::HttpConfig {
+                idle_timeout: IDLE,
+                ..snodo_proto::HttpConfig::default()
+            })
+            .build()
+            .unwrap();
+        let server = HttpServer::start(&ex, service, Options::default()).await;
+        let mut client = HttpClient::connect(server.addr).await;
+        client.send(&post("server/discover", None, DISCOVER)).await;
+        assert_eq!(client.response().await.status, 200);
+        // Halfway to the first idle deadline, a second request moves it later.
+        Timer::after(IDLE / 2).await;
+        client.send(&post("server/discover", None, DISCOVER)).await;
+        assert_eq!(client.response().await.status, 200);
+        // Past the first deadline the connection is still open.
+        Timer::after(IDLE * 3 / 4).await;
+        client.send(&post("server/discover", None, DISCOVER)).await;
+        assert_eq!(client.response().await.status, 200);
+        let last = Instant::now();
+        // And it closes at the last one.
+        client.expect_eof(IDLE * 3).await;
+        assert!(
+            last.elapsed() >= IDLE,
+            "closed {:?} after the last request",
+            last.elapsed()
+        );
+    });
+}

@@ -451,3 +451,56 @@ async fn shutdown_grace_bounds_a_call_that_never_finishes() {
         began.elapsed()
     );
 }
+
+/// The connection's timer only moves earlier (`driver.rs`): a keep-alive
+/// request that pushes the idle deadline later leaves the timer to fire
+/// at the old one, which must do nothing, and the connection must still
+/// close at the new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_deadline_moved_later_by_a_request_is_kept() {
+    const IDLE: Duration = Duration::from_millis(600);
+    let service = snodo_proto::Service::builder()
+        .http(snodo_proto::HttpConfig {
+            idle_timeout: IDLE,
+            ..snodo_proto::HttpConfig::default()
+        })
+        .build()
+        .unwrap();
+    let listener = bind_http("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let shutdown = async {
+            let _ = stopped.await;
+        };
+        serve_http(&service, listener, shutdown, Options::default()).await
+    });
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let mut buf = Vec::new();
+    s.write_all(&discover_request()).await.unwrap();
+    assert_eq!(read_response(&mut s, &mut buf).await.status, 200);
+    // Halfway to the first idle deadline, a second request moves it later.
+    tokio::time::sleep(IDLE / 2).await;
+    s.write_all(&discover_request()).await.unwrap();
+    assert_eq!(read_response(&mut s, &mut buf).await.status, 200);
+    let second = Instant::now();
+    // Past the first deadline the connection is still open.
+    tokio::time::sleep(IDLE * 3 / 4).await;
+    s.write_all(&discover_request()).await.unwrap();
+    assert_eq!(read_response(&mut s, &mut buf).await.status, 200);
+    let third = Instant::now();
+    // And it closes at the last one.
+    expect_closed(&mut s).await;
+    let idle = third.elapsed();
+    assert!(
+        idle >= IDLE && idle < IDLE * 3,
+        "closed {idle:?} after the last request; {:?} after the second",
+        second.elapsed()
+    );
+    let _ = stop.send(());
+    timeout(Duration::from_secs(15), task)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+}
