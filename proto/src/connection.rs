@@ -38,7 +38,10 @@
 //!   stdio, calls in flight finish and are answered before
 //!   [`Output::Close`]; on HTTP the peer is gone, which is the
 //!   cancellation of the request being answered (`streamable-http.mdx`
-//!   § Cancellation).
+//!   § Cancellation), except for an initialize-era session's call: that
+//!   runs on, to its end or its deadline, with nothing more written, and
+//!   [`Output::Close`] follows it (2025-11-25 `transports.mdx`: a
+//!   disconnection is not a cancellation).
 
 use alloc::boxed::Box;
 use alloc::collections::{BTreeMap, VecDeque};
@@ -173,6 +176,9 @@ struct HttpWire {
     exchange: Option<Exchange>,
     /// A response that closes the connection was written.
     closing: bool,
+    /// The client went away while initialize-era session calls were
+    /// running: they go on, and what they write is dropped.
+    peer_gone: bool,
     /// Deadline for the request being received (slow clients).
     request_deadline: Option<Instant>,
     /// Deadline for an idle keep-alive connection.
@@ -254,6 +260,7 @@ impl Connection {
                     head: None,
                     exchange: None,
                     closing: false,
+                    peer_gone: false,
                     request_deadline: None,
                     idle_deadline: Some(now + http.idle_timeout),
                 })
@@ -312,7 +319,9 @@ impl Connection {
 
     /// The peer closed its side (EOF on stdin). A final unterminated line is
     /// processed; calls in flight finish and are answered; then
-    /// [`Output::Close`] is emitted.
+    /// [`Output::Close`] is emitted. On HTTP the client is gone (a hang-up,
+    /// or a write that failed): see the [module docs](self) for what
+    /// becomes of its call.
     pub fn handle_input_closed(&mut self, now: Instant) {
         if self.closed {
             return;
@@ -331,21 +340,55 @@ impl Connection {
                 self.maybe_close();
             }
             Wire::Http(_) => {
+                if self.input_closed && self.peer_gone() {
+                    return;
+                }
                 self.input_closed = true;
-                // The response stream is gone: cancel what it was for, and
-                // write nothing more (`streamable-http.mdx` § Cancellation).
+                if let Wire::Http(http) = &mut self.wire {
+                    // Nothing more is read, answered or written here.
+                    http.closing = true;
+                    http.peer_gone = true;
+                }
+                self.out.clear();
                 self.forget_outbound();
-                let calls: Vec<CallId> = self.calls.keys().copied().collect();
-                for call in calls {
+                // A session call waiting for the client's answer can never
+                // get it now: it ends (into the void, like all that follows).
+                self.fail_waiting_calls(now);
+                // 2026-07-28: the response stream is gone, which cancels
+                // what it was for (`streamable-http.mdx` § Cancellation).
+                // An initialize-era session's call goes on: there,
+                // "disconnection SHOULD NOT be interpreted as the client
+                // cancelling its request" (2025-11-25 `transports.mdx`
+                // § Sending Messages); the client cancels with
+                // `notifications/cancelled` on another connection, or ends
+                // the session. Its answer is dropped: streams are not
+                // resumable.
+                let cancel: Vec<CallId> = self
+                    .calls
+                    .iter()
+                    .filter(|(_, c)| c.legacy.is_none())
+                    .map(|(k, _)| *k)
+                    .collect();
+                for call in cancel {
                     if let Some(c) = self.calls.remove(&call) {
-                        self.untrack_session_call(&c);
+                        self.by_request.remove(&c.id);
                     }
                     tracing::debug!(%call, "cancelled: HTTP client closed the connection");
                     self.push_event(Output::Cancel(call));
                 }
-                self.by_request.clear();
-                self.out.clear();
-                self.close();
+                self.queued.retain(|a| a.session.is_some());
+                if self.calls.is_empty() && self.queued.is_empty() {
+                    self.by_request.clear();
+                    self.close();
+                    return;
+                }
+                tracing::debug!(
+                    running = self.calls.len(),
+                    "HTTP client closed the connection; its session calls go on"
+                );
+                self.end_get_stream();
+                self.streams.clear();
+                self.release_listener();
             }
         }
     }
@@ -395,27 +438,31 @@ impl Connection {
             }
         }
         let keep_alive = self.service.limits().keep_alive;
-        if let Wire::Http(http) = &mut self.wire {
-            if let Some(ex) = http.exchange.as_mut() {
-                if ex.keep_alive_due.is_some_and(|d| d <= now) {
-                    // An SSE comment line: ignored by clients, keeps
-                    // intermediaries from timing the stream out.
-                    codec::write_chunk(&mut self.out, b":\n\n");
-                    ex.keep_alive_due = Some(now + keep_alive);
+        // Once the client is gone, only the calls' deadlines matter.
+        match &mut self.wire {
+            Wire::Http(http) if !http.peer_gone => {
+                if let Some(ex) = http.exchange.as_mut() {
+                    if ex.keep_alive_due.is_some_and(|d| d <= now) {
+                        // An SSE comment line: ignored by clients, keeps
+                        // intermediaries from timing the stream out.
+                        codec::write_chunk(&mut self.out, b":\n\n");
+                        ex.keep_alive_due = Some(now + keep_alive);
+                    }
+                }
+                if http.request_deadline.is_some_and(|d| d <= now) {
+                    http.request_deadline = None;
+                    tracing::debug!("HTTP request not received in time");
+                    self.refuse_http(
+                        408,
+                        "Request Timeout: the request was not received in time",
+                        None,
+                    );
+                } else if http.exchange.is_none() && http.idle_deadline.is_some_and(|d| d <= now) {
+                    tracing::debug!("closing idle HTTP connection");
+                    self.close();
                 }
             }
-            if http.request_deadline.is_some_and(|d| d <= now) {
-                http.request_deadline = None;
-                tracing::debug!("HTTP request not received in time");
-                self.refuse_http(
-                    408,
-                    "Request Timeout: the request was not received in time",
-                    None,
-                );
-            } else if http.exchange.is_none() && http.idle_deadline.is_some_and(|d| d <= now) {
-                tracing::debug!("closing idle HTTP connection");
-                self.close();
-            }
+            _ => {}
         }
         self.start_queued(now);
         self.maybe_close();
@@ -504,6 +551,9 @@ impl Connection {
         if let Some(e) = self.events.pop_front() {
             return Some(e);
         }
+        if self.peer_gone() {
+            self.out.clear();
+        }
         if self.out.is_empty() {
             return None;
         }
@@ -525,7 +575,7 @@ impl Connection {
             consider(call.deadline);
         }
         if let Wire::Http(h) = &self.wire {
-            if !self.closed {
+            if !self.closed && !h.peer_gone {
                 consider(h.request_deadline);
                 match &h.exchange {
                     None => consider(h.idle_deadline),
@@ -551,6 +601,14 @@ impl Connection {
                         <= self.service.limits().max_message_bytes
                             + self.service.http_config().max_head_bytes
             }
+        }
+    }
+
+    /// The transport this connection speaks.
+    pub fn transport(&self) -> Transport {
+        match self.wire {
+            Wire::Stdio(_) => Transport::Stdio,
+            Wire::Http(_) => Transport::Http,
         }
     }
 
@@ -926,11 +984,19 @@ impl Connection {
     }
 
     fn push_event(&mut self, e: Output) {
-        if !self.out.is_empty() {
+        if self.peer_gone() {
+            self.out.clear();
+        } else if !self.out.is_empty() {
             let bytes = self.take_out();
             self.events.push_back(Output::Transmit(bytes));
         }
         self.events.push_back(e);
+    }
+
+    /// The HTTP client left while session calls still run (see
+    /// [`handle_input_closed`](Connection::handle_input_closed)).
+    fn peer_gone(&self) -> bool {
+        matches!(&self.wire, Wire::Http(h) if h.peer_gone)
     }
 
     /// The bytes written so far, to transmit. A small output is copied

@@ -659,6 +659,131 @@ fn an_expired_session_cancels_its_calls() {
     }
 }
 
+/// A session's `tools/call` of `chatty` (request id `id`) on a new HTTP
+/// connection, held: its handler has not run yet.
+fn running_call(service: &Service, id: u64) -> (Harness, String) {
+    let mut a = Harness::new(service, Transport::Http);
+    let sid = http_initialize(&mut a);
+    a.run_handlers = false;
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"chatty","_meta":{{"progressToken":"p"}}}}}}"#
+    );
+    assert_eq!(a.send(post(Some(&sid), &call).as_bytes()), "");
+    assert_eq!(a.pending.len(), 1);
+    (a, sid)
+}
+
+/// The HTTP client hangs up while its session call runs. In the
+/// initialize-era dialects that is not a cancellation ("Disconnection
+/// SHOULD NOT be interpreted as the client cancelling its request",
+/// 2025-11-25 `transports.mdx` § Sending Messages): the call runs to its
+/// end, what it writes goes nowhere, and the connection closes after it.
+/// A 2026-07-28 call on the same service is cancelled by the same hang-up
+/// (`streamable-http.mdx` § Cancellation).
+#[test]
+fn a_session_call_outlives_its_clients_hang_up() {
+    let service = service();
+    let (mut a, sid) = running_call(&service, 1);
+    assert_eq!(a.close_input(), "");
+    assert!(a.cancelled.is_empty(), "a hang-up is not a cancellation");
+    assert!(!a.closed, "the connection waits for its call");
+    assert_eq!(a.conn.in_flight(), 1);
+    assert!(!a.conn.wants_input());
+    // Only the call's deadline is left (300 s): no idle or slow-request
+    // deadline of the vanished client.
+    assert_eq!(
+        a.conn.poll_timeout(),
+        Some(Instant::from_nanos(a.now.as_nanos() + 300_000_000_000))
+    );
+    // Its log lines and its answer are dropped; then the connection closes.
+    assert_eq!(a.run_pending(), "");
+    assert!(a.closed);
+    assert!(a.cancelled.is_empty());
+    // The session lives on for its other connections.
+    let mut b = Harness::new(&service, Transport::Http);
+    assert_eq!(
+        b.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).as_bytes()),
+        json_200(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#)
+    );
+
+    let mut m = Harness::new(&service, Transport::Http);
+    m.run_handlers = false;
+    let modern = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"chatty","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: chatty\r\nContent-Length: {}\r\n\r\n{modern}",
+        modern.len()
+    );
+    assert_eq!(m.send(request.as_bytes()), "");
+    assert_eq!(m.pending.len(), 1);
+    assert_eq!(m.close_input(), "");
+    assert_eq!(m.cancelled.len(), 1, "2026-07-28: the hang-up cancels");
+    assert!(m.closed);
+}
+
+/// After the hang-up the client can still stop the call: with
+/// `notifications/cancelled` on another connection, or by ending the
+/// session; and the call timeout still applies. Each time the call is
+/// cancelled, nothing is written, and the connection closes.
+#[test]
+fn a_hung_up_session_call_can_still_be_stopped() {
+    let service = service();
+    let (mut a, sid) = running_call(&service, 1);
+    a.close_input();
+    let mut b = Harness::new(&service, Transport::Http);
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    assert_eq!(
+        b.send(post(Some(&sid), cancel).as_bytes()),
+        "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"
+    );
+    a.conn.handle_changes(a.now);
+    assert_eq!(a.drain(), "");
+    assert_eq!(a.cancelled.len(), 1);
+    assert!(a.closed);
+
+    let (mut a, sid) = running_call(&service, 2);
+    a.close_input();
+    assert_eq!(
+        b.send(format!("DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n").as_bytes()),
+        "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+    );
+    a.conn.handle_changes(a.now);
+    assert_eq!(a.drain(), "");
+    assert_eq!(a.cancelled.len(), 1);
+    assert!(a.closed);
+
+    let (mut a, _) = running_call(&service, 3);
+    a.close_input();
+    assert_eq!(a.advance(299_000), "");
+    assert!(a.cancelled.is_empty() && !a.closed);
+    assert_eq!(a.advance(1_000), "");
+    assert_eq!(a.cancelled.len(), 1, "the call timeout still applies");
+    assert!(a.closed);
+}
+
+/// A session call can only ask its client for input on the stream the
+/// client left: one that asks after the hang-up, or was already waiting
+/// for an answer, ends with an error that goes nowhere, and the connection
+/// closes at once instead of waiting for the call timeout.
+#[test]
+fn a_hung_up_session_call_cannot_ask_for_input() {
+    let service = service();
+    let mut a = Harness::new(&service, Transport::Http);
+    let sid = http_initialize(&mut a);
+    a.run_handlers = false;
+    let greet = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}}"#;
+    assert_eq!(a.send(post(Some(&sid), greet).as_bytes()), "");
+    a.close_input();
+    assert!(!a.closed);
+    assert_eq!(a.run_pending(), "");
+    assert!(a.closed);
+    assert_eq!(a.conn.in_flight(), 0);
+
+    let (mut a, _) = waiting_call(&service, "w1");
+    assert_eq!(a.close_input(), "");
+    assert!(a.closed);
+    assert_eq!(a.conn.in_flight(), 0);
+}
+
 /// EOF on stdio while a session call waits for the client's answer: the
 /// answer can never come, so the call ends with an error and the
 /// connection closes instead of waiting for the call deadline.

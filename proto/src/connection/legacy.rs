@@ -588,6 +588,13 @@ impl Connection {
             self.rerun(call, c, now);
             return;
         }
+        if self.peer_gone() {
+            let e = ErrorObject::internal(
+                "The client closed the connection before the server could ask it for input",
+            );
+            self.fail_call(&c, e, now);
+            return;
+        }
         let mut sent = Vec::with_capacity(inline.requests.len());
         for (key, request) in &inline.requests {
             let Some(rid) = self.with_session(sid.as_deref(), now, Session::request_id) else {
