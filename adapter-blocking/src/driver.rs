@@ -82,6 +82,9 @@ struct Driver<'s> {
     reading: bool,
     input_done: bool,
     read_error: Option<io::Error>,
+    /// The writer failed on an HTTP connection (the client is gone) and
+    /// the connection went on for calls that outlive it.
+    write_error: Option<io::Error>,
     stop: Option<StopFlag>,
     stopping: bool,
     settings: Settings,
@@ -152,6 +155,7 @@ where
         reading: false,
         input_done: false,
         read_error: None,
+        write_error: None,
         stop,
         stopping: false,
         settings,
@@ -179,7 +183,7 @@ impl Driver<'_> {
         if let Some(socket) = self.socket {
             self.linger(socket, deadline);
         }
-        match self.read_error.take() {
+        match self.write_error.take().or_else(|| self.read_error.take()) {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -253,6 +257,16 @@ impl Driver<'_> {
             }
             Event::Report(call, e) => self.conn.call_event(call, e, now),
             Event::Drained | Event::Changes | Event::Stop => {}
+            // An HTTP client that cannot be written to has gone, like one
+            // that closed its side.
+            Event::WriterClosed(Err(e))
+                if self.conn.transport() == Transport::Http && self.write_error.is_none() =>
+            {
+                tracing::debug!(error = %e, "write failed; the client is gone");
+                self.write_error = Some(e);
+                self.writer.join();
+                self.end_input();
+            }
             Event::WriterClosed(Err(e)) => {
                 tracing::debug!(error = %e, "writing output failed");
                 return Err(e);
@@ -264,10 +278,17 @@ impl Driver<'_> {
         Ok(())
     }
 
+    /// The peer closed its side or went away. On stdio the connection winds
+    /// down: calls in flight are answered within the grace period. On HTTP
+    /// the client left: proto cancels its calls, or lets an initialize-era
+    /// session's run to their own deadline (2025-11-25 `transports.mdx`: a
+    /// disconnection is not a cancellation), so no grace applies.
     fn end_input(&mut self) {
         self.reading = false;
         self.input_done = true;
-        self.start_grace();
+        if self.conn.transport() == Transport::Stdio {
+            self.start_grace();
+        }
         self.conn.handle_input_closed(self.clock.now());
     }
 
@@ -355,6 +376,10 @@ impl Driver<'_> {
     /// to write and flush the rest.
     fn flush_writer(&mut self, deadline: Instant) -> io::Result<()> {
         self.writer.close();
+        if self.write_error.is_some() {
+            // It already stopped, and was joined.
+            return Ok(());
+        }
         loop {
             match self
                 .events
@@ -416,4 +441,147 @@ impl Drop for Driver<'_> {
 
 fn channel_closed() -> io::Error {
     io::Error::other("every thread feeding the driver stopped")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use snodo_proto::{CallToolResult, Context, Limits, NoArgs, Tool};
+    use std::net::TcpListener;
+    use std::sync::Mutex;
+
+    /// Takes `ok` writes (keeping their bytes), then fails every one as a
+    /// reset socket does, and notes when it first failed.
+    struct FailingWriter {
+        ok: usize,
+        written: Arc<Mutex<Vec<u8>>>,
+        failed_at: Arc<Mutex<Option<Instant>>>,
+    }
+
+    impl Write for FailingWriter {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.ok == 0 {
+                self.failed_at
+                    .lock()
+                    .unwrap()
+                    .get_or_insert_with(Instant::now);
+                return Err(io::ErrorKind::ConnectionReset.into());
+            }
+            self.ok -= 1;
+            self.written.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Sends when its call's future is dropped, and whether it was cancelled.
+    struct DropReport(Context, mpsc::Sender<(Instant, bool)>);
+
+    impl Drop for DropReport {
+        fn drop(&mut self) {
+            let _ = self.1.send((Instant::now(), self.0.is_cancelled()));
+        }
+    }
+
+    fn post(session: Option<&str>, body: &str) -> String {
+        let sid = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n{sid}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
+    /// A write that fails on HTTP is the client going away, as a hang-up
+    /// is: a 2025-11-25 session's call is not cancelled by it and runs on
+    /// (here until its 1 s call timeout), where the connection used to fail
+    /// and drop it at once.
+    #[test]
+    fn an_http_write_failure_does_not_cancel_a_session_call() {
+        let (dropped_tx, dropped) = mpsc::channel();
+        let service = Service::builder()
+            .limits(Limits {
+                call_timeout: Some(Duration::from_secs(1)),
+                ..Limits::default()
+            })
+            .tool(
+                Tool::new("wait", "Reports progress, then never answers"),
+                move |_: NoArgs, ctx: Context| {
+                    let tx = dropped_tx.clone();
+                    async move {
+                        ctx.progress(1.0, None, None);
+                        let _report = DropReport(ctx, tx);
+                        std::future::pending::<()>().await;
+                        CallToolResult::text("unreachable")
+                    }
+                },
+            )
+            .build()
+            .unwrap();
+        // The first write (the initialize response) goes through; the
+        // second (the call's progress event) fails.
+        let written = Arc::new(Mutex::new(Vec::new()));
+        let failed_at = Arc::new(Mutex::new(None));
+        let writer = FailingWriter {
+            ok: 1,
+            written: written.clone(),
+            failed_at: failed_at.clone(),
+        };
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let wiring = Wiring {
+            transport: Transport::Http,
+            pool: Arc::new(Pool::start(2).unwrap()),
+            mailbox: Mailbox::new(4),
+            stop: None,
+            settings: Settings {
+                read_chunk_bytes: 4096,
+                write_high_water: 1 << 20,
+                grace: Duration::from_secs(5),
+                linger: Duration::from_millis(100),
+            },
+        };
+        // The client: initialize, read the session id the connection
+        // wrote, call. It keeps its socket open, so only the failed write
+        // tells the connection that the client is gone.
+        let peer = std::thread::spawn(move || {
+            let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+            client.write_all(post(None, init).as_bytes()).unwrap();
+            let sid = loop {
+                std::thread::sleep(Duration::from_millis(5));
+                let head = String::from_utf8_lossy(&written.lock().unwrap()).into_owned();
+                if let Some(sid) = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+                {
+                    break sid.to_owned();
+                }
+            };
+            let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":"p"}}}"#;
+            client.write_all(post(Some(&sid), call).as_bytes()).unwrap();
+            client
+        });
+        let result = run(&service, server.try_clone().unwrap(), writer, None, wiring);
+        let ended = Instant::now();
+        let failed = failed_at.lock().unwrap().expect("the second write failed");
+        assert_eq!(
+            result.map_err(|e| e.kind()),
+            Err(io::ErrorKind::ConnectionReset),
+            "the failed write is still reported once the connection ends"
+        );
+        assert!(
+            ended.duration_since(failed) >= Duration::from_millis(500),
+            "the connection went on for its call after the failed write ({:?})",
+            ended.duration_since(failed)
+        );
+        let (_, cancelled) = dropped
+            .recv_timeout(Duration::from_secs(1))
+            .expect("the call's future was dropped");
+        assert!(cancelled, "by its timeout");
+        drop(peer.join().unwrap());
+        drop(server);
+    }
 }

@@ -303,6 +303,73 @@ fn a_client_disconnecting_cancels_its_call_and_others_are_still_served() {
     server.finish().unwrap();
 }
 
+/// A POST of an initialize-era session (2025-11-25): no `_meta`, the
+/// session named in `Mcp-Session-Id` once it has one.
+fn session_post(session: Option<&str>, body: &str) -> String {
+    let sid = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n{sid}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// In a 2025-11-25 session a client that disconnects has not cancelled
+/// its request (`transports.mdx` § Sending Messages: "Disconnection SHOULD
+/// NOT be interpreted as the client cancelling its request"): the call
+/// keeps running after the socket is gone, past the shutdown grace (which
+/// is not for this), and the client can still cancel it from another
+/// connection.
+#[test]
+fn a_session_call_outlives_its_clients_disconnect() {
+    let (service, probes) = service();
+    let mut options = options();
+    options.shutdown_grace = Duration::from_millis(100);
+    let server = Server::start(&service, options);
+    let mut leaving = server.connect();
+    leaving.send(&session_post(
+        None,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    ));
+    // The head, up to its end: the session id is random.
+    let mut head = Vec::new();
+    let mut byte = [0_u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        assert_eq!(leaving.0.read(&mut byte).expect("the head"), 1);
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).unwrap();
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    let sid = head
+        .lines()
+        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        .expect("a session")
+        .to_owned();
+    leaving.send(&session_post(
+        Some(&sid),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang_tool"}}"#,
+    ));
+    assert_eq!(probes.started.recv_timeout(SOON), Ok("hang"));
+    drop(leaving);
+    assert_eq!(
+        probes.dropped.recv_timeout(Duration::from_millis(300)),
+        Err(RecvTimeoutError::Timeout),
+        "the call still runs after the client disconnected"
+    );
+    let mut other = server.connect();
+    other.send(&session_post(
+        Some(&sid),
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+    ));
+    other.expect("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n");
+    assert_eq!(
+        probes.dropped.recv_timeout(SOON),
+        Ok(()),
+        "the handler's future is dropped once the client cancelled"
+    );
+    drop(other);
+    server.finish().unwrap();
+}
+
 #[test]
 fn a_panicking_handler_fails_only_its_request() {
     let (service, _) = service();

@@ -16,7 +16,7 @@ use smol::future::{self, FutureExt};
 use smol::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use smol::stream::StreamExt;
 use smol::Timer;
-use snodo_proto::{Connection, Output};
+use snodo_proto::{Connection, Output, Transport};
 use std::io;
 use std::pin::pin;
 use std::time::{Duration, Instant};
@@ -93,9 +93,24 @@ impl Driver {
         let mut draining = false;
         // Set when winding down starts; calls must be done by then.
         let mut grace_until: Option<Instant> = None;
+        // Winding down starts at end of input on stdio, not when an HTTP
+        // client leaves: proto then cancels its calls, or lets an
+        // initialize-era session's run to their own deadline (2025-11-25
+        // `transports.mdx`: a disconnection is not a cancellation).
+        let stdio = conn.transport() == Transport::Stdio;
         loop {
-            if drain(&mut conn, &mut calls, &clock, &mut writer).await? {
-                break;
+            match drain(&mut conn, &mut calls, &clock, &mut writer).await {
+                Ok(true) => break,
+                Ok(false) => {}
+                // An HTTP client that cannot be written to has gone, like
+                // one that closed its side.
+                Err(e) if !stdio => {
+                    tracing::debug!(error = %e, "write failed; the client is gone");
+                    reading = false;
+                    conn.handle_input_closed(clock.now());
+                    continue;
+                }
+                Err(e) => return Err(e),
             }
             let idle = conn.in_flight() == 0 && conn.queued() == 0;
             let deadline = conn.poll_timeout();
@@ -165,7 +180,9 @@ impl Driver {
             match event {
                 Event::Read(Ok(0)) => {
                     reading = false;
-                    grace_until.get_or_insert_with(|| Instant::now() + grace);
+                    if stdio {
+                        grace_until.get_or_insert_with(|| Instant::now() + grace);
+                    }
                     conn.handle_input_closed(now);
                 }
                 Event::Read(Ok(_)) if draining => {}
@@ -174,7 +191,9 @@ impl Driver {
                 Event::Read(Err(e)) => {
                     tracing::debug!(error = %e, "read failed: treating it as end of input");
                     reading = false;
-                    grace_until.get_or_insert_with(|| Instant::now() + grace);
+                    if stdio {
+                        grace_until.get_or_insert_with(|| Instant::now() + grace);
+                    }
                     conn.handle_input_closed(now);
                 }
                 Event::Report(Report::Done(call, outcome)) => {
@@ -261,4 +280,160 @@ async fn drain<W: AsyncWrite + Unpin>(
         writer.flush().await?;
     }
     Ok(closed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smol::{Async, Executor};
+    use snodo_proto::{CallToolResult, Context, Limits, NoArgs, Service, Tool};
+    use std::io::Write;
+    use std::net::{TcpListener, TcpStream};
+    use std::pin::Pin;
+    use std::sync::{mpsc, Arc, Mutex};
+    use std::task::Poll;
+
+    /// Takes `ok` writes (keeping their bytes), then fails every one as a
+    /// reset socket does, and notes when it first failed.
+    struct FailingWriter {
+        ok: usize,
+        written: Arc<Mutex<Vec<u8>>>,
+        failed_at: Arc<Mutex<Option<Instant>>>,
+    }
+
+    impl AsyncWrite for FailingWriter {
+        fn poll_write(
+            mut self: Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            if self.ok == 0 {
+                self.failed_at
+                    .lock()
+                    .unwrap()
+                    .get_or_insert_with(Instant::now);
+                return Poll::Ready(Err(io::ErrorKind::ConnectionReset.into()));
+            }
+            self.ok -= 1;
+            self.written.lock().unwrap().extend_from_slice(buf);
+            Poll::Ready(Ok(buf.len()))
+        }
+
+        fn poll_flush(
+            self: Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn poll_close(
+            self: Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    /// Sends when its call's future is dropped, and whether it was cancelled.
+    struct DropReport(Context, mpsc::Sender<(Instant, bool)>);
+
+    impl Drop for DropReport {
+        fn drop(&mut self) {
+            let _ = self.1.send((Instant::now(), self.0.is_cancelled()));
+        }
+    }
+
+    fn post(session: Option<&str>, body: &str) -> String {
+        let sid = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n{sid}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
+    /// A write that fails on HTTP is the client going away, as a hang-up
+    /// is: a 2025-11-25 session's call is not cancelled by it and runs on
+    /// (here until its 1 s call timeout), where the connection used to fail
+    /// and drop it at once.
+    #[test]
+    fn an_http_write_failure_does_not_cancel_a_session_call() {
+        let (dropped_tx, dropped) = mpsc::channel();
+        let service = Service::builder()
+            .limits(Limits {
+                call_timeout: Some(Duration::from_secs(1)),
+                ..Limits::default()
+            })
+            .tool(
+                Tool::new("wait", "Reports progress, then never answers"),
+                move |_: NoArgs, ctx: Context| {
+                    let tx = dropped_tx.clone();
+                    async move {
+                        ctx.progress(1.0, None, None);
+                        let _report = DropReport(ctx, tx);
+                        future::pending::<()>().await;
+                        CallToolResult::text("unreachable")
+                    }
+                },
+            )
+            .build()
+            .unwrap();
+        // The first write (the initialize response) goes through; the
+        // second (the call's progress event) fails.
+        let written = Arc::new(Mutex::new(Vec::new()));
+        let failed_at = Arc::new(Mutex::new(None));
+        let writer = FailingWriter {
+            ok: 1,
+            written: written.clone(),
+            failed_at: failed_at.clone(),
+        };
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let ex = Arc::new(Executor::new());
+        let clock = Clock::new();
+        let driver = Driver {
+            conn: Connection::new(&service, Transport::Http, clock.now()),
+            calls: Calls::new(ex.clone(), 64),
+            clock,
+            shutdown: None,
+            read_buffer: 4096,
+            grace: Duration::from_secs(5),
+        };
+        // The client: initialize, read the session id the connection
+        // wrote, call. It keeps its socket open, so only the failed write
+        // tells the connection that the client is gone.
+        let peer = std::thread::spawn(move || {
+            let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+            client.write_all(post(None, init).as_bytes()).unwrap();
+            let sid = loop {
+                std::thread::sleep(Duration::from_millis(5));
+                let head = String::from_utf8_lossy(&written.lock().unwrap()).into_owned();
+                if let Some(sid) = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+                {
+                    break sid.to_owned();
+                }
+            };
+            let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":"p"}}}"#;
+            client.write_all(post(Some(&sid), call).as_bytes()).unwrap();
+            client
+        });
+        let run = driver.run(Async::new(server).unwrap(), writer);
+        smol::block_on(ex.run(run)).expect("the connection ends once its call has");
+        let ended = Instant::now();
+        let failed = failed_at.lock().unwrap().expect("the second write failed");
+        assert!(
+            ended.duration_since(failed) >= Duration::from_millis(500),
+            "the connection went on for its call after the failed write ({:?})",
+            ended.duration_since(failed)
+        );
+        // The cancelled task's future is dropped with its executor.
+        drop(ex);
+        let (_, cancelled) = dropped
+            .recv_timeout(Duration::from_secs(1))
+            .expect("the call's future was dropped");
+        assert!(cancelled, "by its timeout");
+        drop(peer.join().unwrap());
+    }
 }

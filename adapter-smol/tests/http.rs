@@ -183,6 +183,76 @@ fn client_disconnect_cancels_the_call_in_flight() {
     });
 }
 
+/// A POST of an initialize-era session (2025-11-25): no `_meta`, the
+/// session named in `Mcp-Session-Id` once it has one.
+fn session_post(session: Option<&str>, body: &str) -> Vec<u8> {
+    let sid = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n{sid}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// In a 2025-11-25 session a client that disconnects has not cancelled
+/// its request (`transports.mdx` § Sending Messages: "Disconnection SHOULD
+/// NOT be interpreted as the client cancelling its request"): the call
+/// keeps running after the socket is gone, past the shutdown grace (which
+/// is not for this), and the client can still cancel it from another
+/// connection.
+#[test]
+fn a_session_call_outlives_its_clients_disconnect() {
+    run(LIMIT, |ex| async move {
+        let (probes, events) = probes();
+        let options = Options::default().shutdown_grace(Duration::from_millis(100));
+        let server = HttpServer::start(&ex, service(probes), options).await;
+        let mut client = HttpClient::connect(server.addr).await;
+        client
+            .send(&session_post(
+                None,
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            ))
+            .await;
+        let response = client.response().await;
+        assert_eq!(response.status, 200);
+        let sid = response
+            .header("mcp-session-id")
+            .expect("a session")
+            .to_owned();
+        client
+            .send(&session_post(
+                Some(&sid),
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang"}}"#,
+            ))
+            .await;
+        within(LIMIT, "the handler to start", events.started.recv())
+            .await
+            .unwrap();
+        drop(client);
+        Timer::after(Duration::from_millis(300)).await;
+        assert!(
+            events.dropped.try_recv().is_err(),
+            "the call still runs after the client disconnected"
+        );
+        let mut other = HttpClient::connect(server.addr).await;
+        other
+            .send(&session_post(
+                Some(&sid),
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            ))
+            .await;
+        assert_eq!(other.response().await.status, 202);
+        let flagged = within(
+            Duration::from_secs(2),
+            "the handler to be dropped once the client cancelled",
+            events.dropped.recv(),
+        )
+        .await
+        .unwrap();
+        assert!(flagged, "its CancelFlag was set");
+    });
+}
+
 #[test]
 fn call_timeout_answers_and_drops_the_handler() {
     run(LIMIT, |ex| async move {

@@ -122,16 +122,14 @@ where
             read = reader.read(&mut buf), if read_more => match read {
                 Ok(0) => {
                     input_open = false;
-                    conn.handle_input_closed(clock.now());
-                    grace_until.get_or_insert(TokioInstant::now() + options.shutdown_grace);
+                    input_ended(&mut conn, &clock, &mut grace_until, options);
                 }
                 Ok(n) => conn.handle_input(&buf[..n], clock.now()),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     tracing::debug!(error = %e, "read failed; treating it as end of input");
                     input_open = false;
-                    conn.handle_input_closed(clock.now());
-                    grace_until.get_or_insert(TokioInstant::now() + options.shutdown_grace);
+                    input_ended(&mut conn, &clock, &mut grace_until, options);
                 }
             },
             report = calls.next(), if below_high_water => match report {
@@ -142,7 +140,18 @@ where
                 }
                 Report::Event(call, event) => conn.call_event(call, event, clock.now()),
             },
-            written = out.step(&mut writer), if !out.is_idle() => written?,
+            written = out.step(&mut writer), if !out.is_idle() => match written {
+                Ok(()) => {}
+                // An HTTP client that cannot be written to has gone, like
+                // one that closed its side.
+                Err(e) if transport == Transport::Http => {
+                    tracing::debug!(error = %e, "write failed; the client is gone");
+                    out.discard();
+                    input_open = false;
+                    input_ended(&mut conn, &clock, &mut grace_until, options);
+                }
+                Err(e) => return Err(e),
+            },
             () = &mut timer, if armed.is_some() => {
                 armed = None;
                 if grace_until.is_some_and(|g| g <= TokioInstant::now()) {
@@ -221,9 +230,181 @@ where
     Ok(())
 }
 
+/// The peer closed its side or went away. On stdio the connection winds
+/// down: calls in flight are answered within the grace period. On HTTP the
+/// client left: proto cancels its calls, or lets an initialize-era
+/// session's run to their own deadline (2025-11-25 `transports.mdx`: a
+/// disconnection is not a cancellation), so no grace applies.
+fn input_ended(
+    conn: &mut Connection,
+    clock: &Clock,
+    grace_until: &mut Option<TokioInstant>,
+    options: &Options,
+) {
+    conn.handle_input_closed(clock.now());
+    if conn.transport() == Transport::Stdio {
+        grace_until.get_or_insert(TokioInstant::now() + options.shutdown_grace);
+    }
+}
+
 fn earliest(a: Option<TokioInstant>, b: Option<TokioInstant>) -> Option<TokioInstant> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use snodo_proto::{CallToolResult, Context, Limits, NoArgs, Tool};
+    use std::pin::Pin;
+    use std::sync::{mpsc, Arc, Mutex};
+    use std::task::Poll;
+    use std::time::{Duration, Instant};
+    use tokio::io::AsyncWriteExt;
+
+    /// Takes `ok` writes (keeping their bytes), then fails every one as a
+    /// reset socket does, and notes when it first failed.
+    struct FailingWriter {
+        ok: usize,
+        written: Arc<Mutex<Vec<u8>>>,
+        failed_at: Arc<Mutex<Option<Instant>>>,
+    }
+
+    impl AsyncWrite for FailingWriter {
+        fn poll_write(
+            mut self: Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            if self.ok == 0 {
+                self.failed_at
+                    .lock()
+                    .unwrap()
+                    .get_or_insert_with(Instant::now);
+                return Poll::Ready(Err(io::ErrorKind::ConnectionReset.into()));
+            }
+            self.ok -= 1;
+            self.written.lock().unwrap().extend_from_slice(buf);
+            Poll::Ready(Ok(buf.len()))
+        }
+
+        fn poll_flush(
+            self: Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(
+            self: Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    /// Sends when its call's future is dropped, and whether it was cancelled.
+    struct DropReport(Context, mpsc::Sender<(Instant, bool)>);
+
+    impl Drop for DropReport {
+        fn drop(&mut self) {
+            let _ = self.1.send((Instant::now(), self.0.is_cancelled()));
+        }
+    }
+
+    fn post(session: Option<&str>, body: &str) -> String {
+        let sid = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n{sid}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
+    /// A write that fails on HTTP is the client going away, as a hang-up
+    /// is: a 2025-11-25 session's call is not cancelled by it and runs on
+    /// (here until its 1 s call timeout), where the connection used to fail
+    /// and drop it at once.
+    #[tokio::test]
+    async fn an_http_write_failure_does_not_cancel_a_session_call() {
+        let (dropped_tx, dropped) = mpsc::channel();
+        let service = Service::builder()
+            .limits(Limits {
+                call_timeout: Some(Duration::from_secs(1)),
+                ..Limits::default()
+            })
+            .tool(
+                Tool::new("wait", "Reports progress, then never answers"),
+                move |_: NoArgs, ctx: Context| {
+                    let tx = dropped_tx.clone();
+                    async move {
+                        ctx.progress(1.0, None, None);
+                        let _report = DropReport(ctx, tx);
+                        std::future::pending::<()>().await;
+                        CallToolResult::text("unreachable")
+                    }
+                },
+            )
+            .build()
+            .unwrap();
+        // The first write (the initialize response) goes through; the
+        // second (the call's progress event) fails.
+        let written = Arc::new(Mutex::new(Vec::new()));
+        let failed_at = Arc::new(Mutex::new(None));
+        let writer = FailingWriter {
+            ok: 1,
+            written: written.clone(),
+            failed_at: failed_at.clone(),
+        };
+        let (mut client, reader) = tokio::io::duplex(64 * 1024);
+        let driven = tokio::spawn(async move {
+            drive(
+                &service,
+                Transport::Http,
+                reader,
+                writer,
+                &Options::default(),
+                Stop::never(),
+            )
+            .await
+        });
+        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        client.write_all(post(None, init).as_bytes()).await.unwrap();
+        let sid = loop {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            let head = String::from_utf8_lossy(&written.lock().unwrap()).into_owned();
+            if let Some(sid) = head
+                .lines()
+                .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+            {
+                break sid.to_owned();
+            }
+        };
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":"p"}}}"#;
+        client
+            .write_all(post(Some(&sid), call).as_bytes())
+            .await
+            .unwrap();
+        let (at, cancelled) = tokio::task::spawn_blocking(move || {
+            dropped
+                .recv_timeout(Duration::from_secs(5))
+                .expect("the call ends by its timeout")
+        })
+        .await
+        .unwrap();
+        let failed = failed_at.lock().unwrap().expect("the second write failed");
+        assert!(cancelled);
+        assert!(
+            at.duration_since(failed) >= Duration::from_millis(500),
+            "the call ran on after the failed write ({:?})",
+            at.duration_since(failed)
+        );
+        tokio::time::timeout(Duration::from_secs(5), driven)
+            .await
+            .expect("the connection ends once its call has")
+            .unwrap()
+            .unwrap();
+        drop(client);
     }
 }

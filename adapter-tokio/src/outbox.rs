@@ -37,6 +37,13 @@ impl Outbox {
         self.queued
     }
 
+    /// Forget what is queued: the peer it was for is gone.
+    pub(crate) fn discard(&mut self) {
+        self.queue.clear();
+        self.queued = 0;
+        self.unflushed = false;
+    }
+
     /// Nothing to write and nothing to flush.
     pub(crate) fn is_idle(&self) -> bool {
         self.queue.is_empty() && !self.unflushed

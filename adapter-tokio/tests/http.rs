@@ -307,6 +307,78 @@ async fn client_disconnect_cancels_the_call() {
     server.join().await;
 }
 
+/// A POST of an initialize-era session (2025-11-25): no `_meta`, the
+/// session named in `Mcp-Session-Id` once it has one.
+fn session_post(session: Option<&str>, body: &str) -> Vec<u8> {
+    let sid = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n{sid}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// In a 2025-11-25 session a client that disconnects has not cancelled
+/// its request (`transports.mdx` § Sending Messages: "Disconnection SHOULD
+/// NOT be interpreted as the client cancelling its request"): the call
+/// keeps running after the socket is gone, and the client can still cancel
+/// it from another connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_call_outlives_its_clients_disconnect() {
+    let (dropped_tx, mut dropped) = mpsc::unbounded_channel();
+    let probe = Probe {
+        dropped: Some(dropped_tx),
+        ..Probe::default()
+    };
+    let started = probe.started.clone();
+    // A shutdown grace shorter than the wait below: it must not apply.
+    let options = Options::default().shutdown_grace(Duration::from_millis(100));
+    let server = Server::start(probe, options).await;
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    let mut buf = Vec::new();
+    s.write_all(&session_post(
+        None,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    ))
+    .await
+    .unwrap();
+    let r = read_response(&mut s, &mut buf).await;
+    assert_eq!(r.status, 200);
+    let sid = r.header("mcp-session-id").expect("a session").to_owned();
+    s.write_all(&session_post(
+        Some(&sid),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang"}}"#,
+    ))
+    .await
+    .unwrap();
+    timeout(STEP, started.notified())
+        .await
+        .expect("handler started");
+    drop(s);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        dropped.try_recv().is_err(),
+        "the call still runs after the client disconnected"
+    );
+    let mut other = TcpStream::connect(server.addr).await.unwrap();
+    other
+        .write_all(&session_post(
+            Some(&sid),
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        ))
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    assert_eq!(read_response(&mut other, &mut buf).await.status, 202);
+    let flagged = timeout(STEP, dropped.recv())
+        .await
+        .expect("the handler was dropped once the client cancelled")
+        .unwrap();
+    assert!(flagged, "its CancelFlag was set");
+    drop(other);
+    server.join().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_hundred_concurrent_connections() {
     const CLIENTS: usize = 300;
