@@ -290,6 +290,31 @@ mod tests {
         assert_eq!(waiting, [2.0, 4.0]);
     }
 
+    /// A report sent after the connection is gone (its receiver dropped)
+    /// gives its reserved place back instead of holding it forever.
+    #[test]
+    fn a_report_to_a_gone_connection_gives_its_place_back() {
+        let (_conn, invocation) = chatty_invocation(0);
+        let (tx, rx) = channel::unbounded();
+        let sink = ChannelSink {
+            tx,
+            events: AtomicUsize::new(0),
+            capacity: 1,
+        };
+        drop(rx);
+        for progress in 1..=3 {
+            sink.send(
+                invocation.call,
+                CallEvent::Progress(snodo_proto::Progress {
+                    progress: f64::from(progress),
+                    total: None,
+                    message: None,
+                }),
+            );
+            assert_eq!(sink.events.load(Ordering::Acquire), 0);
+        }
+    }
+
     #[test]
     fn a_panic_becomes_an_internal_error() {
         let ex = Arc::new(Executor::new());
