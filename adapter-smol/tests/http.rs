@@ -512,10 +512,13 @@ fn an_idle_deadline_moved_later_by_a_request_is_kept() {
         client.send(&post("server/discover", None, DISCOVER)).await;
         assert_eq!(client.response().await.status, 200);
         let last = Instant::now();
-        // And it closes at the last one.
+        // And it closes at the last one. The server started that deadline
+        // when it answered, a moment before the client took `last`: hence
+        // the tenth of slack; closing at the previous deadline would show
+        // as 0.4 IDLE.
         client.expect_eof(IDLE * 3).await;
         assert!(
-            last.elapsed() >= IDLE,
+            last.elapsed() >= IDLE * 9 / 10,
             "closed {:?} after the last request",
             last.elapsed()
         );

@@ -562,11 +562,14 @@ async fn an_idle_deadline_moved_later_by_a_request_is_kept() {
     s.write_all(&discover_request()).await.unwrap();
     assert_eq!(read_response(&mut s, &mut buf).await.status, 200);
     let third = Instant::now();
-    // And it closes at the last one.
+    // And it closes at the last one. The server started that deadline
+    // when it answered, a moment before the client took `third`: hence
+    // the tenth of slack; closing at the previous deadline would show as
+    // 0.4 IDLE.
     expect_closed(&mut s).await;
     let idle = third.elapsed();
     assert!(
-        idle >= IDLE && idle < IDLE * 3,
+        idle >= IDLE * 9 / 10 && idle < IDLE * 3,
         "closed {idle:?} after the last request; {:?} after the second",
         second.elapsed()
     );
