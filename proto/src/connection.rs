@@ -659,6 +659,14 @@ impl Connection {
                 dispatch::dispatch(&self.service, incoming, None, now)
             }
         };
+        self.carry_out(dispatched, &bytes, now);
+    }
+
+    /// Carry out what dispatch decided about a message: the same on stdio
+    /// and HTTP. (On HTTP an exchange is one request, so an id is never
+    /// in use and nothing waits for a slot; cancellations arrive only on
+    /// stdio, since HTTP notifications are accepted before dispatch.)
+    fn carry_out(&mut self, dispatched: Dispatch, message: &Bytes, now: Instant) {
         match dispatched {
             Dispatch::Answer { id, result } => {
                 if self.is_in_use(&id) {
@@ -676,7 +684,7 @@ impl Connection {
                 self.emit_final(id.as_ref(), Final::Error(&error, admission), now);
             }
             Dispatch::Invoke(mut admitted) => {
-                admitted.attach_message(&bytes);
+                admitted.attach_message(message);
                 if self.is_in_use(&admitted.id) {
                     self.write_duplicate(&admitted.id, now);
                     return;
@@ -1295,25 +1303,7 @@ impl Connection {
                 None => return,
             },
         };
-        match dispatched {
-            Dispatch::Answer { id, result } => {
-                self.emit_final(Some(&id), Final::Result(&result), now)
-            }
-            Dispatch::Error {
-                id,
-                error,
-                admission,
-            } => {
-                tracing::debug!(code = error.code, "request rejected");
-                self.emit_final(id.as_ref(), Final::Error(&error, admission), now)
-            }
-            Dispatch::Invoke(mut admitted) => {
-                admitted.attach_message(&body);
-                self.start(admitted, now)
-            }
-            Dispatch::Listen { id, filter } => self.open_stream(id, filter, now),
-            Dispatch::Cancel { .. } | Dispatch::Ignore => {}
-        }
+        self.carry_out(dispatched, &body, now);
     }
 
     /// The general path of an HTTP message: a session's, a notification
