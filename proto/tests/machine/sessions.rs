@@ -2,7 +2,9 @@
 //! requests with real, stale and forged `Mcp-Session-Id`s, answers to the
 //! server's requests (right, wrong, forged, late), cancellations, GET
 //! streams, DELETE, hang-ups, reconnections, garbage and time jumps, on
-//! four HTTP connections and one stdio connection of one service.
+//! four HTTP connections and one stdio connection of one service. Calls of
+//! the `slow` tool on HTTP are held until a step finishes them, so a
+//! client can hang up while one runs.
 //!
 //! Checked after every step, from the client's side: every HTTP byte
 //! belongs to a well-formed response (`wire::Responses`), never more
@@ -10,8 +12,11 @@
 //! and the only requests the server sends are the session ServerRequests
 //! (`elicitation/create` here); stdio answers each request id at most once
 //! and never an id it was not sent; the store never holds more than
-//! `max_sessions`. Shared by the property test (`properties.rs`) and the
-//! `sessions` fuzz target.
+//! `max_sessions`. A connection whose client hung up while a session call
+//! ran (2025-11-25: that is not a cancellation) writes nothing more and
+//! closes once its calls end, by finishing, cancellation or timeout.
+//! Shared by the property test (`properties.rs`) and the `sessions` fuzz
+//! target.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::task::{Context, Waker};
@@ -48,6 +53,10 @@ pub fn service() -> Service {
         .tool(
             snodo_proto::Tool::new("echo", "Echo"),
             |_: NoArgs, _| async { CallToolResult::text("echo") },
+        )
+        .tool(
+            snodo_proto::Tool::new("slow", "Answers when the model lets it"),
+            |_: NoArgs, _| async { CallToolResult::text("slow") },
         )
         .tool(
             snodo_proto::Tool::new("ask", "Asks for a name"),
@@ -93,12 +102,23 @@ struct Http {
     pending: VecDeque<&'static str>,
     /// The method of the request the latest response head answered.
     answering: Option<&'static str>,
+    /// Calls of `slow`, not run yet.
+    held: Vec<snodo_proto::Invocation>,
+}
+
+/// A connection whose client hung up while calls of it still ran.
+struct Zombie {
+    conn: snodo_proto::Connection,
+    held: Vec<snodo_proto::Invocation>,
 }
 
 struct World {
     service: Service,
     now: Instant,
     http: Vec<Http>,
+    zombies: Vec<Zombie>,
+    /// Hang-ups that left a connection open for its calls.
+    zombies_made: usize,
     stdio: snodo_proto::Connection,
     stdio_sent: BTreeSet<String>,
     stdio_answered: BTreeSet<String>,
@@ -158,17 +178,45 @@ fn ready<F: std::future::Future>(f: F) -> F::Output {
     }
 }
 
-fn run_invocations(conn: &mut snodo_proto::Connection, now: Instant, out: &mut Vec<u8>) {
+/// Carry out what `conn` asks; calls of `slow` go to `held` when given one.
+fn run_invocations(
+    conn: &mut snodo_proto::Connection,
+    now: Instant,
+    out: &mut Vec<u8>,
+    mut held: Option<&mut Vec<snodo_proto::Invocation>>,
+) {
     while let Some(o) = conn.poll_output() {
         match o {
             Output::Transmit(b) => out.extend_from_slice(&b),
             Output::Invoke(inv) => {
+                if let (Some(held), snodo_proto::Request::CallTool { name, .. }) =
+                    (held.as_deref_mut(), &inv.request)
+                {
+                    if &**name == "slow" {
+                        held.push(inv);
+                        continue;
+                    }
+                }
                 let call = inv.call;
                 let outcome = ready(inv.run(std::sync::Arc::new(NullSink)));
                 let _ = conn.complete(call, outcome, now);
             }
             Output::Cancel(_) | Output::Close => {}
         }
+    }
+}
+
+/// Run the held calls: their answers are taken, or refused if the call
+/// already ended (cancelled, timed out).
+fn finish_held(
+    conn: &mut snodo_proto::Connection,
+    held: &mut Vec<snodo_proto::Invocation>,
+    now: Instant,
+) {
+    for inv in held.drain(..) {
+        let call = inv.call;
+        let outcome = ready(inv.run(std::sync::Arc::new(NullSink)));
+        let _ = conn.complete(call, outcome, now);
     }
 }
 
@@ -186,9 +234,12 @@ impl World {
                 junk: false,
                 pending: VecDeque::new(),
                 answering: None,
+                held: Vec::new(),
             })
             .collect();
         World {
+            zombies: Vec::new(),
+            zombies_made: 0,
             stdio: snodo_proto::Connection::new(&service, Transport::Stdio, now),
             service,
             now,
@@ -216,7 +267,7 @@ impl World {
     fn body(&mut self, s: &mut Source) -> String {
         let id = self.next_id;
         self.next_id += 1;
-        match s.below(5) {
+        match s.below(6) {
             0 => {
                 const CAPS: [&str; 3] = [r#"{"elicitation":{}}"#, "{}", "[]"];
                 initialize(id, CAPS[s.below(3)])
@@ -248,10 +299,14 @@ impl World {
                 )
             }
             3 => String::from(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            // Often enough that clients hang up while one runs.
+            4 => format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow"}}}}"#
+            ),
             _ => {
                 let method = *s.pick(METHODS);
                 let params = match method {
-                    "tools/call" => json!({"name": s.pick(&["echo", "ask", "missing"])}),
+                    "tools/call" => json!({"name": s.pick(&["echo", "ask", "slow", "missing"])}),
                     "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
                         json!({"uri": s.pick(&["test://a", "test://b"])})
                     }
@@ -265,7 +320,7 @@ impl World {
     }
 
     fn step(&mut self, s: &mut Source) {
-        match s.below(10) {
+        match s.below(11) {
             0..=4 => {
                 let i = s.below(self.http.len());
                 let sid = self.sid(s);
@@ -299,24 +354,53 @@ impl World {
                 let i = s.below(self.http.len());
                 self.http[i].conn.handle_input_closed(self.now);
                 self.settle();
-                self.http[i] = Http {
-                    conn: snodo_proto::Connection::new(&self.service, Transport::Http, self.now),
-                    parser: Responses::default(),
-                    sent: 0,
-                    heads: 0,
-                    closed: false,
-                    junk: false,
-                    pending: VecDeque::new(),
-                    answering: None,
-                };
+                let old = std::mem::replace(
+                    &mut self.http[i],
+                    Http {
+                        conn: snodo_proto::Connection::new(
+                            &self.service,
+                            Transport::Http,
+                            self.now,
+                        ),
+                        parser: Responses::default(),
+                        sent: 0,
+                        heads: 0,
+                        closed: false,
+                        junk: false,
+                        pending: VecDeque::new(),
+                        answering: None,
+                        held: Vec::new(),
+                    },
+                );
+                if !old.conn.is_closed() {
+                    assert!(
+                        old.conn.in_flight() > 0,
+                        "connection {i}: open after its client hung up, with no call left"
+                    );
+                    self.zombies_made += 1;
+                    self.zombies.push(Zombie {
+                        conn: old.conn,
+                        held: old.held,
+                    });
+                }
             }
             8 => {
                 self.now =
                     Instant::from_nanos(self.now.as_nanos() + u64::from(s.u16()) * 1_000_000);
-                for h in &mut self.http {
-                    h.conn.handle_timeout(self.now);
+                self.handle_timeouts();
+            }
+            9 => {
+                // The held calls of a connection, or of one whose client left.
+                let n = self.http.len() + self.zombies.len();
+                let i = s.below(n);
+                let now = self.now;
+                if i < self.http.len() {
+                    let h = &mut self.http[i];
+                    finish_held(&mut h.conn, &mut h.held, now);
+                } else {
+                    let z = &mut self.zombies[i - self.http.len()];
+                    finish_held(&mut z.conn, &mut z.held, now);
                 }
-                self.stdio.handle_timeout(self.now);
             }
             _ => {
                 let i = s.below(self.http.len());
@@ -361,7 +445,8 @@ impl World {
                 if self.http[i].conn.poll_changes(&mut cx).is_ready() {
                     self.http[i].conn.handle_changes(self.now);
                 }
-                run_invocations(&mut self.http[i].conn, self.now, &mut out);
+                let h = &mut self.http[i];
+                run_invocations(&mut h.conn, self.now, &mut out, Some(&mut h.held));
                 if self.http[i].conn.is_closed() {
                     self.http[i].closed = true;
                 }
@@ -370,8 +455,21 @@ impl World {
                     self.check_http(i, &out);
                 }
             }
+            for (z, zombie) in self.zombies.iter_mut().enumerate() {
+                if zombie.conn.poll_changes(&mut cx).is_ready() {
+                    zombie.conn.handle_changes(self.now);
+                }
+                let mut out = Vec::new();
+                run_invocations(&mut zombie.conn, self.now, &mut out, Some(&mut zombie.held));
+                assert!(
+                    out.is_empty(),
+                    "hung-up connection {z} wrote {:?}",
+                    String::from_utf8_lossy(&out)
+                );
+            }
+            self.zombies.retain(|z| !z.conn.is_closed());
             let mut out = Vec::new();
-            run_invocations(&mut self.stdio, self.now, &mut out);
+            run_invocations(&mut self.stdio, self.now, &mut out, None);
             if !out.is_empty() {
                 moved = true;
                 self.check_stdio(&out);
@@ -492,11 +590,27 @@ impl World {
     /// Let `seconds` pass on every connection.
     fn advance(&mut self, seconds: u64) {
         self.now = Instant::from_nanos(self.now.as_nanos() + seconds * 1_000_000_000);
-        for h in &mut self.http {
-            h.conn.handle_timeout(self.now);
-        }
-        self.stdio.handle_timeout(self.now);
+        self.handle_timeouts();
         self.settle();
+    }
+
+    /// Every connection acts on what is due; none leaves a deadline in the
+    /// past (a hung-up one included: its calls still time out).
+    fn handle_timeouts(&mut self) {
+        let now = self.now;
+        let conns = self
+            .http
+            .iter_mut()
+            .map(|h| &mut h.conn)
+            .chain(self.zombies.iter_mut().map(|z| &mut z.conn))
+            .chain(std::iter::once(&mut self.stdio));
+        for conn in conns {
+            conn.handle_timeout(now);
+            assert!(
+                conn.poll_timeout().is_none_or(|d| d > now),
+                "a deadline left in the past after handle_timeout"
+            );
+        }
     }
 
     /// Every request is answered exactly once, unless its connection
@@ -515,6 +629,13 @@ impl World {
             }
             self.advance(4);
         }
+        // Their calls' deadlines have passed: every connection whose
+        // client hung up is closed.
+        assert!(
+            self.zombies.is_empty(),
+            "{} hung-up connections never closed",
+            self.zombies.len()
+        );
         for (i, h) in self.http.iter().enumerate() {
             if h.closed || h.streaming() {
                 continue;
@@ -564,11 +685,12 @@ pub fn run(data: &[u8]) {
     w.check_everything_answered();
     if std::env::var_os("SESSIONS_STATS").is_some() {
         eprintln!(
-            "sessions issued {}, server requests {}, stdio answered {}, http responses {}",
+            "sessions issued {}, server requests {}, stdio answered {}, http responses {}, hang-ups with calls running {}",
             w.sids.len(),
             w.server_requests.len(),
             w.stdio_answered.len(),
-            w.http.iter().map(|h| h.heads).sum::<usize>()
+            w.http.iter().map(|h| h.heads).sum::<usize>(),
+            w.zombies_made
         );
     }
 }
