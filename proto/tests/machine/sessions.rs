@@ -224,19 +224,7 @@ impl World {
     fn new() -> World {
         let service = service();
         let now = Instant::from_millis(1_000);
-        let http = (0..4)
-            .map(|_| Http {
-                conn: snodo_proto::Connection::new(&service, Transport::Http, now),
-                parser: Responses::default(),
-                sent: 0,
-                heads: 0,
-                closed: false,
-                junk: false,
-                pending: VecDeque::new(),
-                answering: None,
-                held: Vec::new(),
-            })
-            .collect();
+        let http = (0..4).map(|_| Http::new(&service, now)).collect();
         World {
             zombies: Vec::new(),
             zombies_made: 0,
@@ -354,24 +342,7 @@ impl World {
                 let i = s.below(self.http.len());
                 self.http[i].conn.handle_input_closed(self.now);
                 self.settle();
-                let old = std::mem::replace(
-                    &mut self.http[i],
-                    Http {
-                        conn: snodo_proto::Connection::new(
-                            &self.service,
-                            Transport::Http,
-                            self.now,
-                        ),
-                        parser: Responses::default(),
-                        sent: 0,
-                        heads: 0,
-                        closed: false,
-                        junk: false,
-                        pending: VecDeque::new(),
-                        answering: None,
-                        held: Vec::new(),
-                    },
-                );
+                let old = std::mem::replace(&mut self.http[i], Http::new(&self.service, self.now));
                 if !old.conn.is_closed() {
                     assert!(
                         old.conn.in_flight() > 0,
@@ -571,6 +542,21 @@ impl World {
 }
 
 impl Http {
+    /// A new client connection.
+    fn new(service: &Service, now: Instant) -> Http {
+        Http {
+            conn: snodo_proto::Connection::new(service, Transport::Http, now),
+            parser: Responses::default(),
+            sent: 0,
+            heads: 0,
+            closed: false,
+            junk: false,
+            pending: VecDeque::new(),
+            answering: None,
+            held: Vec::new(),
+        }
+    }
+
     /// A session's GET stream stays open and legitimately holds the
     /// requests pipelined behind it.
     fn streaming(&self) -> bool {
