@@ -376,8 +376,10 @@ impl Connection {
                     tracing::debug!(%call, "cancelled: HTTP client closed the connection");
                     self.push_event(Output::Cancel(call));
                 }
-                self.queued.retain(|a| a.session.is_some());
-                if self.calls.is_empty() && self.queued.is_empty() {
+                // Nothing waits for a slot on HTTP (an exchange is one
+                // request), and a connection answering a session call has
+                // no listen or GET stream: only the call is left.
+                if self.calls.is_empty() {
                     self.by_request.clear();
                     self.close();
                     return;
@@ -386,9 +388,6 @@ impl Connection {
                     running = self.calls.len(),
                     "HTTP client closed the connection; its session calls go on"
                 );
-                self.end_get_stream();
-                self.streams.clear();
-                self.release_listener();
             }
         }
     }
