@@ -541,7 +541,9 @@ mod tests {
                 read_chunk_bytes: 4096,
                 write_high_water: 1 << 20,
                 grace: Duration::from_secs(5),
-                linger: Duration::from_millis(100),
+                // Long, so that waiting on the writer that already
+                // stopped would show in the time the connection takes.
+                linger: Duration::from_secs(5),
             },
         };
         // The client: initialize, read the session id the connection
@@ -575,6 +577,11 @@ mod tests {
         assert!(
             ended.duration_since(failed) >= Duration::from_millis(500),
             "the connection went on for its call after the failed write ({:?})",
+            ended.duration_since(failed)
+        );
+        assert!(
+            ended.duration_since(failed) < Duration::from_secs(3),
+            "the connection ended soon after its call, not after the linger ({:?})",
             ended.duration_since(failed)
         );
         let (_, cancelled) = dropped
