@@ -230,7 +230,37 @@ pub struct Connection {
     input_closed: bool,
     /// [`Connection::begin_shutdown`] was called.
     shutting_down: bool,
+    /// Winding down (stdio EOF, or shutdown): calls still running at this
+    /// instant are cancelled and the connection closes.
+    grace_until: Option<Instant>,
     closed: bool,
+    /// Reports and outcomes from this connection's running calls.
+    #[cfg(feature = "std")]
+    reports: Arc<crate::run::Reports>,
+}
+
+impl Drop for Connection {
+    /// No handler outlives its connection: every call still running is
+    /// cancelled, which wakes its [`CallTask`](crate::CallTask) to drop the
+    /// handler's future.
+    fn drop(&mut self) {
+        for c in self.calls.values() {
+            c.shared.cancel();
+        }
+    }
+}
+
+/// How to close the transport once [`Output::Close`] was emitted: write
+/// what is left, shut the output, and on HTTP read and discard what the
+/// client still sends until it closes too, so the close does not reset a
+/// response still in flight (RFC 9112 § 9.6, tear-down). Both steps
+/// together take at most `linger`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Closing {
+    /// The most time writing the last bytes and discarding input may take.
+    pub linger: core::time::Duration,
+    /// Whether to read and discard input after shutting the output.
+    pub discard_input: bool,
 }
 
 impl fmt::Debug for Connection {
@@ -287,8 +317,21 @@ impl Connection {
             inbox: None,
             input_closed: false,
             shutting_down: false,
+            grace_until: None,
             closed: false,
+            #[cfg(feature = "std")]
+            reports: crate::run::Reports::new(service.limits().max_pending_reports),
         }
+    }
+
+    /// The task that runs `invocation`'s handler and reports back to this
+    /// connection: poll it once with [`CallTask::poll_inline`](crate::CallTask::poll_inline),
+    /// and spawn it if it is not ready. Cancelling the call (an
+    /// [`Output::Cancel`], or dropping this connection) ends the task and
+    /// drops the handler's future.
+    #[cfg(feature = "std")]
+    pub fn task(&self, invocation: Invocation) -> crate::run::CallTask {
+        crate::run::CallTask::new(invocation, self.reports.clone())
     }
 
     /// Bytes received from the peer.
@@ -333,6 +376,7 @@ impl Connection {
                     self.handle_line(line, now);
                 }
                 self.input_closed = true;
+                self.start_grace(now);
                 self.teardown_streams(now);
                 // A session call waiting for the client's answer can never
                 // get it now.
@@ -372,6 +416,7 @@ impl Connection {
                 for call in cancel {
                     if let Some(c) = self.calls.remove(&call) {
                         self.by_request.remove(&c.id);
+                        c.shared.cancel();
                     }
                     tracing::debug!(%call, "cancelled: HTTP client closed the connection");
                     self.push_event(Output::Cancel(call));
@@ -411,6 +456,7 @@ impl Connection {
         }
         self.shutting_down = true;
         self.input_closed = true;
+        self.start_grace(now);
         if let Wire::Http(http) = &mut self.wire {
             http.closing = true;
         }
@@ -418,8 +464,71 @@ impl Connection {
         self.maybe_close();
     }
 
-    /// Time passed: expire calls whose deadline is at or before `now`.
+    /// Writing to the peer failed: it is gone. On HTTP this is the client
+    /// leaving, as a hang-up is ([`handle_input_closed`](Connection::handle_input_closed)).
+    /// On stdio nothing can reach the client any more: every call is
+    /// cancelled and the connection closes. The driver drops what it had
+    /// not written.
+    pub fn handle_write_failed(&mut self, now: Instant) {
+        if self.closed {
+            return;
+        }
+        match self.wire {
+            Wire::Http(_) => self.handle_input_closed(now),
+            Wire::Stdio(_) => {
+                self.input_closed = true;
+                self.out.clear();
+                self.events.retain(|e| !matches!(e, Output::Transmit(_)));
+                self.abandon("the client cannot be written to");
+            }
+        }
+    }
+
+    /// How to close the transport once [`Output::Close`] was emitted.
+    pub fn closing(&self) -> Closing {
+        Closing {
+            linger: self.service.limits().close_linger,
+            discard_input: matches!(&self.wire, Wire::Http(h) if !h.peer_gone),
+        }
+    }
+
+    fn start_grace(&mut self, now: Instant) {
+        if self.grace_until.is_none() {
+            self.grace_until = Some(now + self.service.limits().shutdown_grace);
+        }
+    }
+
+    /// Give up on every call (the grace expired, or the client cannot be
+    /// reached): cancel what runs, drop what waits, close.
+    fn abandon(&mut self, why: &str) {
+        if !self.calls.is_empty() || !self.queued.is_empty() {
+            tracing::warn!(
+                running = self.calls.len(),
+                queued = self.queued.len(),
+                "{why}: cancelling the calls still running"
+            );
+        }
+        let calls = core::mem::take(&mut self.calls);
+        for (call, c) in calls {
+            c.shared.cancel();
+            self.push_event(Output::Cancel(call));
+        }
+        self.queued.clear();
+        self.by_request.clear();
+        self.outbound.clear();
+        self.close();
+    }
+
+    /// Time passed: expire calls whose deadline is at or before `now`, and
+    /// once the shutdown grace is over, give up on every call.
     pub fn handle_timeout(&mut self, now: Instant) {
+        if self.closed {
+            return;
+        }
+        if self.grace_until.is_some_and(|g| g <= now) {
+            self.abandon("shutdown grace expired");
+            return;
+        }
         let expired: Vec<CallId> = self
             .calls
             .iter()
@@ -431,6 +540,7 @@ impl Connection {
                 self.by_request.remove(&c.id);
                 self.untrack_session_call(&c);
                 tracing::warn!(%call, id = %c.id, "call timed out");
+                c.shared.cancel();
                 self.push_event(Output::Cancel(call));
                 let err = ErrorObject::internal("Request timed out");
                 self.emit_final(Some(&c.id), Final::Error(&err, false), now);
@@ -467,8 +577,39 @@ impl Connection {
         self.maybe_close();
     }
 
-    /// A handler finished `call` with `outcome`.
+    /// A handler finished `call` with `outcome`. Reports its
+    /// [`CallTask`](crate::CallTask) queued before are delivered first, so
+    /// none is lost or sent after the answer.
     pub fn complete(
+        &mut self,
+        call: CallId,
+        outcome: Outcome,
+        now: Instant,
+    ) -> Result<(), CompleteError> {
+        #[cfg(feature = "std")]
+        self.take_reports(now);
+        self.finish_call(call, outcome, now)
+    }
+
+    /// Deliver what this connection's call tasks reported.
+    #[cfg(feature = "std")]
+    fn take_reports(&mut self, now: Instant) {
+        if self.reports.is_empty() {
+            return;
+        }
+        for report in self.reports.drain() {
+            match report {
+                crate::run::Report::Event(call, event) => self.call_event(call, event, now),
+                // Err: the call was cancelled or timed out meanwhile; its
+                // late outcome is dropped by design.
+                crate::run::Report::Done(call, outcome) => {
+                    let _ = self.finish_call(call, outcome, now);
+                }
+            }
+        }
+    }
+
+    fn finish_call(
         &mut self,
         call: CallId,
         outcome: Outcome,
@@ -570,6 +711,10 @@ impl Connection {
                 next = Some(next.map_or(t, |n| n.min(t)));
             }
         };
+        if self.closed {
+            return None;
+        }
+        consider(self.grace_until);
         for call in self.calls.values() {
             consider(call.deadline);
         }
@@ -601,6 +746,16 @@ impl Connection {
                             + self.service.http_config().max_head_bytes
             }
         }
+    }
+
+    /// Whether to keep reading while [`wants_input`](Connection::wants_input)
+    /// is false, only to notice the peer leaving: on HTTP during shutdown,
+    /// where a hang-up still cancels the call being answered
+    /// (`streamable-http.mdx` § Cancellation). What is read then is
+    /// ignored by [`handle_input`](Connection::handle_input); end of input
+    /// goes to [`handle_input_closed`](Connection::handle_input_closed).
+    pub fn watches_hangup(&self) -> bool {
+        self.shutting_down && !self.closed && matches!(&self.wire, Wire::Http(h) if !h.peer_gone)
     }
 
     /// The transport this connection speaks.
@@ -723,7 +878,9 @@ impl Connection {
     fn cancel(&mut self, id: &RequestId) {
         match self.by_request.remove(id) {
             Some(Slot::Running(call)) => {
-                self.calls.remove(&call);
+                if let Some(c) = self.calls.remove(&call) {
+                    c.shared.cancel();
+                }
                 tracing::debug!(%call, %id, "cancelled by client");
                 self.push_event(Output::Cancel(call));
             }
@@ -884,6 +1041,10 @@ impl Connection {
     /// connection's output growing.
     #[cfg(feature = "std")]
     pub fn poll_changes(&mut self, cx: &mut core::task::Context<'_>) -> core::task::Poll<()> {
+        // What this connection's call tasks reported.
+        if self.reports.poll(cx).is_ready() {
+            return core::task::Poll::Ready(());
+        }
         // Answers to this connection's server-to-client requests that
         // arrived on other connections of their session (`legacy`).
         if let Some(inbox) = &self.inbox {
@@ -900,6 +1061,7 @@ impl Connection {
     /// Deliver the change events the hub queued for this connection.
     #[cfg(feature = "std")]
     pub fn handle_changes(&mut self, now: Instant) {
+        self.take_reports(now);
         if let Some(inbox) = &self.inbox {
             for routed in inbox.drain() {
                 match routed {

@@ -146,9 +146,10 @@ pub enum CallEvent {
     Log(LogMessage),
 }
 
-/// Where a running handler's reports go: implemented by each adapter (it
-/// forwards them to the task that owns the [`Connection`](crate::Connection),
-/// which calls [`Connection::call_event`](crate::Connection::call_event)).
+/// Where a running handler's reports go. A [`CallTask`](crate::CallTask)
+/// reports into its connection's own bounded queue; an embedder running
+/// [`Invocation::run`] itself passes any sink and feeds what it gets to
+/// [`Connection::call_event`](crate::Connection::call_event).
 pub trait CallSink: Send + Sync {
     /// Deliver `event` for `call`. Must not block.
     fn send(&self, call: CallId, event: CallEvent);
@@ -169,6 +170,10 @@ pub(crate) struct Shared {
     pub(crate) meta: RequestMeta,
     pub(crate) round: Round,
     cancelled: AtomicBool,
+    /// The task running the call ([`CallTask`](crate::CallTask)), woken on
+    /// cancellation so it drops the handler's future promptly.
+    #[cfg(feature = "std")]
+    waker: std::sync::Mutex<Option<core::task::Waker>>,
 }
 
 impl Shared {
@@ -176,26 +181,54 @@ impl Shared {
         Arc::new(Shared {
             meta,
             round,
-            cancelled: AtomicBool::new(false),
+            ..Shared::default()
         })
+    }
+
+    /// Mark the call cancelled and wake whatever runs it.
+    pub(crate) fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Release);
+        #[cfg(feature = "std")]
+        {
+            let waker = self.waker.lock().unwrap_or_else(|p| p.into_inner()).take();
+            if let Some(w) = waker {
+                w.wake();
+            }
+        }
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Register the waker of the task running the call.
+    #[cfg(feature = "std")]
+    pub(crate) fn register(&self, waker: &core::task::Waker) {
+        let mut slot = self.waker.lock().unwrap_or_else(|p| p.into_inner());
+        if !slot.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            *slot = Some(waker.clone());
+        }
     }
 }
 
 /// Set when the client cancelled the call or the connection gave up on it.
-/// Adapters also drop the handler's future; the flag lets a handler doing
-/// blocking work in steps stop early.
+/// The connection sets it itself whenever it emits
+/// [`Output::Cancel`](crate::Output::Cancel) (and for every call still
+/// running when it is dropped), which also wakes the call's
+/// [`CallTask`](crate::CallTask) so the handler's future is dropped. The
+/// flag lets a handler doing blocking work in steps stop early.
 #[derive(Clone, Debug, Default)]
 pub struct CancelFlag(Arc<Shared>);
 
 impl CancelFlag {
     /// Mark cancelled.
     pub fn cancel(&self) {
-        self.0.cancelled.store(true, Ordering::Release);
+        self.0.cancel();
     }
 
     /// Whether it was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.0.cancelled.load(Ordering::Acquire)
+        self.0.is_cancelled()
     }
 }
 
@@ -261,7 +294,7 @@ impl Context {
 
     /// Whether the call was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.shared.cancelled.load(Ordering::Acquire)
+        self.shared.is_cancelled()
     }
 
     /// What this request brought back from a previous round (MRTR): the

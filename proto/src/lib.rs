@@ -85,6 +85,8 @@ pub mod model;
 pub mod mrtr;
 pub mod pagination;
 pub mod profile;
+#[cfg(feature = "std")]
+mod run;
 pub mod schema;
 pub mod service;
 mod shape;
@@ -93,7 +95,7 @@ pub mod subscriptions;
 pub mod time;
 pub mod uri_template;
 
-pub use connection::{CompleteError, Connection, Output, Transport};
+pub use connection::{Closing, CompleteError, Connection, Output, Transport};
 pub use error::{code, ErrorObject};
 pub use extension::{
     DetachedOutcome, Extension, ExtensionError, ExtensionEvent, ExtensionMethod, Step, Subscribed,
@@ -116,6 +118,8 @@ pub use profile::{
     Dialect, Profile, PROTOCOL_VERSION, REVISION_2025_06_18, REVISION_2025_11_25,
     REVISION_2026_07_28,
 };
+#[cfg(feature = "std")]
+pub use run::CallTask;
 pub use service::{BuildError, CachePolicy, Limits, Service, ServiceBuilder};
 pub use subscriptions::{ChangeEvent, Notifications};
 #[cfg(feature = "std")]

@@ -63,6 +63,24 @@ pub struct Limits {
     /// request gets 404 and the client starts a new one
     /// (`mcp-2025-11-25/basic/transports.mdx` § Session Management).
     pub session_idle_timeout: Duration,
+    /// How long calls in flight may keep running once a connection winds
+    /// down: after end of input on stdio (`basic/transports/stdio.mdx`
+    /// § Shutdown: the server should exit promptly), or after
+    /// [`Connection::begin_shutdown`](crate::Connection::begin_shutdown).
+    /// Calls still running then are cancelled, unanswered, and the
+    /// connection closes. An HTTP client hanging up starts no grace: its
+    /// call is cancelled at once, or (an initialize-era session's) runs to
+    /// its own deadline.
+    pub shutdown_grace: Duration,
+    /// Once a connection is done, how long its last bytes may take to be
+    /// written and, on HTTP, how long what the peer still sends is read
+    /// and discarded so that closing does not reset a response still in
+    /// flight (RFC 9112 § 9.6). See [`Connection::closing`](crate::Connection::closing).
+    pub close_linger: Duration,
+    /// Progress and log reports from a connection's running calls that may
+    /// wait for the connection to take them; more are dropped (progress is
+    /// advisory). Outcomes always wait.
+    pub max_pending_reports: usize,
 }
 
 impl Default for Limits {
@@ -77,6 +95,9 @@ impl Default for Limits {
             keep_alive: Duration::from_secs(15),
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            shutdown_grace: Duration::from_secs(5),
+            close_linger: Duration::from_secs(2),
+            max_pending_reports: 256,
         }
     }
 }

@@ -64,3 +64,42 @@ impl Sub<Instant> for Instant {
         self.saturating_duration_since(rhs)
     }
 }
+
+/// The clock every driver needs: a monotonic clock anchored at the wall
+/// time it started (see the [module docs](self) for why). It reads no
+/// clock itself: the driver passes in both readings (the wall time since
+/// the UNIX epoch and the monotonic reading taken with it, then each
+/// monotonic reading), so `proto` stays pure and a test or a paused
+/// runtime clock can drive it. `snodo-driver` anchors one per connection.
+#[cfg(feature = "std")]
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    origin: std::time::Instant,
+    /// Wall time at `origin`, in nanoseconds since the UNIX epoch.
+    epoch_nanos: u64,
+}
+
+#[cfg(feature = "std")]
+impl Clock {
+    /// A clock whose monotonic reading `origin` is wall time `since_epoch`.
+    pub fn anchored(since_epoch: Duration, origin: std::time::Instant) -> Clock {
+        Clock {
+            origin,
+            epoch_nanos: u64::try_from(since_epoch.as_nanos()).unwrap_or(u64::MAX),
+        }
+    }
+
+    /// The monotonic reading `at` as an [`Instant`]. Readings before the
+    /// anchor map to the anchor, so instants never go back.
+    pub fn at(&self, at: std::time::Instant) -> Instant {
+        let elapsed = at.saturating_duration_since(self.origin);
+        Instant(self.epoch_nanos) + elapsed
+    }
+
+    /// The monotonic reading at which `at` falls; `None` if too far out to
+    /// represent. Instants before the anchor map to the anchor.
+    pub fn monotonic(&self, at: Instant) -> Option<std::time::Instant> {
+        let since = at.0.saturating_sub(self.epoch_nanos);
+        self.origin.checked_add(Duration::from_nanos(since))
+    }
+}

@@ -727,6 +727,7 @@ impl Connection {
         };
         self.by_request.remove(request);
         self.drop_waiting(&c);
+        c.shared.cancel();
         tracing::debug!(%call, id = %request, "cancelled by client");
         self.push_event(Output::Cancel(call));
         let idle = self.service.http_config().idle_timeout;

@@ -23,6 +23,9 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(6);
 pub const STATE_TTL: Duration = Duration::from_secs(30);
 
+/// Calls still running this long after stdio EOF or shutdown are given up.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
 pub fn limits() -> Limits {
     Limits {
         max_message_bytes: MAX_MESSAGE,
@@ -34,6 +37,9 @@ pub fn limits() -> Limits {
         keep_alive: KEEP_ALIVE,
         max_sessions: 4,
         session_idle_timeout: Duration::from_secs(60),
+        shutdown_grace: SHUTDOWN_GRACE,
+        close_linger: Duration::from_secs(2),
+        max_pending_reports: 8,
     }
 }
 

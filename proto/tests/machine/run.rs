@@ -75,6 +75,11 @@ struct Slot {
     dead: Vec<CallId>,
     seen: BTreeSet<CallId>,
     closed: bool,
+    /// When the connection began to wind down (stdio EOF or shutdown):
+    /// calls still running `SHUTDOWN_GRACE` later are given up unanswered.
+    winding_down: Option<Instant>,
+    /// It closed with its grace expired, so requests may be left unanswered.
+    abandoned: bool,
     stdio: oracle::Stdio,
     client: oracle::Http,
     transcript: Vec<u8>,
@@ -98,6 +103,8 @@ impl Slot {
             dead: Vec::new(),
             seen: BTreeSet::new(),
             closed: false,
+            winding_down: None,
+            abandoned: false,
             stdio: oracle::Stdio::new(MAX_MESSAGE),
             client: oracle::Http::default(),
             transcript: Vec::new(),
@@ -297,6 +304,7 @@ impl<'s> Machine<'s> {
                     return;
                 }
                 s.mark("shutdown");
+                s.winding_down.get_or_insert(now);
                 s.conn.begin_shutdown(now);
                 self.drain(*slot);
                 let s = &self.slots[*slot];
@@ -466,6 +474,7 @@ impl<'s> Machine<'s> {
             s.eof_done = true;
             s.mark("eof");
             s.stdio.eof();
+            s.winding_down.get_or_insert(now);
             s.conn.handle_input_closed(now);
             self.drain(i);
         }
@@ -654,6 +663,9 @@ impl<'s> Machine<'s> {
                 Output::Close => {
                     assert!(!s.closed, "slot {i}: Close twice");
                     s.closed = true;
+                    s.abandoned = s
+                        .winding_down
+                        .is_some_and(|t| self.now >= t + super::fixture::SHUTDOWN_GRACE);
                     s.mark("close");
                 }
             }
@@ -732,6 +744,7 @@ impl<'s> Machine<'s> {
                 if !self.slots[i].closed && !self.slots[i].hung_up {
                     let now = self.now;
                     self.slots[i].mark("shutdown");
+                    self.slots[i].winding_down.get_or_insert(now);
                     self.slots[i].conn.begin_shutdown(now);
                     self.drain(i);
                 }
@@ -746,7 +759,9 @@ impl<'s> Machine<'s> {
                 "slot {i}: never closed after its input ended and its calls finished ({:?})",
                 s.conn
             );
-            if !s.http {
+            // Closing with requests unanswered is allowed only once the
+            // shutdown grace is over (`Limits::shutdown_grace`).
+            if !s.http && !s.abandoned {
                 assert_eq!(
                     s.stdio.in_flight(),
                     0,
