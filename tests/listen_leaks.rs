@@ -214,7 +214,7 @@ fn smol_listen_streams_leave_nothing_behind() {
     let (stop, stopped) = smol::channel::bounded::<()>(1);
     let server = ex.spawn(snodo_smol::serve_http(
         &ex,
-        service.clone(),
+        &service,
         listener,
         async move {
             let _ = stopped.recv().await;
@@ -235,13 +235,13 @@ fn blocking_listen_streams_leave_nothing_behind() {
     let (service, hub) = fixture();
     let listener: StdListener = snodo_blocking::bind_http("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
-    let shutdown = snodo_blocking::ShutdownHandle::new();
+    let shutdown = snodo_blocking::Shutdown::new();
     let svc = service.clone();
     let handle = shutdown.clone();
     let server = std::thread::spawn(move || {
-        let mut options = snodo_blocking::HttpOptions::default();
-        options.max_connections = 1024;
-        snodo_blocking::serve_http(&svc, listener, handle, options)
+        let options = snodo_blocking::Options::default().max_connections(1024);
+        let threads = snodo_blocking::Threads::new(snodo_blocking::DEFAULT_WORKERS)?;
+        snodo_blocking::serve_http(&threads, &svc, listener, handle, options)
     });
     // Three threads per connection: fewer streams than the async runtimes.
     cycle(&hub, addr, 300, &|| 0);

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::json;
-use snodo_blocking::{serve_stdio, StdioOptions};
+use snodo_blocking::{serve_stdio, Options, Threads, DEFAULT_WORKERS};
 use snodo_proto::{
     CallToolResult, Completion, CompletionRef, CompletionRequest, Content, GetPromptResult,
     Implementation, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource,
@@ -90,7 +90,9 @@ fn main() -> ExitCode {
         }
     };
     eprintln!("{HINT}");
-    match serve_stdio(&service, StdioOptions::default()) {
+    let served = Threads::new(DEFAULT_WORKERS)
+        .and_then(|threads| serve_stdio(&threads, &service, Options::default()));
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(error = %e, "stdio transport failed");

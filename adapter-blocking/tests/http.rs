@@ -10,18 +10,32 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use snodo_blocking::{bind_http, serve_http, HttpOptions, ShutdownHandle};
+use snodo_blocking::{bind_http, serve_http, Options, Shutdown, Threads};
 use snodo_proto::{
-    CallToolResult, ChangeEvent, Context, Hub, Implementation, NoArgs, Notifications, Service, Tool,
+    CallToolResult, ChangeEvent, Context, Hub, Implementation, Limits, NoArgs, Notifications,
+    Service, Tool,
 };
 use support::{Probes, SOON};
 
 /// A service with a tool for each case, and the probes into it.
 fn service() -> (Service, Probes) {
+    service_with(limits())
+}
+
+/// Limits that keep every test's closes short.
+fn limits() -> Limits {
+    Limits {
+        close_linger: Duration::from_millis(200),
+        ..Limits::default()
+    }
+}
+
+fn service_with(limits: Limits) -> (Service, Probes) {
     let (probes, tools) = support::probes();
     let (w, h) = (tools.clone(), tools);
     let service = Service::builder()
         .server_info(Implementation::new("t", "1"))
+        .limits(limits)
         .tool(
             Tool::new("ping_tool", "Answers pong"),
             |_: NoArgs, _| async { CallToolResult::text("pong") },
@@ -71,20 +85,47 @@ fn service() -> (Service, Probes) {
 /// A running `serve_http` on an ephemeral loopback port.
 struct Server {
     addr: SocketAddr,
-    shutdown: ShutdownHandle,
+    shutdown: Shutdown,
     done: Receiver<io::Result<()>>,
+}
+
+/// How a test server runs: its worker count and the driver's options.
+#[derive(Clone, Default)]
+struct HttpOptions {
+    workers: Option<usize>,
+    options: Options,
+}
+
+impl HttpOptions {
+    fn workers(mut self, n: usize) -> Self {
+        self.workers = Some(n);
+        self
+    }
+
+    fn max_connections(mut self, n: usize) -> Self {
+        self.options = self.options.max_connections(n);
+        self
+    }
 }
 
 impl Server {
     fn start(service: &Service, options: HttpOptions) -> Server {
         let listener = bind_http("127.0.0.1:0").expect("bind an ephemeral port");
         let addr = listener.local_addr().unwrap();
-        let shutdown = ShutdownHandle::new();
+        let shutdown = Shutdown::new();
         let handle = shutdown.clone();
         let service = service.clone();
         let (tx, done) = mpsc::channel();
+        let threads = Threads::new(options.workers.unwrap_or(snodo_blocking::DEFAULT_WORKERS))
+            .expect("worker threads");
         thread::spawn(move || {
-            let _ = tx.send(serve_http(&service, listener, handle, options));
+            let _ = tx.send(serve_http(
+                &threads,
+                &service,
+                listener,
+                handle,
+                options.options,
+            ));
         });
         Server {
             addr,
@@ -156,9 +197,8 @@ impl Client {
     }
 }
 
-/// Options that keep every test's closes short.
 fn options() -> HttpOptions {
-    HttpOptions::default().close_linger(Duration::from_millis(200))
+    HttpOptions::default()
 }
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
@@ -321,10 +361,11 @@ fn session_post(session: Option<&str>, body: &str) -> String {
 /// connection.
 #[test]
 fn a_session_call_outlives_its_clients_disconnect() {
-    let (service, probes) = service();
-    let mut options = options();
-    options.shutdown_grace = Duration::from_millis(100);
-    let server = Server::start(&service, options);
+    let (service, probes) = service_with(Limits {
+        shutdown_grace: Duration::from_millis(100),
+        ..limits()
+    });
+    let server = Server::start(&service, options());
     let mut leaving = server.connect();
     leaving.send(&session_post(
         None,
@@ -525,11 +566,11 @@ fn shutdown_lets_the_call_in_flight_finish_then_returns() {
 
 #[test]
 fn calls_outliving_the_shutdown_grace_are_cancelled() {
-    let (service, probes) = service();
-    let server = Server::start(
-        &service,
-        options().shutdown_grace(Duration::from_millis(100)),
-    );
+    let (service, probes) = service_with(Limits {
+        shutdown_grace: Duration::from_millis(100),
+        ..limits()
+    });
+    let server = Server::start(&service, options());
     let mut client = server.connect();
     client.send(&call_request(5, "hang_tool"));
     assert_eq!(probes.started.recv_timeout(SOON), Ok("hang"));
@@ -563,6 +604,7 @@ fn listening_service(hub: &Hub) -> Service {
             ..Notifications::default()
         })
         .hub(hub.clone())
+        .limits(limits())
         .tool(
             Tool::new("ping_tool", "Answers pong"),
             |_: NoArgs, _| async { CallToolResult::text("pong") },

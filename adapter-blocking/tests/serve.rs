@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{json as j, Value};
-use snodo_blocking::StdioOptions;
 use snodo_proto::{CallToolResult, Implementation, Limits, NoArgs, Service, Tool};
+use support::StdioOptions;
 use support::{json, response_ids, sleep, Probes, Server, SOON};
 
 #[derive(Deserialize)]
@@ -276,9 +276,11 @@ fn an_unterminated_last_line_is_still_served_at_eof() {
 
 #[test]
 fn calls_outliving_the_grace_period_are_cancelled_and_serve_returns() {
-    let f = default_fixture();
-    let options = StdioOptions::default().shutdown_grace(Duration::from_millis(100));
-    let mut server = Server::start(&f.service, options);
+    let f = fixture(Limits {
+        shutdown_grace: Duration::from_millis(100),
+        ..Limits::default()
+    });
+    let mut server = Server::start(&f.service, StdioOptions::default());
     server.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
     assert_eq!(f.probes.started.recv_timeout(SOON), Ok("hang"));
     server.close_input();
@@ -442,12 +444,7 @@ where
     let (tx, rx) = mpsc::channel();
     let service = service.clone();
     std::thread::spawn(move || {
-        let _ = tx.send(snodo_blocking::serve(
-            &service,
-            input,
-            output,
-            StdioOptions::default(),
-        ));
+        let _ = tx.send(StdioOptions::default().serve(&service, input, output));
     });
     rx.recv_timeout(SOON).expect("serve returned in time")
 }

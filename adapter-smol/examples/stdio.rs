@@ -20,7 +20,7 @@ fn main() -> std::io::Result<()> {
     let ex = Arc::new(Executor::new());
     smol::block_on(ex.run(snodo_smol::serve_stdio(
         &ex,
-        service,
+        &service,
         snodo_smol::Options::default(),
     )))
 }

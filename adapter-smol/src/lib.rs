@@ -1,8 +1,9 @@
 //! # snodo-smol
 //!
-//! Runs the [`snodo_proto`] sans-I/O engine on smol / async-io. The adapter
-//! moves bytes and time only: every protocol decision, stdio framing and
-//! HTTP parsing included, is made by [`snodo_proto::Connection`].
+//! Runs the [`snodo_proto`] sans-I/O engine on smol / async-io: [`Smol`]
+//! is smol as a [`snodo_driver::Runtime`], and the entry points are the
+//! shared driver on it. Every protocol and lifecycle decision is made by
+//! [`snodo_proto::Connection`]; the loop is `snodo-driver`'s.
 //!
 //! - [`serve_stdio`] / [`serve_stream`]: one client over stdin/stdout or any
 //!   `AsyncRead` + `AsyncWrite` pair (`basic/transports/stdio.mdx`).
@@ -32,32 +33,26 @@
 //!     .build()
 //!     .unwrap();
 //! let ex = Arc::new(Executor::new());
-//! smol::block_on(ex.run(snodo_smol::serve_stdio(&ex, service, Default::default()))).unwrap();
+//! smol::block_on(ex.run(snodo_smol::serve_stdio(&ex, &service, Default::default()))).unwrap();
 //! ```
 //!
 //! # Handlers
 //!
-//! Each `Output::Invoke` runs as its own task. A handler that panics is
-//! caught and answered `-32603 Internal error`; the connection and its other
-//! calls go on. A cancelled call (client cancellation, call timeout,
-//! connection gone) has its `CancelFlag` set and its task dropped, which
-//! drops the handler's future. Handlers that block a thread should move
+//! A handler ready when first polled is answered on its connection's task;
+//! any other runs as its own task on the executor. A handler that panics is
+//! answered `-32603 Internal error`; the connection and its other calls go
+//! on. A cancelled call (client cancellation, call timeout, connection
+//! gone) has its `CancelFlag` set and its task ends, dropping the handler's
+//! future. Handlers that block a thread should move
 //! that work to [`smol::unblock`] so they do not stall the executor.
 
 #![warn(missing_docs)]
 
-mod calls;
-mod clock;
-mod driver;
-mod http;
-mod options;
-mod server;
-mod stdio;
+mod runtime;
+mod serve;
 
-pub use http::serve_http;
-pub use options::Options;
-pub use server::{bind_http, serve_tcp};
-pub use stdio::{serve_stdio, serve_stream};
-
+pub use runtime::{Io, Smol, TcpReader, TcpWriter, Timer};
+pub use serve::{bind_http, serve_http, serve_stdio, serve_stream, serve_tcp};
 pub use smol::Executor;
+pub use snodo_driver::{Options, Shutdown};
 pub use snodo_proto::Transport;

@@ -3,7 +3,8 @@
 
 mod common;
 
-use common::{json, probes, run, service, within, LineClient};
+use common::{json, probes, run, service, service_with, within, LineClient};
+use snodo_proto::Limits;
 use snodo_smol::Options;
 use std::time::Duration;
 use std::time::Instant;
@@ -276,8 +277,13 @@ fn garbage_gets_a_parse_error_and_the_connection_goes_on() {
 fn after_eof_calls_get_the_grace_period_then_are_cancelled() {
     run(LIMIT, |ex| async move {
         let (probes, events) = probes();
-        let options = Options::default().shutdown_grace(Duration::from_millis(200));
-        let (mut client, server) = LineClient::start_with(&ex, service(probes), options);
+        let options = Options::default();
+        let grace = Limits {
+            shutdown_grace: Duration::from_millis(200),
+            ..Limits::default()
+        };
+        let (mut client, server) =
+            LineClient::start_with(&ex, service_with(probes, grace), options);
         client.send(concat!(
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
             "\n"

@@ -21,7 +21,7 @@ fn stdio_framing_over_tcp() {
         let (stop, stopped) = smol::channel::bounded::<()>(1);
         let server = ex.spawn(snodo_smol::serve_tcp(
             &ex,
-            service(probes),
+            &service(probes),
             listener,
             Transport::Stdio,
             async move {

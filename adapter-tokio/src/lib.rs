@@ -1,8 +1,10 @@
 //! # snodo-tokio
 //!
-//! Runs the [`snodo_proto`] sans-I/O MCP engine on tokio. It moves bytes
-//! and time and nothing else: framing, HTTP, admission and every other
-//! protocol rule live in `snodo-proto`.
+//! Runs the [`snodo_proto`] sans-I/O MCP engine on tokio: [`Tokio`] is
+//! tokio as a [`snodo_driver::Runtime`], and the entry points below are
+//! the shared driver on it. Framing, HTTP, admission and every protocol
+//! and lifecycle rule live in `snodo-proto`; the loop lives in
+//! `snodo-driver`; this crate holds only what is tokio's.
 //!
 //! - [`serve_stdio`] / [`serve_stream`]: one client on stdin/stdout or any
 //!   byte stream, newline-delimited JSON-RPC.
@@ -13,8 +15,7 @@
 //! A handler call that is ready when first polled is answered on the
 //! connection's own task; any other runs on its own `tokio::spawn`ed task.
 //! A panic in a handler answers that call with `-32603` and leaves the rest
-//! running. A cancelled call's task is aborted, which drops the handler's
-//! future.
+//! running. A cancelled call's task ends, dropping the handler's future.
 //!
 //! ```no_run
 //! use snodo_proto::{CallToolResult, NoArgs, Service, Tool};
@@ -33,14 +34,10 @@
 
 #![warn(missing_docs)]
 
-mod calls;
-mod clock;
-mod driver;
-mod options;
-mod outbox;
-mod stdio;
-mod tcp;
+mod runtime;
+mod serve;
 
-pub use options::Options;
-pub use stdio::{serve_stdio, serve_stream};
-pub use tcp::{bind_http, serve_http, serve_tcp};
+pub use runtime::{Io, Sleep, Tokio};
+pub use serve::{bind_http, serve_http, serve_stdio, serve_stream, serve_tcp};
+pub use snodo_driver::{Options, Shutdown};
+pub use snodo_proto::Transport;

@@ -332,7 +332,8 @@ async fn a_session_call_outlives_its_clients_disconnect() {
     };
     let started = probe.started.clone();
     // A shutdown grace shorter than the wait below: it must not apply.
-    let options = Options::default().shutdown_grace(Duration::from_millis(100));
+    let probe = probe.grace(Duration::from_millis(100));
+    let options = Options::default();
     let server = Server::start(probe, options).await;
     let mut s = TcpStream::connect(server.addr).await.unwrap();
     let mut buf = Vec::new();
@@ -495,7 +496,8 @@ async fn shutdown_grace_bounds_a_call_that_never_finishes() {
         ..Probe::default()
     };
     let started = probe.started.clone();
-    let options = Options::default().shutdown_grace(Duration::from_millis(200));
+    let probe = probe.grace(Duration::from_millis(200));
+    let options = Options::default();
     let mut server = Server::start(probe, options).await;
     let mut s = TcpStream::connect(server.addr).await.unwrap();
     s.write_all(&post(

@@ -208,7 +208,8 @@ async fn eof_with_a_hung_call_ends_after_the_grace() {
         ..Probe::default()
     };
     let started = probe.started.clone();
-    let options = Options::default().shutdown_grace(Duration::from_millis(200));
+    let probe = probe.grace(Duration::from_millis(200));
+    let options = Options::default();
     let mut c = Client::start(probe, options);
     c.send(r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#).await;
     timeout(STEP, started.notified()).await.expect("started");

@@ -29,7 +29,8 @@ pub fn serve_stdio(service: &Service, runtime: Runtime) -> io::Result<()> {
     match runtime {
         Runtime::Blocking => {
             let _tasks = crate::tasks::run(service, snodo_tasks::drive::thread_spawner());
-            snodo_blocking::serve_stdio(service, snodo_blocking::StdioOptions::default())
+            let threads = snodo_blocking::Threads::new(snodo_blocking::DEFAULT_WORKERS)?;
+            snodo_blocking::serve_stdio(&threads, service, snodo_blocking::Options::default())
         }
         Runtime::Tokio => {
             let rt = tokio::runtime::Builder::new_multi_thread()
@@ -46,7 +47,7 @@ pub fn serve_stdio(service: &Service, runtime: Runtime) -> io::Result<()> {
             let _tasks = crate::tasks::run(service, smol_spawner(ex));
             smol::block_on(ex.run(snodo_smol::serve_stdio(
                 ex,
-                service.clone(),
+                service,
                 snodo_smol::Options::default().max_connections(max_connections()),
             )))
         }),
@@ -72,12 +73,9 @@ fn blocking_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr))
     let listener = snodo_blocking::bind_http(addr)?;
     announce(listener.local_addr()?);
     let _tasks = crate::tasks::run(service, snodo_tasks::drive::thread_spawner());
-    snodo_blocking::serve_http(
-        service,
-        listener,
-        snodo_blocking::ShutdownHandle::new(),
-        blocking_options(),
-    )
+    let threads = snodo_blocking::Threads::new(snodo_blocking::DEFAULT_WORKERS)?;
+    let options = snodo_blocking::Options::default().max_connections(max_connections());
+    snodo_blocking::serve_http(&threads, service, listener, std::future::pending(), options)
 }
 
 fn tokio_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> io::Result<()> {
@@ -139,7 +137,7 @@ fn smol_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> 
             let _tasks = crate::tasks::run(service, smol_spawner(ex));
             snodo_smol::serve_http(
                 ex,
-                service.clone(),
+                service,
                 listener,
                 std::future::pending(),
                 snodo_smol::Options::default().max_connections(max_connections()),
@@ -171,10 +169,4 @@ fn max_connections() -> usize {
         .and_then(|v| v.parse().ok())
         .filter(|&n| n > 0)
         .unwrap_or(1024)
-}
-
-fn blocking_options() -> snodo_blocking::HttpOptions {
-    let mut options = snodo_blocking::HttpOptions::default();
-    options.max_connections = max_connections();
-    options
 }

@@ -83,7 +83,7 @@ fn smol(service: Service, addr: SocketAddr) -> std::io::Result<()> {
         announce(listener.local_addr()?);
         snodo_smol::serve_http(
             &ex,
-            service,
+            &service,
             listener,
             std::future::pending(),
             snodo_smol::Options::default(),
@@ -95,10 +95,12 @@ fn smol(service: Service, addr: SocketAddr) -> std::io::Result<()> {
 fn blocking(service: &Service, addr: SocketAddr) -> std::io::Result<()> {
     let listener = snodo_blocking::bind_http(addr)?;
     announce(listener.local_addr()?);
+    let threads = snodo_blocking::Threads::new(snodo_blocking::DEFAULT_WORKERS)?;
     snodo_blocking::serve_http(
+        &threads,
         service,
         listener,
-        snodo_blocking::ShutdownHandle::new(),
-        snodo_blocking::HttpOptions::default(),
+        std::future::pending(),
+        snodo_blocking::Options::default(),
     )
 }

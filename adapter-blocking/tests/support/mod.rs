@@ -15,7 +15,37 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use snodo_blocking::{serve, StdioOptions};
+use snodo_blocking::{serve_stream, Flushed, Options, Threads};
+
+/// How a test connection runs: its worker count and the driver's options.
+#[derive(Clone, Default)]
+pub struct StdioOptions {
+    pub workers: Option<usize>,
+    pub options: Options,
+}
+
+impl StdioOptions {
+    pub fn workers(mut self, n: usize) -> Self {
+        self.workers = Some(n);
+        self
+    }
+
+    pub fn write_high_water(mut self, bytes: usize) -> Self {
+        self.options = self.options.write_high_water(bytes);
+        self
+    }
+
+    /// Serve `service` over `reader` and `writer` on the calling thread.
+    pub fn serve<R, W>(self, service: &Service, reader: R, writer: W) -> io::Result<()>
+    where
+        R: io::Read + Send + 'static,
+        W: io::Write + Send + 'static,
+    {
+        let workers = self.workers.unwrap_or(snodo_blocking::DEFAULT_WORKERS);
+        let threads = Threads::new(workers)?;
+        serve_stream(&threads, service, reader, Flushed(writer), self.options)
+    }
+}
 use snodo_proto::Service;
 
 /// Generous bound for anything that should happen "soon".
@@ -99,7 +129,7 @@ impl Server {
         let (done_tx, done) = mpsc::channel();
         let service = service.clone();
         thread::spawn(move || {
-            let _ = done_tx.send(serve(&service, reader, writer, options));
+            let _ = done_tx.send(options.serve(&service, reader, writer));
         });
         Server {
             input: Some(tx),
@@ -278,17 +308,19 @@ impl Future for LatchWait {
     }
 }
 
-/// A timer future: a helper thread wakes it at the deadline.
+/// A timer future: a helper thread wakes it at the deadline. Like any
+/// future, it wakes the waker of its latest poll (the first poll of a call
+/// runs inline with a no-op waker, the next on the task it moved to).
 pub fn sleep(d: Duration) -> Sleep {
     Sleep {
         until: Instant::now() + d,
-        armed: false,
+        waker: None,
     }
 }
 
 pub struct Sleep {
     until: Instant,
-    armed: bool,
+    waker: Option<Arc<Mutex<Waker>>>,
 }
 
 impl Future for Sleep {
@@ -297,14 +329,17 @@ impl Future for Sleep {
         if Instant::now() >= self.until {
             return Poll::Ready(());
         }
-        if !self.armed {
-            self.armed = true;
-            let until = self.until;
-            let waker = cx.waker().clone();
-            thread::spawn(move || {
-                thread::sleep(until.saturating_duration_since(Instant::now()));
-                waker.wake();
-            });
+        match &self.waker {
+            Some(slot) => *slot.lock().unwrap() = cx.waker().clone(),
+            None => {
+                let slot = Arc::new(Mutex::new(cx.waker().clone()));
+                self.waker = Some(slot.clone());
+                let until = self.until;
+                thread::spawn(move || {
+                    thread::sleep(until.saturating_duration_since(Instant::now()));
+                    slot.lock().unwrap().wake_by_ref();
+                });
+            }
         }
         Poll::Pending
     }

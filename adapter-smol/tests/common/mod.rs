@@ -166,7 +166,7 @@ impl LineClient {
         let (client_w, server_r) = pipe();
         let (server_w, client_r) = pipe();
         let server = ex.spawn(snodo_smol::serve_stream(
-            ex, service, server_r, server_w, options,
+            ex, &service, server_r, server_w, options,
         ));
         (
             LineClient {
@@ -383,7 +383,7 @@ impl HttpServer {
             let _ = stopped.recv().await;
         };
         let task = ex.spawn(snodo_smol::serve_http(
-            ex, service, listener, shutdown, options,
+            ex, &service, listener, shutdown, options,
         ));
         HttpServer { addr, stop, task }
     }

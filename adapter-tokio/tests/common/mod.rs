@@ -22,6 +22,18 @@ pub struct Probe {
     pub dropped: Option<mpsc::UnboundedSender<bool>>,
     /// A `step` call reports progress, then waits for this before answering.
     pub release: Arc<Notify>,
+    /// The service's shutdown grace, if not the default.
+    pub grace: Option<Duration>,
+}
+
+impl Probe {
+    /// The same probe on a service with `grace` as its shutdown grace.
+    pub fn grace(self, grace: Duration) -> Probe {
+        Probe {
+            grace: Some(grace),
+            ..self
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -64,7 +76,14 @@ pub fn service(probe: Probe) -> Service {
     });
     let hang_probe = probe.clone();
     let release = probe.release.clone();
+    let limits = snodo_proto::Limits {
+        shutdown_grace: probe
+            .grace
+            .unwrap_or(snodo_proto::Limits::default().shutdown_grace),
+        ..snodo_proto::Limits::default()
+    };
     Service::builder()
+        .limits(limits)
         .tool(
             Tool::new("echo", "Echo the text").input_schema(text_schema),
             |args: Text, _ctx| async move { CallToolResult::text(args.text) },

@@ -60,13 +60,13 @@ fn main() -> io::Result<()> {
             let options = snodo_smol::Options::default();
             smol::block_on(ex.run(async {
                 match mode {
-                    Mode::Stdio => snodo_smol::serve_stdio(&ex, service.clone(), options).await,
+                    Mode::Stdio => snodo_smol::serve_stdio(&ex, &service, options).await,
                     Mode::Listen(addr) => {
                         let listener = snodo_smol::bind_http(addr).await?;
                         announce(listener.local_addr()?);
                         snodo_smol::serve_http(
                             &ex,
-                            service.clone(),
+                            &service,
                             listener,
                             std::future::pending(),
                             options,
@@ -77,16 +77,19 @@ fn main() -> io::Result<()> {
             }))
         }
         ("blocking", Mode::Stdio) => {
-            snodo_blocking::serve_stdio(&service, snodo_blocking::StdioOptions::default())
+            let threads = snodo_blocking::Threads::new(snodo_blocking::DEFAULT_WORKERS)?;
+            snodo_blocking::serve_stdio(&threads, &service, snodo_blocking::Options::default())
         }
         ("blocking", Mode::Listen(addr)) => {
             let listener = snodo_blocking::bind_http(addr)?;
             announce(listener.local_addr()?);
+            let threads = snodo_blocking::Threads::new(snodo_blocking::DEFAULT_WORKERS)?;
             snodo_blocking::serve_http(
+                &threads,
                 &service,
                 listener,
-                snodo_blocking::ShutdownHandle::new(),
-                snodo_blocking::HttpOptions::default(),
+                std::future::pending(),
+                snodo_blocking::Options::default(),
             )
         }
         (other, _) => {

@@ -1,0 +1,220 @@
+//! Plain threads as a [`snodo_driver::Runtime`]: each connection's loop
+//! runs on a thread of its own under [`block_on`], and handler calls run on
+//! a fixed pool of workers, each polling one call at a time.
+//!
+//! Timers belong to the thread that polls them: [`block_on`] parks until
+//! the earliest timer its future polled, or a wake, whichever comes first.
+
+use std::cell::Cell;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::io;
+use std::pin::{pin, Pin};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::{self, Thread};
+use std::time::Instant;
+
+/// Worker threads when none are asked for. A worker is held for as long as
+/// its call's future is pending, so this bounds the calls that make
+/// progress at once; calls beyond it wait, in order, for a free worker (the
+/// service's `call_timeout` runs meanwhile).
+pub const DEFAULT_WORKERS: usize = 16;
+
+type Job = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A pool of worker threads for handler calls, and a thread per
+/// connection. Clones share the pool; the workers end when the last clone
+/// is dropped.
+#[derive(Clone)]
+pub struct Threads {
+    handle: Arc<Handle>,
+}
+
+/// Closes the pool when the last [`Threads`] goes.
+struct Handle {
+    pool: Arc<Pool>,
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        // Jobs left are calls of connections already gone: dropping them
+        // drops their futures.
+        let jobs = {
+            let mut q = self.pool.lock();
+            q.closed = true;
+            std::mem::take(&mut q.jobs)
+        };
+        self.pool.ready.notify_all();
+        drop(jobs);
+    }
+}
+
+impl std::fmt::Debug for Threads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Threads").finish_non_exhaustive()
+    }
+}
+
+impl Threads {
+    /// A pool of `workers` threads (at least 1).
+    pub fn new(workers: usize) -> io::Result<Threads> {
+        let pool = Arc::new(Pool::default());
+        for i in 0..workers.max(1) {
+            let pool = pool.clone();
+            thread::Builder::new()
+                .name(format!("snodo-worker-{i}"))
+                .spawn(move || {
+                    while let Some(job) = pool.take() {
+                        block_on(job);
+                    }
+                })?;
+        }
+        Ok(Threads {
+            handle: Arc::new(Handle { pool }),
+        })
+    }
+}
+
+#[derive(Default)]
+struct Pool {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+}
+
+#[derive(Default)]
+struct Queue {
+    jobs: VecDeque<Job>,
+    closed: bool,
+}
+
+impl Pool {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn take(&self) -> Option<Job> {
+        let mut q = self.lock();
+        loop {
+            if q.closed {
+                return None;
+            }
+            if let Some(job) = q.jobs.pop_front() {
+                return Some(job);
+            }
+            q = self.ready.wait(q).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+impl snodo_driver::Runtime for Threads {
+    type Timer = Timer;
+
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+
+    fn timer(&self, at: Instant) -> Timer {
+        Timer(at)
+    }
+
+    fn spawn<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let pool = &self.handle.pool;
+        let mut q = pool.lock();
+        if q.closed {
+            return;
+        }
+        q.jobs.push_back(Box::pin(future));
+        drop(q);
+        pool.ready.notify_one();
+    }
+
+    fn spawn_connection<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let spawned = thread::Builder::new()
+            .name(String::from("snodo-connection"))
+            .spawn(move || block_on(future));
+        if let Err(e) = spawned {
+            // The future (and the connection it owns) is dropped: closed.
+            tracing::warn!(error = %e, "could not start a connection thread");
+        }
+    }
+}
+
+thread_local! {
+    /// The earliest timer the future being polled on this thread waits for.
+    static NEXT_TIMER: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// A timer of the thread that polls it under [`block_on`].
+#[derive(Debug)]
+pub struct Timer(Instant);
+
+impl snodo_driver::Timer for Timer {
+    fn reset(&mut self, at: Instant) {
+        self.0 = at;
+    }
+
+    fn poll_fired(&mut self, _: &mut Context<'_>) -> Poll<()> {
+        if Instant::now() >= self.0 {
+            return Poll::Ready(());
+        }
+        let at = self.0;
+        NEXT_TIMER.with(|next| next.set(Some(next.get().map_or(at, |n| n.min(at)))));
+        Poll::Pending
+    }
+}
+
+struct Unpark {
+    thread: Thread,
+    woken: AtomicBool,
+}
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        self.thread.unpark();
+    }
+}
+
+/// Run `future` to its end on this thread, parking between polls until a
+/// wake or the earliest [`Timer`] it polled.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    let unpark = Arc::new(Unpark {
+        thread: thread::current(),
+        woken: AtomicBool::new(false),
+    });
+    let waker = Waker::from(unpark.clone());
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        NEXT_TIMER.with(|next| next.set(None));
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+        let timer = NEXT_TIMER.with(Cell::get);
+        // `park` may return spuriously: only a wake or the timer ends the wait.
+        while !unpark.woken.swap(false, Ordering::Acquire) {
+            match timer {
+                None => thread::park(),
+                Some(at) => {
+                    let now = Instant::now();
+                    if now >= at {
+                        break;
+                    }
+                    thread::park_timeout(at - now);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! What the driver needs of a runtime, and nothing more: a monotonic
+//! clock, resettable timers, detached tasks, and non-blocking byte streams.
+//! The shape follows `quinn::Runtime`: each runtime crate implements these
+//! in a few lines (`snodo-tokio`, `snodo-smol`), and everything else is
+//! written once, here.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+/// An async runtime, as the driver uses it.
+pub trait Runtime: Clone + Send + Sync + 'static {
+    /// A timer that can be moved.
+    type Timer: Timer;
+
+    /// The runtime's monotonic clock (a paused test clock included).
+    fn now(&self) -> Instant;
+
+    /// A timer that fires at `at`.
+    fn timer(&self, at: Instant) -> Self::Timer;
+
+    /// Run `future` to completion on its own task, detached. Handler calls
+    /// and connections run this way; a cancelled call ends its own task
+    /// (see [`CallTask`](snodo_proto::CallTask)).
+    fn spawn<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static;
+
+    /// Run a whole connection's loop. The same as [`spawn`](Runtime::spawn)
+    /// on an async runtime; a runtime of plain threads gives each
+    /// connection a thread of its own.
+    fn spawn_connection<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        self.spawn(future)
+    }
+}
+
+/// A one-shot timer that can be set again.
+pub trait Timer: Send + Unpin + 'static {
+    /// Fire at `at` instead.
+    fn reset(&mut self, at: Instant);
+
+    /// Ready once the set instant has passed.
+    fn poll_fired(&mut self, cx: &mut Context<'_>) -> Poll<()>;
+}
+
+/// The read half of a byte stream.
+pub trait Read: Unpin {
+    /// Read into `buf`; `Ok(0)` is end of input.
+    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>>;
+}
+
+/// The write half of a byte stream.
+pub trait Write: Unpin {
+    /// Write some of `buf`, returning how much.
+    fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>>;
+
+    /// Push buffered bytes to the destination.
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+
+    /// Flush and close the output (EOF on a pipe, FIN on a socket).
+    fn poll_shutdown(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+
+    /// Bytes taken by `poll_write` and not yet delivered, for a writer that
+    /// buffers in user space (a writer thread); they count against
+    /// [`Options::write_high_water`](crate::Options) like bytes not yet
+    /// written.
+    fn buffered(&self) -> usize {
+        0
+    }
+}
+
+/// An accepted connection: its read half, its write half, and its peer.
+pub type Accepted<L> = (<L as Listener>::Reader, <L as Listener>::Writer, SocketAddr);
+
+/// A listening socket.
+pub trait Listener: Send + 'static {
+    /// The read half of an accepted stream.
+    type Reader: Read + Send + 'static;
+    /// The write half of an accepted stream.
+    type Writer: Write + Send + 'static;
+
+    /// Accept the next connection, split in halves, with `TCP_NODELAY`
+    /// set where the stream has it (messages are written whole, so Nagle's
+    /// algorithm would only add latency).
+    fn poll_accept(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Accepted<Self>>>;
+}
