@@ -118,7 +118,8 @@ export function history(file) {
   const head = git(cwd, "rev-parse", "--verify", "-q", "HEAD") !== null ? at("HEAD") : null;
   if (JSON.stringify(working) !== JSON.stringify(head)) add("the working tree", head, working);
   const shallow = git(cwd, "rev-parse", "--is-shallow-repository")?.trim() === "true";
-  const commits = (git(cwd, "log", "--format=%H %s", "--", path) ?? "").split("\n").filter(Boolean);
+  // `path` is from the top of the work tree, as `git show REV:path` reads it.
+  const commits = (git(cwd, "log", "--format=%H %s", "--", `:(top)${path}`) ?? "").split("\n").filter(Boolean);
   for (const line of commits) {
     const [commit] = line.split(" ");
     const label = `${commit.slice(0, 12)} (${line.slice(41, 101)})`;

@@ -2,7 +2,7 @@
 // then on real git histories (commits, working tree, shallow clone).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -105,13 +105,16 @@ function repo() {
     return r.stdout;
   };
   git("init", "-q", "-b", "main");
+  // Where the repository keeps it: a folder below the top, as conformance/ is.
+  mkdirSync(join(dir, "conformance"));
   const commit = (baseline, message) => {
-    writeFileSync(join(dir, "baseline.json"), JSON.stringify(baseline, null, 2) + "\n");
-    git("add", "baseline.json");
+    writeFileSync(join(dir, "conformance", "baseline.json"), JSON.stringify(baseline, null, 2) + "\n");
+    git("add", "conformance/baseline.json");
     git("commit", "-q", "-m", message);
   };
-  const shrink = (cwd = dir) => {
-    const r = spawnSync(process.execPath, [join(here, "shrink.mjs"), "--baseline", join(cwd, "baseline.json")], { cwd, encoding: "utf8" });
+  // Run from the top, with a relative path, as conformance/run's caller may.
+  const shrink = (top = dir) => {
+    const r = spawnSync(process.execPath, [join(here, "shrink.mjs"), "--baseline", "conformance/baseline.json"], { cwd: top, encoding: "utf8" });
     return { status: r.status, out: r.stdout + r.stderr };
   };
   return { dir, git, commit, shrink };
@@ -138,7 +141,7 @@ test("history: with a why the same growth passes and the why is printed; an unco
   const now = r.shrink();
   assert.equal(now.status, 0, now.out);
   assert.match(now.out, /grew at [0-9a-f]{12} \(grow with a reason\): tasks-wire-fields:wire-schema-valid: new expected FAILURE; why: runner 0\.2\.1 validates this too/);
-  writeFileSync(join(r.dir, "baseline.json"), JSON.stringify(withCheck("tasks-lifecycle", "wire-schema-valid", { status: "FAILURE", reason: "harness limitation", allowedViolations: [ALLOW_CONTENT, ALLOW_META] })));
+  writeFileSync(join(r.dir, "conformance", "baseline.json"), JSON.stringify(withCheck("tasks-lifecycle", "wire-schema-valid", { status: "FAILURE", reason: "harness limitation", allowedViolations: [ALLOW_CONTENT, ALLOW_META] })));
   const dirty = r.shrink();
   assert.equal(dirty.status, 1);
   assert.match(dirty.out, /grew at the working tree with no reason: tasks-lifecycle:wire-schema-valid: newly allows/);
