@@ -12,13 +12,21 @@
 // and exits non-zero when the run differs from the baseline in any way:
 //   - a check that is not SUCCESS/INFO and not expected (regression),
 //   - an expected non-success that now passes (stale entry: remove it),
-//   - a check that appeared, disappeared, or changed status.
+//   - a check that appeared, disappeared, or changed status,
+//   - an expected non-success whose content is not the expected one: a
+//     `wire-schema-valid` FAILURE with a violation its `allowedViolations`
+//     do not cover (violations.mjs), any other check whose message is not
+//     the entry's `message` word for word.
+// Baselines are by content (`"format": 2`): an expected non-success that
+// names no content is refused. That a baseline only grows with a reason is
+// shrink.mjs's job (conformance/run runs it first).
 // --accept-improvements rewrites the baseline with stale entries removed and
 // new SUCCESS/INFO checks added; it never adds a non-success, so the baseline
 // can only shrink and never raises a score.
 
 import { readFileSync, writeFileSync, readdirSync, statSync, mkdirSync } from "node:fs";
 import { join, basename } from "node:path";
+import { allowanceProblems, disallowedViolations } from "./violations.mjs";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => {
@@ -96,13 +104,17 @@ for (const file of findChecks(args.raw)) {
   results[scenario] = checks.map((c) => {
     seen[c.id] = (seen[c.id] ?? 0) + 1;
     const key = seen[c.id] > 1 ? `${c.id}#${seen[c.id]}` : c.id;
-    return { key, status: c.status, message: c.errorMessage ?? c.message ?? "" };
+    return { key, id: c.id, status: c.status, message: c.errorMessage ?? c.message ?? "", details: c.details };
   });
 }
 
 const baseline = JSON.parse(readFileSync(args.baseline, "utf8"));
 if (baseline.requirements !== undefined && baseline.requirements !== revision) {
   console.error(`summarize: ${args.baseline} is the baseline for ${baseline.requirements}, not ${revision}; refusing to compare`);
+  process.exit(2);
+}
+if (baseline.format !== 2) {
+  console.error(`summarize: ${args.baseline} is not a by-content baseline ("format": 2); every expected non-success must name what may fail inside it (conformance/README.md)`);
   process.exit(2);
 }
 const problems = [];
@@ -113,6 +125,20 @@ const statusOf = (entry) => (typeof entry === "string" ? entry : entry?.status);
 for (const scenario of [...scored, ...notScored]) {
   if (!results[scenario]) problems.push(`${scenario}: no results (scenario did not run)`);
 }
+// An expected non-success matches only by content: what the run reported
+// inside the check must be what the entry names.
+function contentProblems(check, want) {
+  if (typeof want !== "object" || want === null) {
+    return [`expected ${want} names no content: give it "allowedViolations" (wire-schema-valid) or "message"`];
+  }
+  if (check.id === "wire-schema-valid") {
+    const shape = allowanceProblems(want.allowedViolations);
+    return shape.length ? shape : disallowedViolations(check.details, want.allowedViolations);
+  }
+  if (typeof want.message !== "string") return [`expected ${want.status} names no "message"`];
+  return want.message === check.message ? [] : [`message differs from the baseline's: got ${JSON.stringify(check.message)}`];
+}
+
 for (const [scenario, checks] of Object.entries(results)) {
   const base = expected[scenario]?.checks ?? {};
   const got = new Map(checks.map((c) => [c.key, c]));
@@ -123,6 +149,8 @@ for (const [scenario, checks] of Object.entries(results)) {
     } else if (statusOf(want) !== c.status) {
       const kind = ok(c.status) ? "stale baseline entry (now passes)" : ok(statusOf(want)) ? "regression" : "changed status";
       problems.push(`${scenario}:${c.key}: ${kind}: expected ${statusOf(want)}, got ${c.status}${ok(c.status) ? "" : ` (${c.message})`}`);
+    } else if (!ok(c.status)) {
+      for (const p of contentProblems(c, want)) problems.push(`${scenario}:${c.key}: ${p}`);
     }
   }
   for (const key of Object.keys(base)) {
@@ -160,16 +188,24 @@ md += `| scenario | scored | SUCCESS | FAILURE | WARNING | SKIPPED | INFO |\n|--
 for (const s of scored) md += `| ${s} | yes | ${fmt(tally(results[s] ?? []))} |\n`;
 for (const s of notScored) md += `| ${s} | no | ${fmt(tally(results[s] ?? []))} |\n`;
 md += `\nScored check totals: ${Object.entries(totals).map(([k, v]) => `${k} ${v}`).join(", ")}\n`;
+function allowedInside(entry) {
+  if (Array.isArray(entry?.allowedViolations)) {
+    return entry.allowedViolations
+      .map((a) => `\`${a.definition}${a.instancePath}: ${a.error}\` (result of \`${a.of}\`)${a.resultIs ? `, only when the result is a valid \`${a.resultIs}\`` : ""}`)
+      .join("; ");
+  }
+  return typeof entry?.message === "string" ? `message: ${entry.message}` : "";
+}
 const expectedNonSuccess = Object.entries(expected).flatMap(([s, e]) =>
-  Object.entries(e.checks ?? {}).filter(([, v]) => !ok(statusOf(v))).map(([k, v]) => `| ${s} | ${k} | ${statusOf(v)} | ${v.reason ?? ""} |`),
+  Object.entries(e.checks ?? {}).filter(([, v]) => !ok(statusOf(v))).map(([k, v]) => `| ${s} | ${k} | ${statusOf(v)} | ${allowedInside(v)} | ${v.reason ?? ""} |`),
 );
 md += `\n## Expected non-successes (baseline)\n\n`;
-md += expectedNonSuccess.length ? `| scenario | check | status | reason |\n|---|---|---|---|\n${expectedNonSuccess.join("\n")}\n` : "None.\n";
+md += expectedNonSuccess.length ? `| scenario | check | status | may fail inside it | reason |\n|---|---|---|---|---|\n${expectedNonSuccess.join("\n")}\n` : "None.\n";
 md += `\n## Baseline comparison\n\n${problems.length ? problems.map((p) => `- ${p}`).join("\n") : "Matches the baseline exactly."}\n`;
 writeFileSync(join(args.out, "summary.md"), md);
 
 if (args["accept-improvements"]) {
-  const next = { requirements: revision, scenarios: {} };
+  const next = { requirements: revision, format: 2, scenarios: {} };
   for (const [scenario, checks] of Object.entries(results)) {
     const base = expected[scenario]?.checks ?? {};
     const out = {};

@@ -50,7 +50,7 @@ function run(results, baseline, extra = [], { requirements = REQUIREMENTS, revis
   for (const [scenario, checks] of Object.entries(results)) {
     const d = join(dir, "raw", `server-${scenario}-2026-11-30T01-02-03-456Z`);
     mkdirSync(d, { recursive: true });
-    writeFileSync(join(d, "checks.json"), JSON.stringify(checks.map(([id, status]) => ({ id, status, errorMessage: "x" }))));
+    writeFileSync(join(d, "checks.json"), JSON.stringify(checks.map(([id, status, extra]) => ({ id, status, errorMessage: "x", ...extra }))));
   }
   writeFileSync(join(dir, "req.yaml"), requirements);
   writeFileSync(join(dir, "baseline.json"), JSON.stringify(baseline));
@@ -60,9 +60,10 @@ function run(results, baseline, extra = [], { requirements = REQUIREMENTS, revis
 
 const ok = { alpha: [["a1", "SUCCESS"], ["a1", "SUCCESS"]], beta: [["b1", "FAILURE"]], gamma: [["g1", "SUCCESS"]] };
 const base = {
+  format: 2,
   scenarios: {
     alpha: { checks: { a1: "SUCCESS", "a1#2": "SUCCESS" } },
-    beta: { checks: { b1: { status: "FAILURE", reason: "not yet" } } },
+    beta: { checks: { b1: { status: "FAILURE", reason: "not yet", message: "x" } } },
     gamma: { checks: { g1: "SUCCESS" } },
   },
 };
@@ -124,7 +125,7 @@ const ok2025 = {
 const opts2025 = { requirements: REQUIREMENTS_2025, revision: "2025-11-25" };
 
 test("2025-11-25 shape: scored is the server list, not-scored only the server legs", () => {
-  const r = run(ok2025, { requirements: "2025-11-25", scenarios: {} }, ["--accept-improvements"], opts2025);
+  const r = run(ok2025, { requirements: "2025-11-25", format: 2, scenarios: {} }, ["--accept-improvements"], opts2025);
   assert.equal(r.status, 1, r.out); // every check appeared; the baseline is written anyway
   const summary = JSON.parse(readFileSync(join(r.dir, "out", "summary.json"), "utf8"));
   assert.equal(summary.requirements, "2025-11-25");
@@ -146,7 +147,7 @@ test("2025-11-25 shape: scored is the server list, not-scored only the server le
 
 test("2025-11-25: a missing server-leg not-scored scenario fails, a client-leg one is not expected", () => {
   const { "server-sse-polling": _, ...noPolling } = ok2025;
-  const base2025 = run(ok2025, { requirements: "2025-11-25", scenarios: {} }, ["--accept-improvements"], opts2025);
+  const base2025 = run(ok2025, { requirements: "2025-11-25", format: 2, scenarios: {} }, ["--accept-improvements"], opts2025);
   const next = JSON.parse(readFileSync(join(base2025.dir, "baseline.json"), "utf8"));
   const r = run(noPolling, next, [], opts2025);
   assert.equal(r.status, 1);
@@ -160,4 +161,107 @@ test("a baseline recorded for another revision is refused", () => {
   assert.match(r.out, /baseline for 2026-07-28, not 2025-11-25/);
   const bad = run(ok, base, [], { revision: "latest" });
   assert.equal(bad.status, 2);
+});
+
+// By content: an expected non-success names what may fail inside it.
+
+test("a baseline that is not by content is refused", () => {
+  const { format, ...old } = base;
+  const r = run(ok, old);
+  assert.equal(r.status, 2);
+  assert.match(r.out, /not a by-content baseline/);
+});
+
+test("an expected non-success that names no content fails", () => {
+  const r = run(ok, { ...base, scenarios: { ...base.scenarios, beta: { checks: { b1: { status: "FAILURE", reason: "not yet" } } } } });
+  assert.equal(r.status, 1);
+  assert.match(r.out, /beta:b1: expected FAILURE names no "message"/);
+  const bare = run(ok, { ...base, scenarios: { ...base.scenarios, beta: { checks: { b1: "FAILURE" } } } });
+  assert.equal(bare.status, 1);
+  assert.match(bare.out, /beta:b1: expected FAILURE names no content/);
+});
+
+test("an expected non-success with another message fails", () => {
+  const r = run({ ...ok, beta: [["b1", "FAILURE", { errorMessage: "a different failure" }]] }, base);
+  assert.equal(r.status, 1);
+  assert.match(r.out, /beta:b1: message differs from the baseline's: got "a different failure"/);
+});
+
+// A CreateTaskResult as the runner saw it (tasks.md § Task Creation), and the
+// error string the runner writes when it reads it as a CallToolResult.
+const CREATE_TASK = {
+  jsonrpc: "2.0",
+  id: 7,
+  result: {
+    _meta: { "io.modelcontextprotocol/serverInfo": { name: "snodo-fixture", version: "0.1.0" } },
+    createdAt: "2026-11-30T01:02:03.456Z",
+    lastUpdatedAt: "2026-11-30T01:02:03.456Z",
+    pollIntervalMs: 500,
+    resultType: "task",
+    status: "working",
+    taskId: "b3a0921a3fd916ac",
+    ttlMs: 60000,
+  },
+};
+const NO_CONTENT = "CallToolResult: must have required property 'content' (result of 'tools/call')";
+const violation = (message, ...errors) => ({ origin: "implementation", specVersion: "2026-07-28", context: "response to 'tools/call'", errors, message });
+const wire = (...violations) => ["wire-schema-valid", "FAILURE", { errorMessage: "x", details: { messagesValidated: 9, violations } }];
+const tasksBase = {
+  format: 2,
+  scenarios: {
+    ...base.scenarios,
+    gamma: {
+      checks: {
+        g1: "SUCCESS",
+        "wire-schema-valid": {
+          status: "FAILURE",
+          reason: "the runner reads a CreateTaskResult as a CallToolResult",
+          allowedViolations: [{ definition: "CallToolResult", instancePath: "", error: "must have required property 'content'", of: "tools/call", resultIs: "CreateTaskResult" }],
+        },
+      },
+    },
+  },
+};
+const gammaWith = (...violations) => ({ ...ok, gamma: [["g1", "SUCCESS"], wire(...violations)] });
+
+test("wire-schema-valid: violations the baseline allows pass", () => {
+  const r = run(gammaWith(violation(CREATE_TASK, NO_CONTENT), violation({ ...CREATE_TASK, id: 8 }, NO_CONTENT)), tasksBase);
+  assert.equal(r.status, 0, r.out);
+  assert.match(readFileSync(join(r.dir, "out", "summary.md"), "utf8"), /`CallToolResult: must have required property 'content'` \(result of `tools\/call`\), only when the result is a valid `CreateTaskResult`/);
+});
+
+test("wire-schema-valid: any other violation in the same check fails", () => {
+  // A Tasks answer with a field of the wrong type: a second error string in
+  // the same message, at another instance path.
+  const bad = { ...CREATE_TASK, result: { ...CREATE_TASK.result, _meta: 5 } };
+  const r = run(gammaWith(violation(CREATE_TASK, NO_CONTENT), violation(bad, NO_CONTENT, "CallToolResult/_meta: must be object (result of 'tools/call')")), tasksBase);
+  assert.equal(r.status, 1);
+  assert.match(r.out, /gamma:wire-schema-valid: violation not allowed by the baseline: CallToolResult\/_meta: must be object \(result of 'tools\/call'\)/);
+  // Another message entirely (a notification), same check.
+  const note = { jsonrpc: "2.0", method: "notifications/progress", params: { progress: "half" } };
+  const r2 = run(gammaWith(violation(CREATE_TASK, NO_CONTENT), violation(note, "ProgressNotification/params/progress: must be number")), tasksBase);
+  assert.equal(r2.status, 1);
+  assert.match(r2.out, /violation not allowed by the baseline: ProgressNotification\/params\/progress: must be number/);
+});
+
+test("wire-schema-valid: the allowed error in a message that is not a CreateTaskResult fails", () => {
+  // A plain tool result that lost its content: the same runner error, but not the harness limitation.
+  const plain = { jsonrpc: "2.0", id: 9, result: { resultType: "complete", isError: false } };
+  const r = run(gammaWith(violation(plain, NO_CONTENT)), tasksBase);
+  assert.equal(r.status, 1);
+  assert.match(r.out, /violation allowed only for a CreateTaskResult, but result is not a valid CreateTaskResult: \/ must have required property 'taskId'/);
+  // A task whose status is not a task status.
+  const wrong = { ...CREATE_TASK, result: { ...CREATE_TASK.result, status: "running" } };
+  assert.match(run(gammaWith(violation(wrong, NO_CONTENT)), tasksBase).out, /not a valid CreateTaskResult: \/status must be equal to constant/);
+});
+
+test("wire-schema-valid: truncated, unparseable or missing violation details fail", () => {
+  const truncated = run(gammaWith(violation(CREATE_TASK, NO_CONTENT, "... 3 more error(s)")), tasksBase);
+  assert.equal(truncated.status, 1);
+  assert.match(truncated.out, /violation not allowed by the baseline: \.\.\. 3 more error\(s\)/);
+  const none = run({ ...ok, gamma: [["g1", "SUCCESS"], ["wire-schema-valid", "FAILURE"]] }, tasksBase);
+  assert.equal(none.status, 1);
+  assert.match(none.out, /gamma:wire-schema-valid: the runner reported no violation details/);
+  const empty = { ...tasksBase, scenarios: { ...tasksBase.scenarios, gamma: { checks: { g1: "SUCCESS", "wire-schema-valid": { status: "FAILURE", allowedViolations: [] } } } } };
+  assert.match(run(gammaWith(violation(CREATE_TASK, NO_CONTENT)), empty).out, /allowedViolations must be a non-empty list/);
 });
