@@ -10,8 +10,8 @@
 //!
 //! The report goes to stdout, or only to FILE with `--output`; progress and
 //! the one-line summary go to stderr. Exit status 1 when an id has no
-//! executed test, a claim names an id not in the inventory, or a test
-//! failed; 2 on a usage or build error.
+//! executed test, a claim names an id not in the inventory or matches no
+//! test, or a test failed; 2 on a usage or build error.
 
 mod inventory;
 mod report;
@@ -121,4 +121,69 @@ fn run(args: &Args) -> Result<bool, String> {
     }
     eprintln!("{}", r.summary());
     Ok(r.ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn committed() -> (Vec<inventory::Entry>, Vec<inventory::Claim>) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../evidence/contract");
+        let entries = read(&dir.join("inventory.txt"))
+            .map(|t| inventory::parse_inventory(&t))
+            .expect("the inventory")
+            .expect("the inventory parses");
+        let claims = read(&dir.join("map.txt"))
+            .map(|t| inventory::parse_map(&t))
+            .expect("the map")
+            .expect("the map parses");
+        (entries, claims)
+    }
+
+    /// The tests that show the most carry ids of their own (issue 23): the
+    /// SIGKILL recovery test, the abuse tests and the property tests. The
+    /// run fails when such a claim matches no test, so a rename is caught
+    /// there; this catches a claim or id removed outright.
+    #[test]
+    fn the_strongest_tests_carry_ids() {
+        let (entries, claims) = committed();
+        let strongest = [
+            ("snodo-conformance::tasks_process::a_task_survives_sigkill_and_finishes_exactly_once_on_every_runtime", "tasks.crash_recovery"),
+            ("snodo-tests::abuse::tokio::abuse", "adapter.abuse"),
+            ("snodo-tests::abuse::smol::abuse", "adapter.abuse"),
+            ("snodo-tests::abuse::blocking::abuse", "adapter.abuse"),
+            ("snodo-tests::abuse::tokio::stdio_abuse", "adapter.abuse"),
+            ("snodo-tests::abuse::smol::stdio_abuse", "adapter.abuse"),
+            ("snodo-tests::abuse::blocking::stdio_abuse", "adapter.abuse"),
+            ("snodo-proto::properties::short_sequences_keep_every_invariant", "core.properties"),
+            ("snodo-proto::properties::long_sequences_keep_every_invariant", "core.properties"),
+            ("snodo-proto::properties::sessions_keep_every_invariant", "core.properties"),
+        ];
+        for (test, id) in strongest {
+            assert!(
+                entries.iter().any(|e| e.id == id),
+                "`{id}` is in the inventory"
+            );
+            assert!(
+                claims
+                    .iter()
+                    .any(|c| c.id == id && inventory::matches(&c.pattern, test)),
+                "map.txt claims `{test}` for `{id}`"
+            );
+        }
+    }
+
+    /// Every claim of the committed map names an inventory id.
+    #[test]
+    fn the_committed_map_names_only_inventory_ids() {
+        let (entries, claims) = committed();
+        for c in claims {
+            assert!(
+                entries.iter().any(|e| e.id == c.id),
+                "map line {}: `{}` is not in the inventory",
+                c.line,
+                c.id
+            );
+        }
+    }
 }

@@ -2,9 +2,9 @@
 //! writing it as text, JSON or Markdown.
 //!
 //! The command fails when an inventory id has no executed test, when a
-//! claim names an id the inventory does not have, or when a test failed. A
-//! claim whose pattern matches no test is listed as stale (the id may still
-//! be evidenced by its other tests).
+//! claim names an id the inventory does not have, when a claim's pattern
+//! matches no test (a renamed or deleted test would otherwise leave its id
+//! resting on the others without a word), or when a test failed.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -47,10 +47,9 @@ impl IdReport {
 
 pub struct Report {
     pub ids: Vec<IdReport>,
-    /// Why the command fails, besides failing ids.
+    /// Why the command fails, besides failing ids: unknown ids, ids with
+    /// no executed test, and stale claims (a pattern matching no test).
     pub problems: Vec<String>,
-    /// Claims whose pattern matched no test.
-    pub stale: Vec<String>,
     /// Executed tests no claim covers.
     pub unclaimed: Vec<String>,
     /// Failed tests no claim covers.
@@ -61,7 +60,6 @@ pub struct Report {
 /// Join everything; `tests` is every test of the workspace and its outcome.
 pub fn evaluate(inventory: &[Entry], claims: &[Claim], tests: &BTreeMap<String, Status>) -> Report {
     let mut problems = Vec::new();
-    let mut stale = Vec::new();
     let mut by_id: BTreeMap<&str, BTreeMap<&str, Status>> = BTreeMap::new();
     let mut claimed: BTreeMap<&str, ()> = BTreeMap::new();
     for c in claims {
@@ -77,7 +75,7 @@ pub fn evaluate(inventory: &[Entry], claims: &[Claim], tests: &BTreeMap<String, 
             .filter(|(n, _)| matches(&c.pattern, n))
             .collect();
         if hits.is_empty() {
-            stale.push(format!(
+            problems.push(format!(
                 "map line {}: `{}` ({}) matches no test",
                 c.line, c.pattern, c.id
             ));
@@ -122,7 +120,6 @@ pub fn evaluate(inventory: &[Entry], claims: &[Claim], tests: &BTreeMap<String, 
     Report {
         ids,
         problems,
-        stale,
         unclaimed,
         unclaimed_failures,
         executed: executed.len(),
@@ -228,7 +225,6 @@ impl Report {
             },
             "ids": ids,
             "problems": self.problems,
-            "stale": self.stale,
             "unclaimedFailures": self.unclaimed_failures,
             "unclaimed": self.unclaimed,
         });
@@ -241,7 +237,6 @@ impl Report {
         for (title, items) in [
             ("Problems", &self.problems),
             ("Failed tests without an id", &self.unclaimed_failures),
-            ("Stale claims", &self.stale),
         ] {
             if !items.is_empty() {
                 let _ = writeln!(s, "\n{title}:");
@@ -324,19 +319,33 @@ mod tests {
     }
 
     #[test]
-    fn failures_fail_and_stale_claims_are_listed() {
+    fn a_claim_matching_no_test_fails_even_when_its_id_passes() {
         let r = evaluate(
             &[entry("core.a")],
             &[claim("p::t::a", "core.a"), claim("p::t::gone", "core.a")],
+            &tests(&[("p::t::a", Status::Passed)]),
+        );
+        assert_eq!(r.ids[0].status(), "pass");
+        assert!(!r.ok());
+        assert_eq!(
+            r.problems,
+            ["map line 1: `p::t::gone` (core.a) matches no test"]
+        );
+        let v: Value = serde_json::from_str(&r.json()).unwrap();
+        assert_eq!(v["summary"]["ok"], false);
+        assert!(r.text().contains("Problems:\nmap line 1: `p::t::gone`"));
+    }
+
+    #[test]
+    fn failures_fail() {
+        let r = evaluate(
+            &[entry("core.a")],
+            &[claim("p::t::a", "core.a")],
             &tests(&[("p::t::a", Status::Failed), ("p::t::x", Status::Failed)]),
         );
         assert!(!r.ok());
         assert_eq!(r.ids[0].status(), "fail");
         assert_eq!(r.unclaimed_failures, ["p::t::x"]);
-        assert_eq!(
-            r.stale,
-            ["map line 1: `p::t::gone` (core.a) matches no test"]
-        );
         let text = r.text();
         assert!(text.starts_with(NOTE), "{text}");
         assert!(text.contains("fail    core.a  (1 tests)"), "{text}");

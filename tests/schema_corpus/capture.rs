@@ -7,7 +7,10 @@
 //! Multi Round-Trip tool and prompt, progress and log messages, and a
 //! `subscriptions/listen` stream with change notifications (on stdio also
 //! its graceful end, a result plus `notifications/cancelled`). Everything
-//! the server writes is kept with the method of the request it answers.
+//! the server writes is kept with the method of the request it answers, and
+//! every capture checks that it got exactly the responses it expected, on
+//! every transport, so a lost answer fails the corpus instead of shrinking
+//! it.
 //!
 //! `-32603` has no trigger in the fixture, so [`internal_error`] takes it
 //! from `snodo-proto`'s `Connection` in-process, serving the fixture with a
@@ -123,9 +126,30 @@ fn record(
         .collect()
 }
 
+/// Responses (`result` or `error`) among `messages`.
+fn responses_in(messages: &[Value]) -> usize {
+    messages
+        .iter()
+        .filter(|m| m.get("result").is_some() || m.get("error").is_some())
+        .count()
+}
+
+/// Fail the capture unless `messages` carry exactly `expected` responses:
+/// a transport that returns what it has (HTTP returns the one answer its
+/// framing delimits, or none) would otherwise let a lost answer shrink the
+/// corpus without a word.
+fn expect_responses(cell: &str, source: &str, expected: usize, messages: &[Value]) {
+    let got = responses_in(messages);
+    assert_eq!(
+        got, expected,
+        "[{cell}] {source}: {expected} responses expected, {got} captured: {messages:?}"
+    );
+}
+
 impl Recorder<'_> {
     fn send(&mut self, source: &str, request: &str, responses: usize) -> Vec<Value> {
         let got = self.t.exchange(request, responses);
+        expect_responses(&self.cell, source, responses, &got);
         self.out
             .extend(record(&self.cell, source, &methods_of(request), &got));
         got
@@ -228,6 +252,11 @@ pub fn stdio_cell(bin: &str, runtime: Runtime) -> Vec<Emission> {
     }
     p.close_stdin();
     got.extend(p.read_to_end());
+    // The triggers' two answers and the listen request's own result at
+    // stdin's end (`basic/patterns/subscriptions.mdx`), around the
+    // acknowledgement, the two changes and `notifications/cancelled`.
+    expect_responses(&cell, "listen stream", 3, &got);
+    assert_eq!(got.len(), 7, "[{cell}] listen stream: {got:?}");
     out.extend(record(&cell, "listen stream", &methods, &got));
     out
 }
@@ -264,13 +293,17 @@ pub fn http_cell(bin: &str, runtime: Runtime) -> Vec<Emission> {
         .write_all(head.as_bytes())
         .expect("send the listen request");
     let mut reader = BufReader::new(stream);
+    // The stream carries the acknowledgement, then one change per trigger,
+    // and no response while it is open.
     let mut got = sse_events(&mut reader, 1);
     for (i, tool) in TRIGGERS.iter().enumerate() {
         let request = trigger(i as u32 + 1, tool);
         let (_, answer) = p.post(&request);
+        expect_responses(&cell, "listen trigger", 1, &answer);
         out.extend(record(&cell, "listen trigger", &methods, &answer));
         got.extend(sse_events(&mut reader, 1));
     }
+    expect_responses(&cell, "listen stream", 0, &got);
     out.extend(record(&cell, "listen stream", &methods, &got));
     drop(reader);
     p.finish();

@@ -29,13 +29,46 @@ pub struct Coverage {
     pub mutations: usize,
 }
 
+/// What one cell (or one transport, its cells together) captured.
+#[derive(Default)]
+pub struct Tally {
+    pub emissions: usize,
+    /// Emissions carrying `result` or `error`.
+    pub responses: usize,
+    /// Validations run on its emissions (a message and its parts).
+    pub validations: usize,
+    /// Distinct messages among its emissions, masked as [`masked`].
+    pub distinct: BTreeSet<String>,
+}
+
+impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.emissions += other.emissions;
+        self.responses += other.responses;
+        self.validations += other.validations;
+        self.distinct.extend(other.distinct.iter().cloned());
+    }
+
+    fn row(&self, name: &str) -> String {
+        format!(
+            "| {name} | {} | {} | {} | {} | {} |",
+            self.emissions,
+            self.responses,
+            self.emissions - self.responses,
+            self.validations,
+            self.distinct.len()
+        )
+    }
+}
+
 /// The outcome of a corpus run.
 #[derive(Default)]
 pub struct Report {
     pub emissions: usize,
     /// Distinct messages (ids and sealed state masked), over all cells.
     pub distinct: BTreeSet<String>,
-    pub cells: BTreeMap<String, usize>,
+    /// Per cell: `stdio/tokio`, `http/smol`, …, `direct`.
+    pub cells: BTreeMap<String, Tally>,
     pub validations: usize,
     pub valid: usize,
     pub coverage: BTreeMap<Target, Coverage>,
@@ -82,7 +115,11 @@ pub fn evaluate(emissions: &[Emission]) -> Report {
     };
     for e in emissions {
         r.distinct.insert(masked(&e.message));
-        *r.cells.entry(e.cell.clone()).or_default() += 1;
+        let cell = r.cells.entry(e.cell.clone()).or_default();
+        cell.emissions += 1;
+        cell.responses +=
+            usize::from(e.message.get("result").is_some() || e.message.get("error").is_some());
+        cell.distinct.insert(masked(&e.message));
         let checks = match classify::checks(&e.message, e.method.as_deref()) {
             Ok(c) => c,
             Err(why) => {
@@ -91,6 +128,9 @@ pub fn evaluate(emissions: &[Emission]) -> Report {
                 continue;
             }
         };
+        if let Some(cell) = r.cells.get_mut(&e.cell) {
+            cell.validations += checks.len();
+        }
         for c in &checks {
             r.validations += 1;
             let Some(value) = e.message.pointer(&c.pointer) else {
@@ -208,13 +248,29 @@ impl Report {
         )
     }
 
-    /// The summary, the cells, and a table of every target, as Markdown.
+    /// The cells of each transport (`stdio`, `http`, `direct`) together.
+    pub fn transports(&self) -> BTreeMap<&str, Tally> {
+        let mut out: BTreeMap<&str, Tally> = BTreeMap::new();
+        for (cell, tally) in &self.cells {
+            let transport = cell.split('/').next().unwrap_or(cell);
+            out.entry(transport).or_default().add(tally);
+        }
+        out
+    }
+
+    /// The summary, the counts per transport and per cell, and a table of
+    /// every target, as Markdown.
     pub fn markdown(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "# Wire-schema corpus\n\n{}\n", self.summary());
-        let _ = writeln!(s, "| cell | emissions |\n|---|---|");
-        for (cell, n) in &self.cells {
-            let _ = writeln!(s, "| {cell} | {n} |");
+        let columns = "| emissions | responses | notifications | validations | distinct |\n|---|---|---|---|---|---|";
+        let _ = writeln!(s, "| transport {columns}");
+        for (transport, tally) in self.transports() {
+            let _ = writeln!(s, "{}", tally.row(transport));
+        }
+        let _ = writeln!(s, "\n| cell {columns}");
+        for (cell, tally) in &self.cells {
+            let _ = writeln!(s, "{}", tally.row(cell));
         }
         let _ = writeln!(
             s,
