@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{Store, StoreError, StoreErrorKind};
+use crate::fault::{self, FaultHook, FaultPoint};
 use crate::id::TaskId;
 use crate::record::TaskRecord;
 
@@ -59,11 +60,17 @@ struct TaskHeader {
 }
 
 /// A [`Store`] in a directory on local disk.
-#[derive(Debug)]
 pub struct DiskStore {
     dir: PathBuf,
     tasks_dir: PathBuf,
     cache: Mutex<BTreeMap<TaskId, TaskRecord>>,
+    faults: Option<FaultHook>,
+}
+
+impl std::fmt::Debug for DiskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DiskStore").field("dir", &self.dir).finish()
+    }
 }
 
 fn io(path: &Path, what: &str, e: std::io::Error) -> StoreError {
@@ -83,8 +90,15 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// Write `bytes` to `path` atomically and durably: a fsynced temporary
-/// file renamed into place, then the directory fsynced.
-fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+/// file renamed into place, then the directory fsynced. With a fault hook,
+/// the first half is written and fsynced alone, and the hook told
+/// ([`FaultPoint::PartialWrite`] of `record`) before the rest follows.
+fn write_atomic(
+    dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+    torn: Option<(&FaultHook, &TaskRecord)>,
+) -> Result<(), StoreError> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
@@ -94,8 +108,23 @@ fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), StoreError>
         .truncate(true)
         .open(&tmp)
         .map_err(|e| io(&tmp, "cannot create", e))?;
-    f.write_all(bytes)
-        .map_err(|e| io(&tmp, "cannot write", e))?;
+    let mut rest = bytes;
+    if let Some((hook, record)) = torn {
+        let (first, second) = bytes.split_at(bytes.len() / 2);
+        f.write_all(first)
+            .map_err(|e| io(&tmp, "cannot write", e))?;
+        f.sync_data().map_err(|e| io(&tmp, "cannot fsync", e))?;
+        fault::reach(
+            Some(hook),
+            FaultPoint::PartialWrite {
+                record,
+                written: first.len(),
+                total: bytes.len(),
+            },
+        );
+        rest = second;
+    }
+    f.write_all(rest).map_err(|e| io(&tmp, "cannot write", e))?;
     f.sync_all().map_err(|e| io(&tmp, "cannot fsync", e))?;
     drop(f);
     fs::rename(&tmp, path).map_err(|e| io(path, "cannot rename into place", e))?;
@@ -217,7 +246,7 @@ impl DiskStore {
                     version: VERSION,
                 };
                 let bytes = serde_json::to_vec(&header).unwrap_or_default();
-                write_atomic(&dir, &marker, &bytes)?;
+                write_atomic(&dir, &marker, &bytes, None)?;
             }
             Err(e) => return Err(io(&marker, "cannot read", e)),
         }
@@ -240,7 +269,15 @@ impl DiskStore {
             dir,
             tasks_dir,
             cache: Mutex::new(cache),
+            faults: None,
         })
+    }
+
+    /// Call `hook` at this store's [fault point](crate::fault),
+    /// [`FaultPoint::PartialWrite`], in the middle of every task write.
+    pub fn with_fault_hook(mut self, hook: FaultHook) -> DiskStore {
+        self.faults = Some(hook);
+        self
     }
 
     fn load(tasks_dir: &Path) -> Result<BTreeMap<TaskId, TaskRecord>, StoreError> {
@@ -295,7 +332,8 @@ impl DiskStore {
 
     fn persist(&self, record: &TaskRecord) -> Result<(), StoreError> {
         let bytes = encode(record)?;
-        write_atomic(&self.tasks_dir, &self.path(&record.id), &bytes)
+        let torn = self.faults.as_ref().map(|h| (h, record));
+        write_atomic(&self.tasks_dir, &self.path(&record.id), &bytes, torn)
     }
 }
 
