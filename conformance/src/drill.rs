@@ -58,11 +58,15 @@ pub fn from_env() -> Option<FaultHook> {
     }))
 }
 
+/// Stop the process here. raise(3) directs the signal at this thread, so
+/// this thread is stopped before raise returns; a signal sent to the whole
+/// process may be taken by another thread while this one runs on.
 #[cfg(unix)]
 fn stop() {
-    use rustix::process::{getpid, kill_process, Signal};
-    if let Err(e) = kill_process(getpid(), Signal::STOP) {
-        tracing::error!(error = %e, "the drill cannot stop the process");
+    // SAFETY: raise has no memory-safety preconditions; SIGSTOP cannot be
+    // caught, so no handler runs.
+    if unsafe { libc::raise(libc::SIGSTOP) } != 0 {
+        tracing::error!(error = %std::io::Error::last_os_error(), "the drill cannot stop the process");
     }
 }
 

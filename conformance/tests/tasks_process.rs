@@ -23,7 +23,10 @@
 //! and its commit, and in the middle of the commit's write (a torn task
 //! file). Each is checked for no loss (the next process finishes the
 //! task) and no double completion (one terminal result, never replaced,
-//! claims counted exactly).
+//! claims counted exactly). And a stale commit is fenced over a real
+//! process boundary: a process stopped (SIGSTOP) after its run ended, while
+//! a second process on the same store reclaims and completes the task,
+//! has its commit refused when it resumes (SIGCONT).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -70,16 +73,25 @@ impl Server {
             .expect("the fixture starts");
         let lines = child.stderr.take().map(Stderr::read);
         let stdout = child.stdout.take().expect("piped stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("the fixture announces its address");
+        let (tx, announced) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = announced
+            .recv_timeout(Duration::from_secs(15))
+            .expect("the fixture announces its address within 15 s");
         assert!(!line.trim().is_empty(), "no address announced");
         let server = Server {
             child,
             addr: line.trim().to_string(),
         };
         (server, lines)
+    }
+
+    fn pid(&self) -> i32 {
+        i32::try_from(self.child.id()).expect("a pid")
     }
 
     /// SIGKILL: no shutdown path runs, nothing is released or flushed.
@@ -615,4 +627,119 @@ fn a_crash_between_the_work_and_its_commit_runs_it_again_once_on_every_runtime()
 #[test]
 fn a_crash_in_the_middle_of_the_commit_write_commits_nothing_on_every_runtime() {
     on_every_runtime("a crash mid-commit", crash_mid_commit);
+}
+
+#[cfg(target_os = "linux")]
+/// Whether process `pid` is stopped (Linux: `/proc/<pid>/stat` state `T`).
+fn stopped(pid: i32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The state follows the parenthesized command name.
+    stat.rsplit_once(')')
+        .is_some_and(|(_, rest)| rest.trim_start().starts_with('T'))
+}
+
+#[cfg(target_os = "linux")]
+fn resume(pid: i32) {
+    // SAFETY: kill has no memory-safety preconditions.
+    let sent = unsafe { libc::kill(pid, libc::SIGCONT) };
+    assert_eq!(sent, 0, "SIGCONT: {}", std::io::Error::last_os_error());
+}
+
+/// A stopped process's late commit, after another process sharing the
+/// store reclaimed and completed the task, is refused (fenced by the
+/// claim's generation), and the completion stands byte for byte.
+#[cfg(target_os = "linux")]
+fn stale_commit_across_processes(runtime: &str) {
+    let dir = temp_dir(&format!("{runtime}-stale"));
+    let (first, mut first_err) = Server::start_with(
+        runtime,
+        &dir,
+        &[
+            ("SNODO_TASKS_STOP_AT", "after-work"),
+            ("RUST_LOG", "snodo_tasks=info"),
+        ],
+    );
+    let id = first.create("slow_compute", json!({"seconds": 0.2, "label": "stale"}));
+    first_err.expect(
+        &[&format!(
+            "snodo-tasks drill: stopped at after-work (task {id})"
+        )],
+        Duration::from_secs(10),
+    );
+    let start_all = Instant::now();
+    let start = Instant::now();
+    while !stopped(first.pid()) {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{runtime}: never stopped"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let held = record(&dir, &id);
+    assert_eq!(held["status"], "working", "{runtime}: {held}");
+    assert_eq!(held["lease"]["generation"], 1, "{runtime}: {held}");
+
+    // A second process on the same store waits out the stopped one's lease,
+    // claims the task under a newer generation and completes it.
+    let second = Server::start(runtime, &dir);
+    let (done, seen) = second.until(&id, RECOVERY_BOUND, |t| t["status"] == "completed");
+    assert!(
+        seen.iter().all(|s| s == "working" || s == "completed"),
+        "{runtime}: statuses seen {seen:?}"
+    );
+    let completed = std::fs::read(task_file(&dir, &id)).unwrap();
+    let by_second = record(&dir, &id);
+    assert_eq!(by_second["attempts"], 2, "{runtime}: {by_second}");
+    assert_eq!(by_second["generation"], 2, "{runtime}: {by_second}");
+
+    // The first process resumes right where it stopped: committing its
+    // outcome under generation 1. It is refused, and nothing changes.
+    resume(first.pid());
+    let start = Instant::now();
+    loop {
+        let now = std::fs::read(task_file(&dir, &id)).unwrap();
+        assert!(
+            now == completed,
+            "{runtime}: the stale commit of the resumed process replaced the newer claim's completion: {}",
+            record(&dir, &id)
+        );
+        if first_err.saw(
+            &["a run's outcome was fenced out", &id],
+            Duration::from_millis(50),
+        ) {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{runtime}: the resumed process never reported its commit fenced; stderr: {:#?}",
+            first_err.seen
+        );
+    }
+    assert_eq!(
+        std::fs::read(task_file(&dir, &id)).unwrap(),
+        completed,
+        "{runtime}"
+    );
+    assert_eq!(
+        first.get(&id),
+        done,
+        "{runtime}: both processes see the one result"
+    );
+    assert_eq!(second.get(&id), done, "{runtime}");
+    eprintln!(
+        "[{runtime}] stale commit fenced across processes, {:?} after the first stopped",
+        start_all.elapsed()
+    );
+    drop(first);
+    drop(second);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stale_commit_is_fenced_across_processes_on_every_runtime() {
+    on_every_runtime(
+        "fencing a stale commit across processes",
+        stale_commit_across_processes,
+    );
 }

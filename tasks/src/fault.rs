@@ -2,7 +2,7 @@
 //! and a hook called at each, so that a crash drill can stop or kill the
 //! process exactly there.
 //!
-//! Recovery promises (see [`crate::runner`] § Recovery) are only as good
+//! Recovery promises (see [`TaskRunner`](crate::TaskRunner), Recovery) are only as good
 //! as the moments they were tried at. A kill at a random time almost always
 //! lands while a handler runs; these are the narrow windows it almost never
 //! hits:

@@ -25,7 +25,10 @@
 //! Execution is at least once. A worker (or the whole process) that dies
 //! stops renewing; once its lease expires the task is claimable again and
 //! runs from its last durable point: the descriptor's arguments and the
-//! answers accepted so far. A late commit of the dead claim is fenced out.
+//! answers accepted so far. A late commit of the dead claim is fenced out,
+//! also when the stalled worker is another process sharing the
+//! [`DiskStore`](crate::DiskStore). The moments where a crash is most
+//! dangerous are named in [`crate::fault`].
 //! The descriptor's idempotency key, the same on every attempt, is what
 //! handlers key side effects by ([`crate::run_info`]).
 

@@ -1,9 +1,11 @@
-//! Tasks on local disk, durable across crashes.
+//! Tasks on local disk, durable across crashes, shared by the processes
+//! that open the same directory.
 //!
 //! Layout of a store directory:
 //!
 //! ```text
 //! DIR/store.json          {"format":"snodo-tasks","version":1}
+//! DIR/store.lock          the lock processes share the store by (empty)
 //! DIR/tasks/<id>.json     one task: a header line, then the task's JSON
 //! ```
 //!
@@ -20,20 +22,27 @@
 //! wrong, and any file this store would not have written. Nothing is
 //! repaired silently.
 //!
-//! One process at a time: the records are cached in memory at open and
-//! the cache is authoritative; two processes writing one directory would
-//! lose each other's changes. Writes hold the store's lock, so they are
-//! serialized (one fsync pair per change).
+//! Processes may share a directory (a runner recovering a stalled or dead
+//! process's tasks while it still runs, `crate::runner` § Recovery). The
+//! files are the only state: every read goes to the file under the
+//! directory's lock held shared, every change reads the file, changes it
+//! and writes it back under the lock held exclusively ([`lock`](super::lock)).
+//! A change made by one process is therefore what the next operation of
+//! any process sees, and the engine's rules, fencing by claim generation
+//! above all, hold across processes as they do across threads: a stalled
+//! worker's late commit is refused once another process reclaimed the
+//! task. A read waits for a write under way to be fsynced, so nothing is
+//! seen before it is durable. Changes are serialized (one fsync pair per
+//! change).
 
-use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::lock::DirLock;
 use super::{Store, StoreError, StoreErrorKind};
 use crate::fault::{self, FaultHook, FaultPoint};
 use crate::id::TaskId;
@@ -63,7 +72,7 @@ struct TaskHeader {
 pub struct DiskStore {
     dir: PathBuf,
     tasks_dir: PathBuf,
-    cache: Mutex<BTreeMap<TaskId, TaskRecord>>,
+    lock: DirLock,
     faults: Option<FaultHook>,
 }
 
@@ -195,16 +204,92 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<TaskRecord, StoreError> {
         .map_err(|e| corrupt(path, format!("the task record does not parse: {e}")))
 }
 
+const MARKER: &str = "store.json";
+const MARKER_TMP: &str = "store.json.tmp";
+const LOCK: &str = "store.lock";
+const TASKS: &str = "tasks";
+
+fn unknown_file(path: PathBuf) -> StoreError {
+    StoreError::new(
+        StoreErrorKind::UnknownFile,
+        Some(path),
+        "a file this store did not write",
+    )
+}
+
+/// The names in `dir`.
+fn names(dir: &Path) -> Result<Vec<(std::ffi::OsString, PathBuf)>, StoreError> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| io(dir, "cannot list", e))? {
+        let entry = entry.map_err(|e| io(dir, "cannot list", e))?;
+        out.push((entry.file_name(), entry.path()));
+    }
+    Ok(out)
+}
+
+/// What a name in the tasks directory is.
+enum Entry {
+    Task(TaskId),
+    /// A write that never returned (its process died before the rename).
+    Interrupted,
+}
+
+fn entry(name: &std::ffi::OsStr, path: &Path) -> Result<Entry, StoreError> {
+    let name = name.to_string_lossy();
+    if let Some(id) = name.strip_suffix(".json").and_then(TaskId::parse) {
+        return Ok(Entry::Task(id));
+    }
+    if name
+        .strip_suffix(".json.tmp")
+        .and_then(TaskId::parse)
+        .is_some()
+    {
+        return Ok(Entry::Interrupted);
+    }
+    Err(unknown_file(path.to_path_buf()))
+}
+
+/// Read and verify task `id` from `path`; `None` if there is no such file.
+fn read_task(path: &Path, id: &TaskId) -> Result<Option<TaskRecord>, StoreError> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(path, "cannot read", e)),
+    };
+    let record = decode(path, &bytes)?;
+    if &record.id != id {
+        return Err(corrupt(path, format!("holds task {}, not {id}", record.id)));
+    }
+    Ok(Some(record))
+}
+
 impl DiskStore {
     /// Open the store in `dir`, creating it if `dir` is missing or empty.
-    /// Loads and verifies every task; refuses the whole store on the first
-    /// unreadable, unknown or corrupt file (see the module docs).
+    /// Verifies every task; refuses the whole store on the first
+    /// unreadable, unknown or corrupt file (see the module docs). Other
+    /// processes may have it open too.
     pub fn open(dir: impl AsRef<Path>) -> Result<DiskStore, StoreError> {
         let dir = dir.as_ref().to_path_buf();
-        let tasks_dir = dir.join("tasks");
-        let marker = dir.join("store.json");
+        let tasks_dir = dir.join(TASKS);
+        let marker = dir.join(MARKER);
         fs::create_dir_all(&dir).map_err(|e| io(&dir, "cannot create the store directory", e))?;
-        let marker_tmp = dir.join("store.json.tmp");
+        // Before writing anything into it: a directory that is neither a
+        // store nor empty (but for a store being created by another
+        // process) is not ours.
+        if !marker.exists() {
+            for (name, _) in names(&dir)? {
+                if name != LOCK && name != MARKER_TMP && name != MARKER {
+                    return Err(StoreError::new(
+                        StoreErrorKind::UnknownFile,
+                        Some(dir),
+                        "the directory is not empty and holds no store.json: not a snodo-tasks store",
+                    ));
+                }
+            }
+        }
+        let lock = DirLock::new(dir.join(LOCK));
+        let held = lock.exclusive()?;
+        let marker_tmp = dir.join(MARKER_TMP);
         if marker_tmp.exists() {
             // Creating the store was interrupted before it returned.
             fs::remove_file(&marker_tmp).map_err(|e| io(&marker_tmp, "cannot remove", e))?;
@@ -230,17 +315,6 @@ impl DiskStore {
                 }
             }
             Err(e) if e.kind() == ErrorKind::NotFound => {
-                let empty = fs::read_dir(&dir)
-                    .map_err(|e| io(&dir, "cannot list", e))?
-                    .next()
-                    .is_none();
-                if !empty {
-                    return Err(StoreError::new(
-                        StoreErrorKind::UnknownFile,
-                        Some(dir),
-                        "the directory is not empty and holds no store.json: not a snodo-tasks store",
-                    ));
-                }
                 let header = StoreHeader {
                     format: String::from(STORE_FORMAT),
                     version: VERSION,
@@ -252,23 +326,29 @@ impl DiskStore {
         }
         fs::create_dir_all(&tasks_dir)
             .map_err(|e| io(&tasks_dir, "cannot create the tasks directory", e))?;
-        for entry in fs::read_dir(&dir).map_err(|e| io(&dir, "cannot list", e))? {
-            let entry = entry.map_err(|e| io(&dir, "cannot list", e))?;
-            let name = entry.file_name();
-            if name != "store.json" && name != "tasks" {
-                return Err(StoreError::new(
-                    StoreErrorKind::UnknownFile,
-                    Some(entry.path()),
-                    "a file this store did not write",
-                ));
+        for (name, path) in names(&dir)? {
+            if name != MARKER && name != TASKS && name != LOCK {
+                return Err(unknown_file(path));
             }
         }
-        let cache = Self::load(&tasks_dir)?;
+        // Alone with the store: any `.tmp` is a dead writer's.
+        for (name, path) in names(&tasks_dir)? {
+            match entry(&name, &path)? {
+                Entry::Task(id) => {
+                    read_task(&path, &id)?;
+                }
+                Entry::Interrupted => {
+                    tracing::warn!(path = %path.display(), "removing an interrupted write");
+                    fs::remove_file(&path).map_err(|e| io(&path, "cannot remove", e))?;
+                }
+            }
+        }
         sync_dir(&tasks_dir)?;
+        drop(held);
         Ok(DiskStore {
             dir,
             tasks_dir,
-            cache: Mutex::new(cache),
+            lock,
             faults: None,
         })
     }
@@ -280,41 +360,6 @@ impl DiskStore {
         self
     }
 
-    fn load(tasks_dir: &Path) -> Result<BTreeMap<TaskId, TaskRecord>, StoreError> {
-        let mut cache = BTreeMap::new();
-        for entry in fs::read_dir(tasks_dir).map_err(|e| io(tasks_dir, "cannot list", e))? {
-            let entry = entry.map_err(|e| io(tasks_dir, "cannot list", e))?;
-            let path = entry.path();
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if let Some(stem) = name.strip_suffix(".json.tmp") {
-                if TaskId::parse(stem).is_some() {
-                    // A write interrupted before it returned: never acknowledged.
-                    tracing::warn!(path = %path.display(), "removing an interrupted write");
-                    fs::remove_file(&path).map_err(|e| io(&path, "cannot remove", e))?;
-                    continue;
-                }
-            }
-            let Some(id) = name.strip_suffix(".json").and_then(TaskId::parse) else {
-                return Err(StoreError::new(
-                    StoreErrorKind::UnknownFile,
-                    Some(path),
-                    "a file this store did not write",
-                ));
-            };
-            let bytes = fs::read(&path).map_err(|e| io(&path, "cannot read", e))?;
-            let record = decode(&path, &bytes)?;
-            if record.id != id {
-                return Err(corrupt(
-                    &path,
-                    format!("holds task {}, not {id}", record.id),
-                ));
-            }
-            cache.insert(id, record);
-        }
-        Ok(cache)
-    }
-
     /// The store's directory.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -324,36 +369,42 @@ impl DiskStore {
         self.tasks_dir.join(format!("{id}.json"))
     }
 
-    fn lock(&self) -> MutexGuard<'_, BTreeMap<TaskId, TaskRecord>> {
-        // Changes reach the cache only after they are on disk; a panic
-        // mid-change leaves it consistent.
-        self.cache.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     fn persist(&self, record: &TaskRecord) -> Result<(), StoreError> {
         let bytes = encode(record)?;
         let torn = self.faults.as_ref().map(|h| (h, record));
         write_atomic(&self.tasks_dir, &self.path(&record.id), &bytes, torn)
     }
+
+    /// The tasks stored now; the caller holds the lock.
+    fn list(&self) -> Result<Vec<TaskId>, StoreError> {
+        let mut ids = Vec::new();
+        for (name, path) in names(&self.tasks_dir)? {
+            if let Entry::Task(id) = entry(&name, &path)? {
+                ids.push(id);
+            }
+        }
+        ids.sort();
+        Ok(ids)
+    }
 }
 
 impl Store for DiskStore {
     fn create(&self, record: &TaskRecord) -> Result<(), StoreError> {
-        let mut cache = self.lock();
-        if cache.contains_key(&record.id) {
+        let _held = self.lock.exclusive()?;
+        let path = self.path(&record.id);
+        if path.exists() {
             return Err(StoreError::new(
                 StoreErrorKind::Exists,
-                Some(self.path(&record.id)),
+                Some(path),
                 "a task with this id already exists",
             ));
         }
-        self.persist(record)?;
-        cache.insert(record.id.clone(), record.clone());
-        Ok(())
+        self.persist(record)
     }
 
     fn get(&self, id: &TaskId) -> Result<Option<TaskRecord>, StoreError> {
-        Ok(self.lock().get(id).cloned())
+        let _held = self.lock.shared()?;
+        read_task(&self.path(id), id)
     }
 
     fn update(
@@ -361,40 +412,37 @@ impl Store for DiskStore {
         id: &TaskId,
         change: &mut dyn FnMut(&mut TaskRecord) -> bool,
     ) -> Result<Option<TaskRecord>, StoreError> {
-        let mut cache = self.lock();
-        let Some(stored) = cache.get(id) else {
+        let _held = self.lock.exclusive()?;
+        let Some(stored) = read_task(&self.path(id), id)? else {
             return Ok(None);
         };
         let mut next = stored.clone();
         if !change(&mut next) {
-            return Ok(Some(stored.clone()));
+            return Ok(Some(stored));
         }
         self.persist(&next)?;
-        cache.insert(id.clone(), next.clone());
         Ok(Some(next))
     }
 
     fn remove(&self, id: &TaskId) -> Result<bool, StoreError> {
-        let mut cache = self.lock();
-        if !cache.contains_key(id) {
-            return Ok(false);
-        }
+        let _held = self.lock.exclusive()?;
         let path = self.path(id);
         match fs::remove_file(&path) {
             Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(io(&path, "cannot remove", e)),
         }
         sync_dir(&self.tasks_dir)?;
-        cache.remove(id);
         Ok(true)
     }
 
     fn ids(&self) -> Result<Vec<TaskId>, StoreError> {
-        Ok(self.lock().keys().cloned().collect())
+        let _held = self.lock.shared()?;
+        self.list()
     }
 
     fn len(&self) -> Result<usize, StoreError> {
-        Ok(self.lock().len())
+        let _held = self.lock.shared()?;
+        Ok(self.list()?.len())
     }
 }
