@@ -24,7 +24,7 @@
 //!
 //! Processes may share a directory (a runner recovering a stalled or dead
 //! process's tasks while it still runs, `crate::runner` § Recovery). The
-//! files are the only state: every read goes to the file under the
+//! files are the only state: every read reads the file under the
 //! directory's lock held shared, every change reads the file, changes it
 //! and writes it back under the lock held exclusively ([`lock`](super::lock)).
 //! A change made by one process is therefore what the next operation of
@@ -33,11 +33,15 @@
 //! worker's late commit is refused once another process reclaimed the
 //! task. A read waits for a write under way to be fsynced, so nothing is
 //! seen before it is durable. Changes are serialized (one fsync pair per
-//! change).
+//! change). A file read again with the header line of a version this
+//! store already verified (the header carries the body's checksum) is not
+//! verified and parsed again.
 
+use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -73,6 +77,10 @@ pub struct DiskStore {
     dir: PathBuf,
     tasks_dir: PathBuf,
     lock: DirLock,
+    /// The versions this store read or wrote, by the header line of their
+    /// file (which carries the body's checksum): a file read again with
+    /// the same header is not verified and parsed again.
+    known: Mutex<BTreeMap<TaskId, (Vec<u8>, TaskRecord)>>,
     faults: Option<FaultHook>,
 }
 
@@ -249,18 +257,18 @@ fn entry(name: &std::ffi::OsStr, path: &Path) -> Result<Entry, StoreError> {
     Err(unknown_file(path.to_path_buf()))
 }
 
-/// Read and verify task `id` from `path`; `None` if there is no such file.
-fn read_task(path: &Path, id: &TaskId) -> Result<Option<TaskRecord>, StoreError> {
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(path, "cannot read", e)),
-    };
-    let record = decode(path, &bytes)?;
+/// A task file's first line, the header (all of it if there is no newline).
+fn header_line(bytes: &[u8]) -> &[u8] {
+    bytes.split(|&b| b == b'\n').next().unwrap_or_default()
+}
+
+/// Verify task file `bytes` of task `id`, read from `path`.
+fn decode_task(path: &Path, id: &TaskId, bytes: &[u8]) -> Result<TaskRecord, StoreError> {
+    let record = decode(path, bytes)?;
     if &record.id != id {
         return Err(corrupt(path, format!("holds task {}, not {id}", record.id)));
     }
-    Ok(Some(record))
+    Ok(record)
 }
 
 impl DiskStore {
@@ -335,7 +343,8 @@ impl DiskStore {
         for (name, path) in names(&tasks_dir)? {
             match entry(&name, &path)? {
                 Entry::Task(id) => {
-                    read_task(&path, &id)?;
+                    let bytes = fs::read(&path).map_err(|e| io(&path, "cannot read", e))?;
+                    decode_task(&path, &id, &bytes)?;
                 }
                 Entry::Interrupted => {
                     tracing::warn!(path = %path.display(), "removing an interrupted write");
@@ -349,6 +358,7 @@ impl DiskStore {
             dir,
             tasks_dir,
             lock,
+            known: Mutex::default(),
             faults: None,
         })
     }
@@ -369,10 +379,43 @@ impl DiskStore {
         self.tasks_dir.join(format!("{id}.json"))
     }
 
+    fn known(&self) -> MutexGuard<'_, BTreeMap<TaskId, (Vec<u8>, TaskRecord)>> {
+        // Entries are replaced whole; a panic cannot leave one half made.
+        self.known.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Task `id` as its file holds it now; the caller holds the lock.
+    fn read(&self, id: &TaskId) -> Result<Option<TaskRecord>, StoreError> {
+        let path = self.path(id);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                self.known().remove(id);
+                return Ok(None);
+            }
+            Err(e) => return Err(io(&path, "cannot read", e)),
+        };
+        let header = header_line(&bytes);
+        if let Some((known, record)) = self.known().get(id) {
+            if known.as_slice() == header {
+                return Ok(Some(record.clone()));
+            }
+        }
+        let record = decode_task(&path, id, &bytes)?;
+        self.known()
+            .insert(id.clone(), (header.to_vec(), record.clone()));
+        Ok(Some(record))
+    }
+
     fn persist(&self, record: &TaskRecord) -> Result<(), StoreError> {
         let bytes = encode(record)?;
         let torn = self.faults.as_ref().map(|h| (h, record));
-        write_atomic(&self.tasks_dir, &self.path(&record.id), &bytes, torn)
+        write_atomic(&self.tasks_dir, &self.path(&record.id), &bytes, torn)?;
+        self.known().insert(
+            record.id.clone(),
+            (header_line(&bytes).to_vec(), record.clone()),
+        );
+        Ok(())
     }
 
     /// The tasks stored now; the caller holds the lock.
@@ -404,7 +447,7 @@ impl Store for DiskStore {
 
     fn get(&self, id: &TaskId) -> Result<Option<TaskRecord>, StoreError> {
         let _held = self.lock.shared()?;
-        read_task(&self.path(id), id)
+        self.read(id)
     }
 
     fn update(
@@ -413,7 +456,7 @@ impl Store for DiskStore {
         change: &mut dyn FnMut(&mut TaskRecord) -> bool,
     ) -> Result<Option<TaskRecord>, StoreError> {
         let _held = self.lock.exclusive()?;
-        let Some(stored) = read_task(&self.path(id), id)? else {
+        let Some(stored) = self.read(id)? else {
             return Ok(None);
         };
         let mut next = stored.clone();
@@ -432,6 +475,7 @@ impl Store for DiskStore {
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(io(&path, "cannot remove", e)),
         }
+        self.known().remove(id);
         sync_dir(&self.tasks_dir)?;
         Ok(true)
     }
