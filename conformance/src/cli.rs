@@ -36,7 +36,9 @@ rounds; unset, a key is generated for this process alone.
 Environment: SNODO_MAX_CONNECTIONS caps HTTP connections (default 1024).
 SNODO_TASKS_DIR keeps Tasks-extension tasks in that directory (a durable
 store: tasks survive a restart, even a kill, and are resumed); unset, they
-live in memory.
+live in memory. SNODO_TASKS_HALT_AT / SNODO_TASKS_STOP_AT arm a crash drill
+at a task fault point (before-claim, after-work, mid-commit): the thread
+reaching it halts for good, or the process stops (SIGSTOP) until SIGCONT.
 
 Diagnostics go to stderr; set RUST_LOG (default: warn) to change the level.
 ";

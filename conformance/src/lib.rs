@@ -15,6 +15,7 @@
 pub mod changes;
 pub mod cli;
 mod completion;
+mod drill;
 mod interop;
 mod legacy;
 mod listen;

@@ -167,9 +167,13 @@ async fn test_tool_with_task(_: NoArgs, ctx: Context) -> ToolReply {
 }
 
 /// Register the tools (after every other fixture tool) and install the
-/// extension over `store`.
+/// extension over `store` (with the crash drill's hook, if armed).
 pub fn register(builder: ServiceBuilder, store: Arc<dyn Store>) -> ServiceBuilder {
-    let tasks = Tasks::with_store(store)
+    let mut tasks = Tasks::with_store(store);
+    if let Some(hook) = crate::drill::from_env() {
+        tasks = tasks.fault_hook(hook);
+    }
+    let tasks = tasks
         .tool("slow_compute", TaskSupport::Optional)
         .tool("failing_job", TaskSupport::Required)
         .tool("protocol_error_job", TaskSupport::Required)
@@ -237,11 +241,15 @@ pub fn register(builder: ServiceBuilder, store: Arc<dyn Store>) -> ServiceBuilde
 }
 
 /// The task store: a [`DiskStore`](snodo_tasks::DiskStore) in
-/// `SNODO_TASKS_DIR` if set, otherwise memory.
+/// `SNODO_TASKS_DIR` if set (with the crash drill's hook, if armed),
+/// otherwise memory.
 pub fn store_from_env() -> Result<Arc<dyn Store>, snodo_tasks::StoreError> {
     match std::env::var_os("SNODO_TASKS_DIR") {
         Some(dir) if !dir.is_empty() => {
-            let store = snodo_tasks::DiskStore::open(std::path::PathBuf::from(dir))?;
+            let mut store = snodo_tasks::DiskStore::open(std::path::PathBuf::from(dir))?;
+            if let Some(hook) = crate::drill::from_env() {
+                store = store.with_fault_hook(hook);
+            }
             tracing::info!(dir = %store.dir().display(), "tasks kept on disk");
             Ok(Arc::new(store))
         }

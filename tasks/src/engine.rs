@@ -21,6 +21,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use snodo_proto::{ChangeEvent, ErrorObject, ExtensionError, ExtensionEvent, Hub, Instant, Round};
 
+use crate::fault::{self, FaultHook, FaultPoint};
 use crate::id::TaskId;
 use crate::record::{Answers, InputEntry, Lease, Status, TaskRecord, WorkDescriptor};
 use crate::store::{Store, StoreError};
@@ -113,6 +114,7 @@ pub struct Engine {
     pub(crate) lifecycle: Lifecycle,
     notices: Mutex<Notices>,
     wake: Mutex<Option<Wake>>,
+    faults: Option<FaultHook>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -145,7 +147,20 @@ impl Engine {
             lifecycle,
             notices: Mutex::new(Notices::default()),
             wake: Mutex::new(None),
+            faults: None,
         }
+    }
+
+    /// Call `hook` at this engine's and its runners' [fault
+    /// points](crate::fault): [`FaultPoint::BeforeClaim`] and
+    /// [`FaultPoint::AfterWork`].
+    pub fn with_fault_hook(mut self, hook: FaultHook) -> Engine {
+        self.faults = Some(hook);
+        self
+    }
+
+    pub(crate) fn reach(&self, point: FaultPoint<'_>) {
+        fault::reach(self.faults.as_ref(), point);
     }
 
     /// The store.
@@ -411,9 +426,16 @@ impl Engine {
             if skip.contains(&id) {
                 continue;
             }
+            // A read first: most tasks are not claimable, and a read does
+            // not take the store's write lock.
+            let claimable = |r: &TaskRecord| r.claimable(now_ms) && !r.expired(now_ms);
+            if !self.store.get(&id)?.is_some_and(|r| claimable(&r)) {
+                continue;
+            }
+            self.reach(FaultPoint::BeforeClaim { task: &id });
             let mut claimed = false;
             let after = self.store.update(&id, &mut |r| {
-                claimed = r.claimable(now_ms) && !r.expired(now_ms);
+                claimed = claimable(r);
                 if claimed {
                     r.generation += 1;
                     r.lease = Some(Lease {

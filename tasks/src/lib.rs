@@ -40,6 +40,7 @@
 pub mod drive;
 pub mod engine;
 mod extension;
+pub mod fault;
 mod id;
 mod record;
 mod runner;
@@ -53,6 +54,7 @@ use snodo_proto::RequestMeta;
 
 pub use engine::{Claim, Commit, Committed, Engine, Lifecycle};
 pub use extension::{anonymous, Principal, TaskSupport, TasksExtension, When};
+pub use fault::{FaultHook, FaultPoint};
 pub use id::TaskId;
 pub use record::{Answers, InputEntry, Lease, Status, TaskRecord, WorkDescriptor};
 pub use runner::{
@@ -73,6 +75,7 @@ pub struct Tasks {
     lifecycle: Lifecycle,
     tools: Vec<(String, TaskSupport, Option<When>)>,
     principal: Principal,
+    faults: Option<fault::FaultHook>,
 }
 
 impl Tasks {
@@ -88,6 +91,7 @@ impl Tasks {
             lifecycle: Lifecycle::default(),
             tools: Vec::new(),
             principal: Arc::new(anonymous),
+            faults: None,
         }
     }
 
@@ -126,12 +130,19 @@ impl Tasks {
         self
     }
 
+    /// Call `hook` at the engine's and runners' [fault points](fault)
+    /// (crash drills).
+    pub fn fault_hook(mut self, hook: fault::FaultHook) -> Self {
+        self.faults = Some(hook);
+        self
+    }
+
     /// The extension.
     pub fn build(self) -> TasksExtension {
-        TasksExtension::new(
-            Arc::new(Engine::new(self.store, self.lifecycle)),
-            self.tools,
-            self.principal,
-        )
+        let mut engine = Engine::new(self.store, self.lifecycle);
+        if let Some(hook) = self.faults {
+            engine = engine.with_fault_hook(hook);
+        }
+        TasksExtension::new(Arc::new(engine), self.tools, self.principal)
     }
 }

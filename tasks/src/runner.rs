@@ -25,7 +25,10 @@
 //! Execution is at least once. A worker (or the whole process) that dies
 //! stops renewing; once its lease expires the task is claimable again and
 //! runs from its last durable point: the descriptor's arguments and the
-//! answers accepted so far. A late commit of the dead claim is fenced out.
+//! answers accepted so far. A late commit of the dead claim is fenced out,
+//! also when the stalled worker is another process sharing the
+//! [`DiskStore`](crate::DiskStore). The moments where a crash is most
+//! dangerous are named in [`crate::fault`].
 //! The descriptor's idempotency key, the same on every attempt, is what
 //! handlers key side effects by ([`crate::run_info`]).
 
@@ -42,6 +45,7 @@ use snodo_proto::{
 
 use crate::engine::{Claim, Commit, Committed, Engine};
 use crate::extension::TasksExtension;
+use crate::fault::FaultPoint;
 use crate::id::TaskId;
 use crate::RUN_META_KEY;
 
@@ -368,7 +372,13 @@ impl TaskRunner {
             .engine
             .commit(id, generation, commit, now, self.hub.as_ref())
         {
-            Ok(Committed::Applied(_)) | Ok(Committed::Fenced) => {}
+            Ok(Committed::Applied(_)) => {}
+            Ok(Committed::Fenced) => {
+                // Cancelled meanwhile, or this runner stalled past its lease
+                // and another claim took the task over: the outcome is
+                // dropped, the task's current state stands.
+                tracing::info!(task = %id, generation, "a run's outcome was fenced out");
+            }
             Err(e) => {
                 // Not recorded: the lease expires and the task runs again.
                 tracing::error!(task = %id, error = %e, "committing a run failed");
@@ -392,6 +402,10 @@ impl TaskRunner {
             DetachedOutcome::Error(e) => Commit::Fail(e),
             DetachedOutcome::InputRequired { requests, state } => Commit::Input { requests, state },
         };
+        self.engine.reach(FaultPoint::AfterWork {
+            task: &id,
+            generation: r.generation,
+        });
         self.commit(&id, r.generation, commit, now);
         // A slot is free.
         self.next_scan = None;

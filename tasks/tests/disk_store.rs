@@ -2,18 +2,25 @@
 //! truncated, foreign or unknown-version file refuses the store with an
 //! error naming the file; an interrupted write is discarded; and a task
 //! claimed by a process that died is recovered from disk once its lease
-//! lapses, with its accepted input intact.
+//! lapses, with its accepted input intact. Two stores open on one
+//! directory (as two processes) see each other's every change, so a stale
+//! commit through one is fenced after a reclaim through the other; and a
+//! write torn by a crash (a fault hook that dies half-way) is discarded.
 
 mod support;
 
+use std::collections::BTreeSet;
 use std::fs;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{json, Map};
 use snodo_proto::Instant;
 use snodo_tasks::{
-    Answers, DiskStore, Engine, Lifecycle, Store, StoreErrorKind, TaskId, WorkDescriptor,
+    Answers, Commit, Committed, DiskStore, Engine, FaultHook, FaultPoint, Lifecycle, Status, Store,
+    StoreErrorKind, TaskId, WorkDescriptor,
 };
 use support::{req, task_id, World, DECLARED, T0};
 
@@ -258,4 +265,121 @@ fn a_claimed_task_is_recovered_from_disk_after_its_process_died() {
         record.attempts, 3,
         "first run, the run that died, the recovery"
     );
+}
+
+fn result(by: &str) -> Map<String, serde_json::Value> {
+    json!({"content": [{"type": "text", "text": by}]})
+        .as_object()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn two_stores_on_one_directory_share_every_change_and_fence_a_stale_commit() {
+    let dir = TempDir::new("shared");
+    let a = Engine::new(
+        Arc::new(DiskStore::open(&dir.0).unwrap()),
+        Lifecycle::default(),
+    );
+    let b = Engine::new(
+        Arc::new(DiskStore::open(&dir.0).unwrap()),
+        Lifecycle::default(),
+    );
+    let at = |ms: u64| Instant::from_millis(T0 + ms);
+    let lease = Duration::from_secs(3);
+    let none = BTreeSet::new();
+    let task = a
+        .create(String::from("anonymous"), work(), at(0), None)
+        .unwrap();
+    assert_eq!(b.store().ids().unwrap(), vec![task.id.clone()]);
+
+    let by_a = a.claim(at(0), lease, &none).unwrap().expect("A claims");
+    assert!(
+        b.claim(at(1_000), lease, &none).unwrap().is_none(),
+        "A's lease holds for B"
+    );
+    // A stalls past its lease; B reclaims and completes.
+    let by_b = b
+        .claim(at(4_000), lease, &none)
+        .unwrap()
+        .expect("B reclaims");
+    assert_eq!(by_b.generation, by_a.generation + 1);
+    assert_eq!(
+        b.commit(
+            &task.id,
+            by_b.generation,
+            Commit::Complete(result("B")),
+            at(4_100),
+            None
+        )
+        .unwrap(),
+        Committed::Applied(Status::Completed)
+    );
+    // A resumes and commits under its old claim: refused, B's result stands.
+    assert!(!a
+        .renew(&task.id, by_a.generation, at(4_200), lease)
+        .unwrap());
+    assert_eq!(
+        a.commit(
+            &task.id,
+            by_a.generation,
+            Commit::Complete(result("A")),
+            at(4_200),
+            None
+        )
+        .unwrap(),
+        Committed::Fenced
+    );
+    for engine in [&a, &b] {
+        let r = engine.store().get(&task.id).unwrap().unwrap();
+        assert_eq!(r.status, Status::Completed);
+        assert_eq!(r.result, Some(result("B")));
+        assert_eq!((r.attempts, r.generation), (2, 2));
+    }
+    // Removal through one is seen through the other.
+    assert!(a.store().remove(&task.id).unwrap());
+    assert!(b.store().get(&task.id).unwrap().is_none());
+    assert!(!b.store().remove(&task.id).unwrap());
+    assert_eq!(b.store().len().unwrap(), 0);
+}
+
+#[test]
+fn a_write_torn_by_a_crash_is_discarded_at_the_next_open() {
+    let dir = TempDir::new("torn");
+    let (id, file) = one_task(&dir.0);
+    let before = fs::read(&file).unwrap();
+    let reached = Arc::new(Mutex::new(None));
+    let seen = reached.clone();
+    let hook: FaultHook = Arc::new(move |point: &FaultPoint<'_>| {
+        if let FaultPoint::PartialWrite { written, total, .. } = point {
+            *seen.lock().unwrap() = Some((point.name(), *written, *total));
+        }
+        panic!("the process dies here");
+    });
+    let store = DiskStore::open(&dir.0).unwrap().with_fault_hook(hook);
+    let died = catch_unwind(AssertUnwindSafe(|| {
+        store.update(&id, &mut |r| {
+            r.status = Status::Completed;
+            r.result = Some(result("never"));
+            true
+        })
+    }));
+    assert!(died.is_err(), "the hook was reached");
+    let (name, written, total) = reached.lock().unwrap().expect("a partial write");
+    assert_eq!(name, "mid-commit");
+    let tmp = PathBuf::from(format!("{}.tmp", file.display()));
+    let torn = fs::read(&tmp).expect("the torn version is on disk");
+    assert_eq!(torn.len(), written);
+    assert!(0 < written && written < total);
+    assert_eq!(
+        fs::read(&file).unwrap(),
+        before,
+        "the old version is intact"
+    );
+    drop(store);
+    let store = DiskStore::open(&dir.0).expect("reopens");
+    assert!(!tmp.exists(), "the torn write is discarded");
+    let r = store.get(&id).unwrap().unwrap();
+    assert_eq!(r.status, Status::Working);
+    assert_eq!(r.result, None);
 }

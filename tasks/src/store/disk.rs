@@ -1,9 +1,11 @@
-//! Tasks on local disk, durable across crashes.
+//! Tasks on local disk, durable across crashes, shared by the processes
+//! that open the same directory.
 //!
 //! Layout of a store directory:
 //!
 //! ```text
 //! DIR/store.json          {"format":"snodo-tasks","version":1}
+//! DIR/store.lock          the lock processes share the store by (empty)
 //! DIR/tasks/<id>.json     one task: a header line, then the task's JSON
 //! ```
 //!
@@ -20,10 +22,20 @@
 //! wrong, and any file this store would not have written. Nothing is
 //! repaired silently.
 //!
-//! One process at a time: the records are cached in memory at open and
-//! the cache is authoritative; two processes writing one directory would
-//! lose each other's changes. Writes hold the store's lock, so they are
-//! serialized (one fsync pair per change).
+//! Processes may share a directory (a runner recovering a stalled or dead
+//! process's tasks while it still runs, `crate::runner` § Recovery). The
+//! files are the only state: every read reads the file under the
+//! directory's lock held shared, every change reads the file, changes it
+//! and writes it back under the lock held exclusively ([`lock`](super::lock)).
+//! A change made by one process is therefore what the next operation of
+//! any process sees, and the engine's rules, fencing by claim generation
+//! above all, hold across processes as they do across threads: a stalled
+//! worker's late commit is refused once another process reclaimed the
+//! task. A read waits for a write under way to be fsynced, so nothing is
+//! seen before it is durable. Changes are serialized (one fsync pair per
+//! change). A file read again with the header line of a version this
+//! store already verified (the header carries the body's checksum) is not
+//! verified and parsed again.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -34,7 +46,9 @@ use std::sync::{Mutex, MutexGuard};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::lock::DirLock;
 use super::{Store, StoreError, StoreErrorKind};
+use crate::fault::{self, FaultHook, FaultPoint};
 use crate::id::TaskId;
 use crate::record::TaskRecord;
 
@@ -59,11 +73,21 @@ struct TaskHeader {
 }
 
 /// A [`Store`] in a directory on local disk.
-#[derive(Debug)]
 pub struct DiskStore {
     dir: PathBuf,
     tasks_dir: PathBuf,
-    cache: Mutex<BTreeMap<TaskId, TaskRecord>>,
+    lock: DirLock,
+    /// The versions this store read or wrote, by the header line of their
+    /// file (which carries the body's checksum): a file read again with
+    /// the same header is not verified and parsed again.
+    known: Mutex<BTreeMap<TaskId, (Vec<u8>, TaskRecord)>>,
+    faults: Option<FaultHook>,
+}
+
+impl std::fmt::Debug for DiskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DiskStore").field("dir", &self.dir).finish()
+    }
 }
 
 fn io(path: &Path, what: &str, e: std::io::Error) -> StoreError {
@@ -83,8 +107,15 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// Write `bytes` to `path` atomically and durably: a fsynced temporary
-/// file renamed into place, then the directory fsynced.
-fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+/// file renamed into place, then the directory fsynced. With a fault hook,
+/// the first half is written and fsynced alone, and the hook told
+/// ([`FaultPoint::PartialWrite`] of `record`) before the rest follows.
+fn write_atomic(
+    dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+    torn: Option<(&FaultHook, &TaskRecord)>,
+) -> Result<(), StoreError> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
@@ -94,8 +125,23 @@ fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), StoreError>
         .truncate(true)
         .open(&tmp)
         .map_err(|e| io(&tmp, "cannot create", e))?;
-    f.write_all(bytes)
-        .map_err(|e| io(&tmp, "cannot write", e))?;
+    let mut rest = bytes;
+    if let Some((hook, record)) = torn {
+        let (first, second) = bytes.split_at(bytes.len() / 2);
+        f.write_all(first)
+            .map_err(|e| io(&tmp, "cannot write", e))?;
+        f.sync_data().map_err(|e| io(&tmp, "cannot fsync", e))?;
+        fault::reach(
+            Some(hook),
+            FaultPoint::PartialWrite {
+                record,
+                written: first.len(),
+                total: bytes.len(),
+            },
+        );
+        rest = second;
+    }
+    f.write_all(rest).map_err(|e| io(&tmp, "cannot write", e))?;
     f.sync_all().map_err(|e| io(&tmp, "cannot fsync", e))?;
     drop(f);
     fs::rename(&tmp, path).map_err(|e| io(path, "cannot rename into place", e))?;
@@ -166,16 +212,92 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<TaskRecord, StoreError> {
         .map_err(|e| corrupt(path, format!("the task record does not parse: {e}")))
 }
 
+const MARKER: &str = "store.json";
+const MARKER_TMP: &str = "store.json.tmp";
+const LOCK: &str = "store.lock";
+const TASKS: &str = "tasks";
+
+fn unknown_file(path: PathBuf) -> StoreError {
+    StoreError::new(
+        StoreErrorKind::UnknownFile,
+        Some(path),
+        "a file this store did not write",
+    )
+}
+
+/// The names in `dir`.
+fn names(dir: &Path) -> Result<Vec<(std::ffi::OsString, PathBuf)>, StoreError> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| io(dir, "cannot list", e))? {
+        let entry = entry.map_err(|e| io(dir, "cannot list", e))?;
+        out.push((entry.file_name(), entry.path()));
+    }
+    Ok(out)
+}
+
+/// What a name in the tasks directory is.
+enum Entry {
+    Task(TaskId),
+    /// A write that never returned (its process died before the rename).
+    Interrupted,
+}
+
+fn entry(name: &std::ffi::OsStr, path: &Path) -> Result<Entry, StoreError> {
+    let name = name.to_string_lossy();
+    if let Some(id) = name.strip_suffix(".json").and_then(TaskId::parse) {
+        return Ok(Entry::Task(id));
+    }
+    if name
+        .strip_suffix(".json.tmp")
+        .and_then(TaskId::parse)
+        .is_some()
+    {
+        return Ok(Entry::Interrupted);
+    }
+    Err(unknown_file(path.to_path_buf()))
+}
+
+/// A task file's first line, the header (all of it if there is no newline).
+fn header_line(bytes: &[u8]) -> &[u8] {
+    bytes.split(|&b| b == b'\n').next().unwrap_or_default()
+}
+
+/// Verify task file `bytes` of task `id`, read from `path`.
+fn decode_task(path: &Path, id: &TaskId, bytes: &[u8]) -> Result<TaskRecord, StoreError> {
+    let record = decode(path, bytes)?;
+    if &record.id != id {
+        return Err(corrupt(path, format!("holds task {}, not {id}", record.id)));
+    }
+    Ok(record)
+}
+
 impl DiskStore {
     /// Open the store in `dir`, creating it if `dir` is missing or empty.
-    /// Loads and verifies every task; refuses the whole store on the first
-    /// unreadable, unknown or corrupt file (see the module docs).
+    /// Verifies every task; refuses the whole store on the first
+    /// unreadable, unknown or corrupt file (see the module docs). Other
+    /// processes may have it open too.
     pub fn open(dir: impl AsRef<Path>) -> Result<DiskStore, StoreError> {
         let dir = dir.as_ref().to_path_buf();
-        let tasks_dir = dir.join("tasks");
-        let marker = dir.join("store.json");
+        let tasks_dir = dir.join(TASKS);
+        let marker = dir.join(MARKER);
         fs::create_dir_all(&dir).map_err(|e| io(&dir, "cannot create the store directory", e))?;
-        let marker_tmp = dir.join("store.json.tmp");
+        // Before writing anything into it: a directory that is neither a
+        // store nor empty (but for a store being created by another
+        // process) is not ours.
+        if !marker.exists() {
+            for (name, _) in names(&dir)? {
+                if name != LOCK && name != MARKER_TMP && name != MARKER {
+                    return Err(StoreError::new(
+                        StoreErrorKind::UnknownFile,
+                        Some(dir),
+                        "the directory is not empty and holds no store.json: not a snodo-tasks store",
+                    ));
+                }
+            }
+        }
+        let lock = DirLock::new(dir.join(LOCK));
+        let held = lock.exclusive()?;
+        let marker_tmp = dir.join(MARKER_TMP);
         if marker_tmp.exists() {
             // Creating the store was interrupted before it returned.
             fs::remove_file(&marker_tmp).map_err(|e| io(&marker_tmp, "cannot remove", e))?;
@@ -201,81 +323,51 @@ impl DiskStore {
                 }
             }
             Err(e) if e.kind() == ErrorKind::NotFound => {
-                let empty = fs::read_dir(&dir)
-                    .map_err(|e| io(&dir, "cannot list", e))?
-                    .next()
-                    .is_none();
-                if !empty {
-                    return Err(StoreError::new(
-                        StoreErrorKind::UnknownFile,
-                        Some(dir),
-                        "the directory is not empty and holds no store.json: not a snodo-tasks store",
-                    ));
-                }
                 let header = StoreHeader {
                     format: String::from(STORE_FORMAT),
                     version: VERSION,
                 };
                 let bytes = serde_json::to_vec(&header).unwrap_or_default();
-                write_atomic(&dir, &marker, &bytes)?;
+                write_atomic(&dir, &marker, &bytes, None)?;
             }
             Err(e) => return Err(io(&marker, "cannot read", e)),
         }
         fs::create_dir_all(&tasks_dir)
             .map_err(|e| io(&tasks_dir, "cannot create the tasks directory", e))?;
-        for entry in fs::read_dir(&dir).map_err(|e| io(&dir, "cannot list", e))? {
-            let entry = entry.map_err(|e| io(&dir, "cannot list", e))?;
-            let name = entry.file_name();
-            if name != "store.json" && name != "tasks" {
-                return Err(StoreError::new(
-                    StoreErrorKind::UnknownFile,
-                    Some(entry.path()),
-                    "a file this store did not write",
-                ));
+        for (name, path) in names(&dir)? {
+            if name != MARKER && name != TASKS && name != LOCK {
+                return Err(unknown_file(path));
             }
         }
-        let cache = Self::load(&tasks_dir)?;
+        // Alone with the store: any `.tmp` is a dead writer's.
+        for (name, path) in names(&tasks_dir)? {
+            match entry(&name, &path)? {
+                Entry::Task(id) => {
+                    let bytes = fs::read(&path).map_err(|e| io(&path, "cannot read", e))?;
+                    decode_task(&path, &id, &bytes)?;
+                }
+                Entry::Interrupted => {
+                    tracing::warn!(path = %path.display(), "removing an interrupted write");
+                    fs::remove_file(&path).map_err(|e| io(&path, "cannot remove", e))?;
+                }
+            }
+        }
         sync_dir(&tasks_dir)?;
+        drop(held);
         Ok(DiskStore {
             dir,
             tasks_dir,
-            cache: Mutex::new(cache),
+            lock,
+            known: Mutex::default(),
+            faults: None,
         })
     }
 
-    fn load(tasks_dir: &Path) -> Result<BTreeMap<TaskId, TaskRecord>, StoreError> {
-        let mut cache = BTreeMap::new();
-        for entry in fs::read_dir(tasks_dir).map_err(|e| io(tasks_dir, "cannot list", e))? {
-            let entry = entry.map_err(|e| io(tasks_dir, "cannot list", e))?;
-            let path = entry.path();
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if let Some(stem) = name.strip_suffix(".json.tmp") {
-                if TaskId::parse(stem).is_some() {
-                    // A write interrupted before it returned: never acknowledged.
-                    tracing::warn!(path = %path.display(), "removing an interrupted write");
-                    fs::remove_file(&path).map_err(|e| io(&path, "cannot remove", e))?;
-                    continue;
-                }
-            }
-            let Some(id) = name.strip_suffix(".json").and_then(TaskId::parse) else {
-                return Err(StoreError::new(
-                    StoreErrorKind::UnknownFile,
-                    Some(path),
-                    "a file this store did not write",
-                ));
-            };
-            let bytes = fs::read(&path).map_err(|e| io(&path, "cannot read", e))?;
-            let record = decode(&path, &bytes)?;
-            if record.id != id {
-                return Err(corrupt(
-                    &path,
-                    format!("holds task {}, not {id}", record.id),
-                ));
-            }
-            cache.insert(id, record);
-        }
-        Ok(cache)
+    /// Call `hook` at this store's [fault point](crate::fault),
+    /// [`FaultPoint::PartialWrite`], in the middle of every task write.
+    pub fn with_fault_hook(mut self, hook: FaultHook) -> DiskStore {
+        self.faults = Some(hook);
+        self
     }
 
     /// The store's directory.
@@ -287,35 +379,75 @@ impl DiskStore {
         self.tasks_dir.join(format!("{id}.json"))
     }
 
-    fn lock(&self) -> MutexGuard<'_, BTreeMap<TaskId, TaskRecord>> {
-        // Changes reach the cache only after they are on disk; a panic
-        // mid-change leaves it consistent.
-        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    fn known(&self) -> MutexGuard<'_, BTreeMap<TaskId, (Vec<u8>, TaskRecord)>> {
+        // Entries are replaced whole; a panic cannot leave one half made.
+        self.known.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Task `id` as its file holds it now; the caller holds the lock.
+    fn read(&self, id: &TaskId) -> Result<Option<TaskRecord>, StoreError> {
+        let path = self.path(id);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                self.known().remove(id);
+                return Ok(None);
+            }
+            Err(e) => return Err(io(&path, "cannot read", e)),
+        };
+        let header = header_line(&bytes);
+        if let Some((known, record)) = self.known().get(id) {
+            if known.as_slice() == header {
+                return Ok(Some(record.clone()));
+            }
+        }
+        let record = decode_task(&path, id, &bytes)?;
+        self.known()
+            .insert(id.clone(), (header.to_vec(), record.clone()));
+        Ok(Some(record))
     }
 
     fn persist(&self, record: &TaskRecord) -> Result<(), StoreError> {
         let bytes = encode(record)?;
-        write_atomic(&self.tasks_dir, &self.path(&record.id), &bytes)
+        let torn = self.faults.as_ref().map(|h| (h, record));
+        write_atomic(&self.tasks_dir, &self.path(&record.id), &bytes, torn)?;
+        self.known().insert(
+            record.id.clone(),
+            (header_line(&bytes).to_vec(), record.clone()),
+        );
+        Ok(())
+    }
+
+    /// The tasks stored now; the caller holds the lock.
+    fn list(&self) -> Result<Vec<TaskId>, StoreError> {
+        let mut ids = Vec::new();
+        for (name, path) in names(&self.tasks_dir)? {
+            if let Entry::Task(id) = entry(&name, &path)? {
+                ids.push(id);
+            }
+        }
+        ids.sort();
+        Ok(ids)
     }
 }
 
 impl Store for DiskStore {
     fn create(&self, record: &TaskRecord) -> Result<(), StoreError> {
-        let mut cache = self.lock();
-        if cache.contains_key(&record.id) {
+        let _held = self.lock.exclusive()?;
+        let path = self.path(&record.id);
+        if path.exists() {
             return Err(StoreError::new(
                 StoreErrorKind::Exists,
-                Some(self.path(&record.id)),
+                Some(path),
                 "a task with this id already exists",
             ));
         }
-        self.persist(record)?;
-        cache.insert(record.id.clone(), record.clone());
-        Ok(())
+        self.persist(record)
     }
 
     fn get(&self, id: &TaskId) -> Result<Option<TaskRecord>, StoreError> {
-        Ok(self.lock().get(id).cloned())
+        let _held = self.lock.shared()?;
+        self.read(id)
     }
 
     fn update(
@@ -323,40 +455,38 @@ impl Store for DiskStore {
         id: &TaskId,
         change: &mut dyn FnMut(&mut TaskRecord) -> bool,
     ) -> Result<Option<TaskRecord>, StoreError> {
-        let mut cache = self.lock();
-        let Some(stored) = cache.get(id) else {
+        let _held = self.lock.exclusive()?;
+        let Some(stored) = self.read(id)? else {
             return Ok(None);
         };
         let mut next = stored.clone();
         if !change(&mut next) {
-            return Ok(Some(stored.clone()));
+            return Ok(Some(stored));
         }
         self.persist(&next)?;
-        cache.insert(id.clone(), next.clone());
         Ok(Some(next))
     }
 
     fn remove(&self, id: &TaskId) -> Result<bool, StoreError> {
-        let mut cache = self.lock();
-        if !cache.contains_key(id) {
-            return Ok(false);
-        }
+        let _held = self.lock.exclusive()?;
         let path = self.path(id);
         match fs::remove_file(&path) {
             Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(io(&path, "cannot remove", e)),
         }
+        self.known().remove(id);
         sync_dir(&self.tasks_dir)?;
-        cache.remove(id);
         Ok(true)
     }
 
     fn ids(&self) -> Result<Vec<TaskId>, StoreError> {
-        Ok(self.lock().keys().cloned().collect())
+        let _held = self.lock.shared()?;
+        self.list()
     }
 
     fn len(&self) -> Result<usize, StoreError> {
-        Ok(self.lock().len())
+        let _held = self.lock.shared()?;
+        Ok(self.list()?.len())
     }
 }

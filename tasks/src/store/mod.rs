@@ -1,6 +1,6 @@
 //! Where tasks live: a [`Store`] trait and two implementations,
 //! [`MemoryStore`] (a process's lifetime) and [`DiskStore`] (durable on
-//! local disk, survives a crash).
+//! local disk, survives a crash, shared by the processes that open it).
 //!
 //! The trait is deliberately small: create, read, change atomically,
 //! remove, list. The lifecycle rules (which transitions exist, leases,
@@ -13,6 +13,7 @@ use crate::id::TaskId;
 use crate::record::TaskRecord;
 
 mod disk;
+mod lock;
 mod memory;
 
 pub use disk::DiskStore;
