@@ -103,20 +103,34 @@ fn service() -> Service {
 /// The `arguments` object of the `tools/call` case.
 const ARGUMENTS: &str = r#"{"text":"hello, world"}"#;
 
+/// The `_meta` the released TypeScript client (`@modelcontextprotocol/client`
+/// 2.4.0, as `evidence/client-interop` runs it) writes in every request:
+/// captured from its socket, with the capabilities that lane declares.
+const TS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"snodo-client-interop","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}}"#;
+
 /// One request of each kind, as the body (JSON) a client sends.
 #[derive(Clone, Copy, Debug)]
 enum Case {
     ToolsCall,
+    /// `tools/call echo` exactly as the released TypeScript client sends
+    /// it: members in its order, its `_meta`, its HTTP header lines.
+    ToolsCallTs,
     ToolsList,
     ResourcesRead,
 }
 
 impl Case {
-    const ALL: [Case; 3] = [Case::ToolsCall, Case::ToolsList, Case::ResourcesRead];
+    const ALL: [Case; 4] = [
+        Case::ToolsCall,
+        Case::ToolsCallTs,
+        Case::ToolsList,
+        Case::ResourcesRead,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Case::ToolsCall => "tools/call",
+            Case::ToolsCallTs => "tools/call (ts)",
             Case::ToolsList => "tools/list",
             Case::ResourcesRead => "resources/read",
         }
@@ -126,6 +140,9 @@ impl Case {
         match self {
             Case::ToolsCall => format!(
                 r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo","arguments":{ARGUMENTS},{META}}}}}"#
+            ),
+            Case::ToolsCallTs => format!(
+                r#"{{"method":"tools/call","params":{{"name":"echo","arguments":{ARGUMENTS},{TS_META}}},"jsonrpc":"2.0","id":0}}"#
             ),
             Case::ToolsList => {
                 format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{{{META}}}}}"#)
@@ -144,8 +161,20 @@ impl Case {
 
     fn http(self) -> Vec<u8> {
         let body = self.body();
+        if let Case::ToolsCallTs = self {
+            // The header lines of Node's fetch under the client, in order.
+            return format!(
+                "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:8080\r\nconnection: keep-alive\r\n\
+                 mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: echo\r\n\
+                 content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+                 accept-language: *\r\nsec-fetch-mode: cors\r\nuser-agent: node\r\n\
+                 accept-encoding: gzip, deflate\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .into_bytes();
+        }
         let name = match self {
-            Case::ToolsCall => "Mcp-Name: echo\r\n",
+            Case::ToolsCall | Case::ToolsCallTs => "Mcp-Name: echo\r\n",
             Case::ResourcesRead => "Mcp-Name: file:///readme.txt\r\n",
             Case::ToolsList => "",
         };
@@ -273,7 +302,7 @@ fn allocation_report(service: &Service) {
     for case in Case::ALL {
         // The arguments' `Value` tree, parsed alone.
         let json_value = match case {
-            Case::ToolsCall => {
+            Case::ToolsCall | Case::ToolsCallTs => {
                 let (_, n, _) = count(|| {
                     black_box(serde_json::from_str::<
                         serde_json::Map<String, serde_json::Value>,
@@ -325,7 +354,10 @@ fn allocation_report(service: &Service) {
 /// and exit, for a profiler (`valgrind --tool=callgrind
 /// --toggle-collect='*round_trip*'`).
 fn profile(service: &Service, spec: &str) {
-    let (name, wire) = spec.split_once(' ').unwrap_or((spec, "stdio"));
+    let (name, wire) = match spec.rsplit_once(' ') {
+        Some((name, wire @ ("stdio" | "http"))) => (name, wire),
+        _ => (spec, "stdio"),
+    };
     let case = case_of(name);
     let (input, transport) = match wire {
         "http" => (case.http(), Transport::Http),
@@ -360,7 +392,12 @@ fn case_of(name: &str) -> Case {
         .expect("a known case")
 }
 
-const CASES: [&str; 3] = ["tools/call", "tools/list", "resources/read"];
+const CASES: [&str; 4] = [
+    "tools/call",
+    "tools/call (ts)",
+    "tools/list",
+    "resources/read",
+];
 
 /// One request through the machine on stdio framing.
 #[divan::bench(args = CASES, name = "machine_stdio")]

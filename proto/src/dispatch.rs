@@ -19,6 +19,12 @@
 //! What passes is either answered here (discover, lists), by an extension
 //! ([`crate::extension`]), or becomes an [`Admitted`] call for the
 //! application, which the middlewares of installed extensions see first.
+//!
+//! Two parsers feed these steps: the general one
+//! ([`jsonrpc::parse`](crate::jsonrpc::parse), then [`dispatch`]) and the
+//! typed one of the common requests (`dispatch/fast.rs`). Each hands
+//! `request` a `Body`; the steps and their order are written there once,
+//! so the two parsers cannot answer the same message differently.
 
 pub(crate) mod fast;
 
@@ -37,6 +43,48 @@ use crate::mrtr::{self, Origin, Round};
 use crate::profile::{Direction, Gate, Kind, Method, MethodSpec, Placement, Status};
 use crate::service::{Pages, Service};
 use crate::time::Instant;
+
+/// Set only inside [`general_parser_only`].
+static GENERAL_PARSER_ONLY: core::sync::atomic::AtomicBool =
+    core::sync::atomic::AtomicBool::new(false);
+
+/// Whether the typed parser is switched off (see [`general_parser_only`]).
+fn general_parser_only_now() -> bool {
+    GENERAL_PARSER_ONLY.load(core::sync::atomic::Ordering::Relaxed)
+}
+
+/// Run `f` with the typed parser switched off: every message a
+/// [`Connection`](crate::Connection) reads in `f` goes to the general
+/// parser.
+///
+/// Not a setting: it exists for the differential tests
+/// (`proto/tests/typed_parser.rs`), which feed the same bytes to a
+/// connection with and without it and require the same bytes out. It is
+/// process-wide, a flag rather than a thread-local (the machine's source
+/// names no thread: `proto/tests/purity.rs`), so those tests hold a lock
+/// around each pair of runs; outside them it is never set, and reading it
+/// costs a request one relaxed load. Either parser gives the same answer,
+/// so a process that set it would only run slower.
+#[doc(hidden)]
+pub fn general_parser_only<R>(f: impl FnOnce() -> R) -> R {
+    use core::sync::atomic::Ordering;
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            GENERAL_PARSER_ONLY.store(self.0, Ordering::Relaxed);
+        }
+    }
+    let _restore = Restore(GENERAL_PARSER_ONLY.swap(true, Ordering::Relaxed));
+    f()
+}
+
+/// Whether the typed parser reads `message` (for the differential tests,
+/// which check that the shapes they mean to compare do take it).
+#[doc(hidden)]
+pub fn typed_parser_reads(message: &[u8]) -> bool {
+    let mut meta = RequestMeta::default();
+    fast::parse(&bytes::Bytes::copy_from_slice(message), &mut meta).is_some()
+}
 
 /// A transport's check of its header mirrors against the body (step 3).
 pub trait HeaderCheck {
@@ -201,34 +249,177 @@ pub fn dispatch(
             admission: true,
         },
         Incoming::Request { id, method, params } => {
-            match admit(service, &method, params, headers) {
-                Ok((Target::Core(spec), meta, params)) => {
-                    match route(service, &id, spec, params, meta, now) {
-                        Ok(Dispatch::Invoke(admitted)) => {
-                            crate::extension::wrap(service, spec.name, admitted, now)
-                        }
-                        Ok(d) => d,
-                        Err(error) => Dispatch::Error {
-                            id: Some(id),
-                            error,
-                            admission: false,
-                        },
-                    }
+            request(service, id, &method, Body::Object(params), headers, now)
+        }
+    }
+}
+
+/// A request's params as a parser read them.
+pub(crate) enum Body<'a> {
+    /// The general parser's: the params object, if any, `_meta` in it.
+    Object(Option<Map<String, Value>>),
+    /// The typed parser's: the members of one of the common shapes, and
+    /// `_meta` read into its admitted fields (required ones present and
+    /// well-typed, optional ones well-formed; see [`fast`]).
+    Typed {
+        /// The members besides `_meta`.
+        params: Typed<'a>,
+        /// `_meta`, all but [`RequestMeta::raw`] (in the typed parser's
+        /// slot: see [`fast::parse`]).
+        meta: &'a mut RequestMeta,
+        /// The whole message, which `raw` is found in when asked.
+        message: &'a bytes::Bytes,
+    },
+}
+
+/// The members besides `_meta` of a params object the typed parser read.
+pub(crate) enum Typed<'a> {
+    /// Exactly `name` (a string) and `arguments` (an object).
+    ToolCall {
+        name: &'a str,
+        arguments: Map<String, Value>,
+    },
+    /// Exactly `uri` (a string).
+    ResourceRead { uri: &'a str },
+    /// None.
+    MetaOnly,
+}
+
+impl Typed<'_> {
+    /// The members as an object (without `_meta`).
+    fn into_object(self) -> Map<String, Value> {
+        let mut object = Map::new();
+        match self {
+            Typed::ToolCall { name, arguments } => {
+                object.insert(String::from("name"), Value::String(String::from(name)));
+                object.insert(String::from("arguments"), Value::Object(arguments));
+            }
+            Typed::ResourceRead { uri } => {
+                object.insert(String::from("uri"), Value::String(String::from(uri)));
+            }
+            Typed::MetaOnly => {}
+        }
+        object
+    }
+}
+
+impl<'a> Body<'a> {
+    /// Step 2: the required `_meta` members; the version.
+    fn version(&self) -> Result<&str, ErrorObject> {
+        match self {
+            Body::Object(params) => Ok(meta::required(params.as_ref())?.1),
+            Body::Typed { meta, .. } => Ok(&meta.protocol_version),
+        }
+    }
+
+    /// The params as a [`HeaderCheck`] reads them.
+    fn view(&self) -> Params<'_> {
+        match self {
+            Body::Object(params) => Params::Object(params.as_ref()),
+            Body::Typed { params, .. } => match params {
+                Typed::ToolCall { name, arguments } => Params::ToolCall { name, arguments },
+                Typed::ResourceRead { uri } => Params::ResourceRead { uri },
+                Typed::MetaOnly => Params::MetaOnly,
+            },
+        }
+    }
+
+    /// The whole params object, `_meta` in it, as an extension's method
+    /// gets it.
+    fn into_object(self) -> Option<Map<String, Value>> {
+        match self {
+            Body::Object(params) => params,
+            Body::Typed {
+                params,
+                meta: _,
+                message,
+            } => {
+                let mut object = params.into_object();
+                let raw = meta::Raw::Message(message.clone()).map().into_owned();
+                object.insert(String::from("_meta"), Value::Object(raw));
+                Some(object)
+            }
+        }
+    }
+
+    /// Step 6 for a core method: the optional `_meta` members, and the
+    /// params with `_meta` taken out (no core method reads it there). The
+    /// typed parser took only a `_meta` whose members are well-formed, so
+    /// for it this step has nothing left to refuse.
+    fn into_meta(self) -> Result<(RequestMeta, Args<'a>), ErrorObject> {
+        match self {
+            Body::Object(params) => {
+                let mut params = params.unwrap_or_default();
+                let meta = match params.remove("_meta") {
+                    Some(Value::Object(raw)) => meta::optional_owned(raw)?,
+                    // Step 2 found an object.
+                    _ => return Err(ErrorObject::internal("Internal error")),
+                };
+                Ok((meta, Args::Object(params)))
+            }
+            Body::Typed {
+                params,
+                meta,
+                message,
+            } => {
+                let mut meta = core::mem::take(meta);
+                meta.raw = meta::Raw::Message(message.clone());
+                Ok((meta, Args::Typed(params)))
+            }
+        }
+    }
+}
+
+/// A core method's params, `_meta` taken out.
+pub(crate) enum Args<'a> {
+    Object(Map<String, Value>),
+    Typed(Typed<'a>),
+}
+
+impl Args<'_> {
+    fn into_object(self) -> Map<String, Value> {
+        match self {
+            Args::Object(object) => object,
+            Args::Typed(typed) => typed.into_object(),
+        }
+    }
+}
+
+/// Steps 2-8 of a request, whichever parser read it.
+pub(crate) fn request(
+    service: &Service,
+    id: RequestId,
+    method: &str,
+    body: Body<'_>,
+    headers: Option<&dyn HeaderCheck>,
+    now: Instant,
+) -> Dispatch {
+    match admit(service, method, body, headers) {
+        Ok((Target::Core(spec), meta, args)) => {
+            match route_args(service, &id, spec, args, meta, now) {
+                Ok(Dispatch::Invoke(admitted)) => {
+                    crate::extension::wrap(service, spec.name, admitted, now)
                 }
-                Ok((Target::Extension(index, m), meta, params)) => {
-                    crate::extension::handle(service, index, m, &id, params, meta, now)
-                }
+                Ok(d) => d,
                 Err(error) => Dispatch::Error {
                     id: Some(id),
-                    error: if method == "initialize" {
-                        name_supported_versions(error, service.inner.profile)
-                    } else {
-                        error
-                    },
-                    admission: true,
+                    error,
+                    admission: false,
                 },
             }
         }
+        Ok((Target::Extension(index, m), meta, args)) => {
+            crate::extension::handle(service, index, m, &id, args.into_object(), meta, now)
+        }
+        Err(error) => Dispatch::Error {
+            id: Some(id),
+            error: if method == "initialize" {
+                name_supported_versions(error, service.inner.profile)
+            } else {
+                error
+            },
+            admission: true,
+        },
     }
 }
 
@@ -279,21 +470,21 @@ enum Target {
 }
 
 /// Steps 2-7: everything before the method's own params.
-fn admit(
+fn admit<'a>(
     service: &Service,
     method: &str,
-    params: Option<Map<String, Value>>,
+    body: Body<'a>,
     headers: Option<&dyn HeaderCheck>,
-) -> Result<(Target, RequestMeta, Map<String, Value>), ErrorObject> {
+) -> Result<(Target, RequestMeta, Args<'a>), ErrorObject> {
     let inner = &service.inner;
     let profile = inner.profile;
 
     // 2. Required `_meta`.
-    let (raw_meta, version) = meta::required(params.as_ref())?;
+    let version = body.version()?;
 
     // 3. Header mirrors (HTTP).
     if let Some(h) = headers {
-        h.check(method, Params::Object(params.as_ref()), version)?;
+        h.check(method, body.view(), version)?;
     }
 
     // 4. Version.
@@ -305,14 +496,18 @@ fn admit(
     }
 
     // 5. Method known and served; 6. optional `_meta`; 7. an extension's
-    // method needs the extension declared.
+    // method needs the extension declared. An extension's method gets the
+    // params whole, `_meta` in place.
     if let Some((index, m)) = inner.extensions.owner(method) {
-        let meta = meta::optional(raw_meta)?;
+        let params = body.into_object();
+        // Step 2 found the `_meta` object.
+        let (raw, _) = meta::required(params.as_ref())?;
+        let meta = meta::optional(raw)?;
         crate::extension::gate(service, index, &meta)?;
         return Ok((
             Target::Extension(index, m),
             meta,
-            params.unwrap_or_default(),
+            Args::Object(params.unwrap_or_default()),
         ));
     }
     let spec = match profile.lookup(method) {
@@ -333,15 +528,9 @@ fn admit(
         return Err(ErrorObject::method_not_found(method));
     }
 
-    // 6. Optional `_meta`, moved out of the params (no core method reads
-    // it there; an extension's method gets it in place, above).
-    let mut params = params.unwrap_or_default();
-    let meta = match params.remove("_meta") {
-        Some(Value::Object(raw)) => meta::optional_owned(raw)?,
-        // Step 2 found an object.
-        _ => return Err(ErrorObject::internal("Internal error")),
-    };
-    Ok((Target::Core(spec), meta, params))
+    // 6. Optional `_meta`.
+    let (meta, args) = body.into_meta()?;
+    Ok((Target::Core(spec), meta, args))
 }
 
 /// Step 5 for a method of the profile: a top-level client request, implemented,
@@ -358,7 +547,8 @@ fn served(service: &Service, spec: &MethodSpec) -> bool {
         }
 }
 
-/// Step 7: the method's params, and the answer or invocation.
+/// Step 8 of a params object (`_meta` taken out), for the admission of
+/// the initialize-era revisions ([`crate::legacy`]).
 pub(crate) fn route(
     service: &Service,
     id: &RequestId,
@@ -367,7 +557,29 @@ pub(crate) fn route(
     meta: RequestMeta,
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
+    route_args(service, id, spec, Args::Object(params), meta, now)
+}
+
+/// Step 8: the method's params, and the answer or invocation.
+fn route_args(
+    service: &Service,
+    id: &RequestId,
+    spec: &'static MethodSpec,
+    args: Args<'_>,
+    meta: RequestMeta,
+    now: Instant,
+) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
+    // The typed shapes, read without building an object.
+    let args = match (spec.method, args) {
+        (Method::ToolsCall, args) => return call_tool(service, id, args, meta, now),
+        (Method::ResourcesRead, Args::Typed(Typed::ResourceRead { uri })) => {
+            // No `inputResponses` or `requestState` here.
+            return read_resource_at(service, id, uri, &Map::new(), meta, now);
+        }
+        (_, args) => args,
+    };
+    let params = args.into_object();
     match spec.method {
         Method::ServerDiscover => Ok(Dispatch::Answer {
             id: id.clone(),
@@ -377,7 +589,6 @@ pub(crate) fn route(
         Method::PromptsList => list(id, &params, &inner.prompt_pages),
         Method::ResourcesList => list(id, &params, &inner.resource_pages),
         Method::ResourcesTemplatesList => list(id, &params, &inner.template_pages),
-        Method::ToolsCall => call_tool(service, id, params, meta, now),
         Method::ResourcesRead => read_resource(service, id, &params, meta, now),
         Method::PromptsGet => get_prompt(service, id, &params, meta, now),
         Method::CompletionComplete => complete(service, id, &params, meta),
@@ -452,12 +663,21 @@ fn invoke(
 fn call_tool(
     service: &Service,
     id: &RequestId,
-    mut params: Map<String, Value>,
+    args: Args<'_>,
     meta: RequestMeta,
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
-    let name = string_param(&params, "name")?;
+    // The typed shape has no members besides these two (so no
+    // `inputResponses` or `requestState`).
+    let (mut params, typed) = match args {
+        Args::Typed(Typed::ToolCall { name, arguments }) => (Map::new(), Some((name, arguments))),
+        args => (args.into_object(), None),
+    };
+    let name = match &typed {
+        Some((name, _)) => name,
+        None => string_param(&params, "name")?,
+    };
     let Some(&index) = inner.tool_index.get(name) else {
         return Err(ErrorObject::invalid_params(format!(
             "Unknown tool: {}",
@@ -466,15 +686,18 @@ fn call_tool(
     };
     let entry = &inner.tools[index];
     let mrtr = mrtr::admit(service, "tools/call", entry.name.clone(), &params, now)?;
-    let arguments = match params.remove("arguments") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(a)) => a,
-        Some(_) => {
-            return Err(ErrorObject::invalid_params(format!(
-                "Invalid arguments for tool {}: arguments must be an object",
-                entry.tool.name
-            )))
-        }
+    let arguments = match typed {
+        Some((_, arguments)) => arguments,
+        None => match params.remove("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(a)) => a,
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Invalid arguments for tool {}: arguments must be an object",
+                    entry.tool.name
+                )))
+            }
+        },
     };
     tool_invocation(service, id, index, arguments, meta, mrtr)
 }

@@ -189,7 +189,7 @@ pub(crate) enum Raw {
 }
 
 impl Raw {
-    fn map(&self) -> Cow<'_, Map<String, Value>> {
+    pub(crate) fn map(&self) -> Cow<'_, Map<String, Value>> {
         match self {
             Raw::Map(m) => Cow::Borrowed(m),
             Raw::Message(message) => Cow::Owned(

@@ -15,6 +15,11 @@
 //!   to the last answer, and the server's peak RSS. Every answer is parsed
 //!   and matched to its request.
 //!
+//! Every request is `tools/call echo` exactly as the released TypeScript
+//! client writes it (see [`request`]): its member order, its `_meta`
+//! (`clientInfo` and its declared capabilities beside the protocol
+//! version) and, over HTTP, its header lines.
+//!
 //! Output: Markdown tables on stdout; progress on stderr.
 
 use std::collections::HashMap;
@@ -27,7 +32,12 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
 
-const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+/// `_meta` exactly as the released TypeScript client
+/// (`@modelcontextprotocol/client` 2.4.0, the one `evidence/client-interop`
+/// runs) writes it in every request: captured from its socket, with the
+/// capabilities that lane declares. Realistic traffic carries `clientInfo`
+/// and a non-empty `clientCapabilities`, not the two bare members.
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"snodo-client-interop","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}}"#;
 
 /// One server under test.
 #[derive(Clone)]
@@ -411,19 +421,24 @@ async fn http_series(
     Ok((levels, rss))
 }
 
-/// The request for call `seq` on connection `conn` (`body` is scratch).
+/// The request for call `seq` on connection `conn` (`body` is scratch):
+/// `tools/call echo` as the released TypeScript client sends it over
+/// Streamable HTTP, its members in its order and the header lines Node's
+/// `fetch` writes under it, in their order (captured from its socket).
 fn request(out: &mut Vec<u8>, body: &mut Vec<u8>, host: &str, conn: usize, seq: u64) {
     out.clear();
     body.clear();
     let _ = write!(
         body,
-        r#"{{"jsonrpc":"2.0","id":{seq},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"c{conn}-{seq}"}},{META}}}}}"#
+        r#"{{"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"c{conn}-{seq}"}},{META}}},"jsonrpc":"2.0","id":{seq}}}"#
     );
     let _ = write!(
         out,
-        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: {}\r\n\r\n",
+        "POST /mcp HTTP/1.1\r\nhost: {host}\r\nconnection: keep-alive\r\n\
+         mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: echo\r\n\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         accept-language: *\r\nsec-fetch-mode: cors\r\nuser-agent: node\r\n\
+         accept-encoding: gzip, deflate\r\ncontent-length: {}\r\n\r\n",
         body.len()
     );
     out.extend_from_slice(body);
@@ -718,7 +733,7 @@ async fn stdio_run(config: &Config, server: &Server) -> Result<StdioRun, String>
     for seq in 1..=n {
         let _ = writeln!(
             payload,
-            r#"{{"jsonrpc":"2.0","id":{seq},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"s{seq}"}},{META}}}}}"#
+            r#"{{"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"s{seq}"}},{META}}},"jsonrpc":"2.0","id":{seq}}}"#
         );
     }
     let start = Instant::now();
