@@ -37,8 +37,9 @@ pub enum Http {
     Same(u16),
     /// A different answer, for the reason given: the HTTP headers a client
     /// derives from the body are checked before the body's own params
-    /// (`SERVER-REQUIREMENTS.md` § 4.3), so a body a client cannot mirror
-    /// fails on its headers first.
+    /// (`streamable-http.mdx` § Server Validation; the order is the
+    /// conformance suite's, see `snodo_proto::dispatch`), so a body a client
+    /// cannot mirror fails on its headers first.
     Differs {
         /// The HTTP status.
         status: u16,

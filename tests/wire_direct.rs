@@ -118,7 +118,8 @@ fn line_of_exactly_the_limit_is_accepted() {
 
 /// A registry with tools only: `server/discover` advertises exactly that,
 /// and every method gated by an unadvertised capability is -32601
-/// (`schema.ts` MethodNotFoundError; `SERVER-REQUIREMENTS.md` § 6).
+/// (`schema.ts` MethodNotFoundError: "one gated behind a server capability
+/// the server did not advertise").
 #[test]
 fn methods_of_unadvertised_capabilities_are_not_found() {
     let service = Service::builder()

@@ -4,7 +4,7 @@
 // one check, `wire-schema-valid`, whose `details.violations` lists each
 // offending message with the runner's error strings, formatted
 // `<Definition><instancePath>: <ajv message>[ (result of '<method>')]`
-// (SCENARIOS.md § 1.7). A baseline entry for that check names the violations
+// (SCENARIOS-2026-07-28.md § 1.7). A baseline entry for that check names the violations
 // it allows, each by
 //
 //   definition    the runner's schema definition (`CallToolResult`),

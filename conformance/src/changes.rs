@@ -1,8 +1,8 @@
 //! The fixture's change source: `server-stateless` opens
 //! `subscriptions/listen` streams and calls a trigger tool, expecting the
 //! list-changed notification on every stream that asked for it
-//! (`conformance/SCENARIOS.md` § 2.2, `test_trigger_tool_change` and
-//! `test_trigger_prompt_change`).
+//! (`conformance/SCENARIOS-2026-07-28.md` § 2.2, `test_trigger_tool_change`
+//! and `test_trigger_prompt_change`).
 //!
 //! The registry itself is fixed when the service is built; the triggers
 //! announce a change through the [`Hub`], which is what a real server does

@@ -3,7 +3,7 @@
 //! The fixture server the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`) runs against: every tool, resource,
 //! template and prompt its server scenarios call, under exactly the names,
-//! shapes and texts `conformance/SCENARIOS.md` § 2 gives, built on
+//! shapes and texts `conformance/SCENARIOS-2026-07-28.md` § 2 gives, built on
 //! [`snodo_proto::Service`]. The `snodo-fixture` binary serves it.
 //!
 //! The Tasks-extension tools (`tasks.rs`) are served through

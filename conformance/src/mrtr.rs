@@ -1,6 +1,7 @@
 //! The fixture's Multi Round-Trip Request tools and prompt
-//! (`SCENARIOS.md` § 2.2, § 2.4; scenarios `input-required-result-*` and
-//! the `test_streaming_elicitation` probe of `server-stateless`).
+//! (`SCENARIOS-2026-07-28.md` § 2.2, § 2.4; scenarios
+//! `input-required-result-*` and the `test_streaming_elicitation` probe of
+//! `server-stateless`).
 //!
 //! Each handler reads the answers of the previous round from its
 //! [`Context`] and either completes or returns an [`InputRequired`]; the

@@ -1,4 +1,4 @@
-//! The fixture's prompts (`SCENARIOS.md` § 2.4). Every one has a
+//! The fixture's prompts (`SCENARIOS-2026-07-28.md` § 2.4). Every one has a
 //! non-empty description, which `prompts-list` checks.
 //! `test_input_required_result_prompt` lives in `mrtr.rs` and is listed
 //! after these.

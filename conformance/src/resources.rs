@@ -1,7 +1,9 @@
-//! The fixture's resources and resource template (`SCENARIOS.md` § 2.3).
+//! The fixture's resources and resource template
+//! (`SCENARIOS-2026-07-28.md` § 2.3).
 //!
 //! `test://static-text` is registered first: the `caching` scenario reads
-//! the first URI `resources/list` returns (`SCENARIOS.md` § 4 rule 5).
+//! the first URI `resources/list` returns (`SCENARIOS-2026-07-28.md` § 4
+//! rule 5).
 //! `test://nonexistent-resource-for-conformance-testing` must stay
 //! unregistered and unmatched, so reading it yields `-32602` with
 //! `data.uri` from the engine.

@@ -1,6 +1,6 @@
-//! The Tasks-extension tools (`SCENARIOS.md` § 2.2, "Tasks-extension
-//! tools"; scenarios `tasks-*`, § 3.38–3.47) and the task runner the
-//! fixture drives on whichever runtime serves it.
+//! The Tasks-extension tools (`SCENARIOS-2026-07-28.md` § 2.2,
+//! "Tasks-extension tools"; scenarios `tasks-*`, § 3.38–3.47) and the task
+//! runner the fixture drives on whichever runtime serves it.
 //!
 //! Task tools are ordinary handlers: the extension ([`snodo_tasks`])
 //! decides per request whether a call becomes a task, and the runner runs
@@ -23,7 +23,8 @@ use snodo_tasks::{RunnerConfig, Store, TaskRunner, TaskSupport, Tasks};
 
 use crate::timer::Delay;
 
-/// How long `failing_job` works before failing (SCENARIOS: "after ~1 s").
+/// How long `failing_job` works before failing
+/// (`SCENARIOS-2026-07-28.md` § 2.2: "after ~1 s").
 const FAILING_JOB_DELAY: Duration = Duration::from_secs(1);
 
 /// The longest `slow_compute` may be asked to sleep (its schema's `maximum`).

@@ -1,8 +1,10 @@
-//! The fixture's tools (`SCENARIOS.md` § 2.2), in `tools/list` order.
+//! The fixture's tools (`SCENARIOS-2026-07-28.md` § 2.2), in `tools/list`
+//! order.
 //!
 //! Order matters: `http-header-validation` calls the **first** listed tool
 //! with `arguments: {}` and expects success, so the no-argument
-//! `test_simple_text` comes first (`SCENARIOS.md` § 4 rule 5).
+//! `test_simple_text` comes first (`SCENARIOS-2026-07-28.md` § 4
+//! rule 5).
 //!
 //! The MRTR tools (`test_streaming_elicitation`,
 //! `test_input_required_result_*`) live in `mrtr.rs` and are listed after
@@ -186,8 +188,8 @@ struct HeaderParamArgs {
 }
 
 /// The `inputSchema` the `json-schema-2020-12` scenario checks keyword by
-/// keyword (`SCENARIOS.md` § 2.2 and § 3.48): it must come back from
-/// `tools/list` exactly as written here.
+/// keyword (`SCENARIOS-2026-07-28.md` § 2.2 and § 3.48): it must come back
+/// from `tools/list` exactly as written here.
 fn json_schema_2020_12() -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",

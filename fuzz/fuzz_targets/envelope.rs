@@ -5,7 +5,9 @@
 //! JSON-RPC 2.0 and MCP alone: requests get an answer, an error or an
 //! invocation with their own id; notifications nothing (a cancellation
 //! names its id); anything else an error with the id when readable. Errors
-//! carry known codes in the order `SERVER-REQUIREMENTS.md` § 4.3 fixes;
+//! carry known codes in the order the conformance suite requires (required
+//! `_meta` → `-32602`, then the version → `-32022`, then the method →
+//! `-32601`; see `snodo_proto::dispatch`);
 //! correct header mirrors are never refused; every answer serializes to a
 //! valid message; dispatching is deterministic.
 

@@ -86,7 +86,7 @@ pub enum Output {
     /// Run this call: [`Invocation::run`] it, or answer its request by hand.
     /// Report the outcome with [`Connection::complete`].
     Invoke(Invocation),
-    /// Stop this call: drop its future and set its [`CancelFlag`]. Any
+    /// Stop this call: drop its future and set its [`CancelFlag`](crate::CancelFlag). Any
     /// later completion of it is ignored.
     Cancel(CallId),
     /// Nothing more will be written: close the output.

@@ -1,8 +1,11 @@
 //! Admission and routing of one message, independent of the transport.
 //!
-//! Admission runs in the order `SERVER-REQUIREMENTS.md` § 4.3 and the
-//! conformance suite require, so that a request with several faults gets the
-//! error of the first:
+//! The spec defines each refusal but not their order; admission runs in the
+//! order the official conformance suite's `server-stateless` checks require
+//! (`conformance/SCENARIOS-2026-07-28.md` § 3.1, § 4: missing `_meta` fields
+//! give `-32602` even with a correct header; a header that contradicts the
+//! body's version gives `-32020`, not `-32022`), so that a request with
+//! several faults gets the error of the first:
 //!
 //! 1. envelope (`-32600`, done by [`jsonrpc::classify`](crate::jsonrpc::classify));
 //! 2. required `_meta` fields (`-32602`);
@@ -13,7 +16,8 @@
 //!    capability advertised, or owned by an installed extension (`-32601`);
 //! 6. optional `_meta` fields well-formed (`-32602`);
 //! 7. for an extension's method, the extension declared by the request
-//!    (`-32021`, `SERVER-REQUIREMENTS.md` § 4.3: gates before params);
+//!    (`-32021`; the conformance suite's `tasks-capability-negotiation`
+//!    wants it before the params: an unknown task is not looked up);
 //! 8. method params (`-32602`).
 //!
 //! What passes is either answered here (discover, lists), by an extension

@@ -10,9 +10,10 @@
 //!   method string the core revision defines (implemented or not), one it
 //!   removed, or one another extension owns. An owned method is served only
 //!   to a request whose `_meta` client capabilities declare the extension;
-//!   any other gets `-32021` naming it (`SERVER-REQUIREMENTS.md` § 4.3:
-//!   the extension gate comes after "method known" and before the method's
-//!   params);
+//!   any other gets `-32021` naming it (`schema.ts`
+//!   MissingRequiredClientCapabilityError), after "method known" and before
+//!   the method's params (the conformance suite's
+//!   `tasks-capability-negotiation` wants `-32021`, not an unknown task);
 //! - may wrap the core dispatch of methods that reach the application
 //!   (`tools/call`, `resources/read`, `prompts/get`, `completion/complete`)
 //!   as middleware: let the call through, answer it itself, or, for a

@@ -3,8 +3,8 @@
 //!
 //! Admission reads only these tables to decide whether a method exists, may
 //! be sent by a client at top level, is implemented by this build, and which
-//! capability gates it (`SERVER-REQUIREMENTS.md` § 1, `schema.ts`
-//! ClientRequest / ServerNotification / InputRequest). Extensions (Tasks) own
+//! capability gates it (`schema.ts` ClientRequest / ClientNotification /
+//! ServerNotification / InputRequest). Extensions (Tasks) own
 //! their methods and are not listed here; the core never names them.
 //!
 //! [`REVISION_2026_07_28`] is the stateless revision the core is built

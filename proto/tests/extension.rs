@@ -313,7 +313,8 @@ fn mcp_name_mirrors_the_named_param_on_http() {
         assert_eq!(got_status, status, "{headers:?}");
         assert_eq!(got_body, expected, "{headers:?}");
     }
-    // The header check comes before the extension gate (SCENARIOS.md § 4).
+    // The header check comes before the extension gate
+    // (conformance/SCENARIOS-2026-07-28.md § 4).
     let undeclared = request(2, "notes/get", r#""noteId":"n1""#, PLAIN);
     let mut h = Harness::new(&service, Transport::Http);
     let out = h.send(

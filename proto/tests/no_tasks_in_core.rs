@@ -1,6 +1,9 @@
 //! The core never names the Tasks extension (issue 7: optional behaviour
-//! stays outside the core; `DESIGN.md`: extensions live in their own crate
-//! and "the core never names them"). Tasks plugs in through
+//! stays outside the core). Extensions live in their own crate and the core
+//! never names them, so that the core stays the protocol as the spec
+//! revision defines it (`basic/versioning.mdx` § Extension Negotiation:
+//! extensions are optional, negotiated per request) and an extension can be
+//! added, revised or dropped without touching it. Tasks plugs in through
 //! `proto/src/extension.rs` like any other extension, from the
 //! `snodo-tasks` crate.
 //!

@@ -16,8 +16,9 @@ type Row = (
     Gate,
 );
 
-/// Every method string of MCP 2026-07-28 (`SERVER-REQUIREMENTS.md` § 1, 21
-/// core strings; the 4 Tasks strings belong to the extension, not here).
+/// Every method string of MCP 2026-07-28 (`schema.ts` ClientRequest,
+/// ClientNotification, ServerNotification, InputRequest: 21 core strings;
+/// the 4 Tasks strings belong to the extension, not here).
 #[rustfmt::skip]
 const FROZEN: &[Row] = &[
     ("server/discover", Kind::Request, Direction::ClientToServer, Placement::TopLevel, Lifecycle::Active, Status::Implemented, Gate::None),

@@ -1,6 +1,8 @@
 //! `snodo-proto` does no I/O: it depends on no runtime or networking crate
-//! and its source names no socket, thread or clock. This test enforces the
-//! rule from DESIGN.md so it cannot erode quietly.
+//! and its source names no socket, thread or clock. That is what lets one
+//! state machine run unchanged under tokio, smol and blocking threads, and
+//! be driven deterministically by tests and fuzzers with time passed in as
+//! a value. This test enforces the rule so it cannot erode quietly.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -10,27 +10,6 @@
 //! clock: the driver feeds it time and outcomes and drains its outputs
 //! ([`crate::drive`] is such a driver, for any runtime that can spawn a
 //! future).
-//!
-//! # Driving contract
-//!
-//! Call [`handle_timeout`](TaskRunner::handle_timeout) at
-//! [`poll_timeout`](TaskRunner::poll_timeout) and whenever the engine rings
-//! (work available, a task cancelled); call
-//! [`complete`](TaskRunner::complete) when a `Work` finishes. After each,
-//! drain [`poll_output`](TaskRunner::poll_output): run every
-//! [`RunnerOutput::Run`], drop (and flag) every [`RunnerOutput::Abort`].
-//!
-//! # Recovery
-//!
-//! Execution is at least once. A worker (or the whole process) that dies
-//! stops renewing; once its lease expires the task is claimable again and
-//! runs from its last durable point: the descriptor's arguments and the
-//! answers accepted so far. A late commit of the dead claim is fenced out,
-//! also when the stalled worker is another process sharing the
-//! [`DiskStore`](crate::DiskStore). The moments where a crash is most
-//! dangerous are named in [`crate::fault`].
-//! The descriptor's idempotency key, the same on every attempt, is what
-//! handlers key side effects by ([`crate::run_info`]).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
@@ -161,7 +140,31 @@ struct Running {
     cancel: CancelFlag,
 }
 
-/// Claims, runs and commits tasks. See the [module docs](self).
+/// Claims, runs and commits tasks, apart from any connection: it claims
+/// claimable tasks from the store with a lease, hands each to its driver as
+/// a [`Work`] to run, renews the leases of what runs, and commits each
+/// outcome, fenced by the claim's generation.
+///
+/// # Driving contract
+///
+/// Call [`handle_timeout`](TaskRunner::handle_timeout) at
+/// [`poll_timeout`](TaskRunner::poll_timeout) and whenever the engine rings
+/// (work available, a task cancelled); call
+/// [`complete`](TaskRunner::complete) when a `Work` finishes. After each,
+/// drain [`poll_output`](TaskRunner::poll_output): run every
+/// [`RunnerOutput::Run`], drop (and flag) every [`RunnerOutput::Abort`].
+///
+/// # Recovery
+///
+/// Execution is at least once. A worker (or the whole process) that dies
+/// stops renewing; once its lease expires the task is claimable again and
+/// runs from its last durable point: the descriptor's arguments and the
+/// answers accepted so far. A late commit of the dead claim is fenced out,
+/// also when the stalled worker is another process sharing the
+/// [`DiskStore`](crate::DiskStore). The moments where a crash is most
+/// dangerous are named in [`crate::fault`].
+/// The descriptor's idempotency key, the same on every attempt, is what
+/// handlers key side effects by ([`crate::run_info`]).
 pub struct TaskRunner {
     service: Service,
     engine: Arc<Engine>,

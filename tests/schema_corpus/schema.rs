@@ -4,7 +4,8 @@
 //! copy of `schema/2026-07-28/schema.json` of
 //! modelcontextprotocol/modelcontextprotocol @ b0f60ba5 (JSON Schema
 //! draft 2020-12, as its `$schema` declares); [`SCHEMA_SHA256`] pins it and
-//! `evidence/wire-schema/run` checks the copy against it.
+//! `evidence/wire-schema/run` checks the copy against it. Its licence, that
+//! repository's `LICENSE`, is `evidence/wire-schema/SCHEMA-LICENSE`.
 //!
 //! A definition is validated by compiling the whole document with a root
 //! `$ref` to `#/$defs/<Name>`, so every `$ref` inside resolves exactly as

@@ -75,8 +75,8 @@ pub const ADMISSION: &[Vector] = &[
         scope: Scope::Any,
         http: Http::Same(400),
     },
-    // A missing required field outranks a bad version (SERVER-REQUIREMENTS
-    // § 4.3 order): -32602, not -32022.
+    // A missing required field outranks a bad version (the conformance
+    // suite's order, see snodo_proto::dispatch): -32602, not -32022.
     Vector {
         name: "missing clientCapabilities with an unsupported version",
         request: r#"{"jsonrpc":"2.0","id":608,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0"}}}"#,

@@ -109,7 +109,7 @@ pub const RESOURCES: &[Vector] = &[
             expect: Expect::Response(
                 r#"{"jsonrpc":"2.0","id":312,"error":{"code":-32020,"message":"Header mismatch: missing required header Mcp-Name"}}"#,
             ),
-            why: "Mcp-Name is required for resources/read and mirrors params.uri, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (SERVER-REQUIREMENTS.md § 4.3 order)",
+            why: "Mcp-Name is required for resources/read and mirrors params.uri, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (streamable-http.mdx § Server Validation; the conformance suite's order)",
         },
     },
     Vector {
@@ -124,7 +124,7 @@ pub const RESOURCES: &[Vector] = &[
             expect: Expect::Response(
                 r#"{"jsonrpc":"2.0","id":313,"error":{"code":-32020,"message":"Header mismatch: missing required header Mcp-Name"}}"#,
             ),
-            why: "Mcp-Name is required for resources/read and mirrors params.uri, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (SERVER-REQUIREMENTS.md § 4.3 order)",
+            why: "Mcp-Name is required for resources/read and mirrors params.uri, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (streamable-http.mdx § Server Validation; the conformance suite's order)",
         },
     },
 ];

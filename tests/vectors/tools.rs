@@ -283,7 +283,7 @@ pub const TOOLS: &[Vector] = &[
             expect: Expect::Response(
                 r#"{"jsonrpc":"2.0","id":231,"error":{"code":-32020,"message":"Header mismatch: missing required header Mcp-Name"}}"#,
             ),
-            why: "Mcp-Name is required for tools/call and mirrors params.name, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (SERVER-REQUIREMENTS.md § 4.3 order)",
+            why: "Mcp-Name is required for tools/call and mirrors params.name, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (streamable-http.mdx § Server Validation; the conformance suite's order)",
         },
     },
     Vector {
@@ -298,7 +298,7 @@ pub const TOOLS: &[Vector] = &[
             expect: Expect::Response(
                 r#"{"jsonrpc":"2.0","id":232,"error":{"code":-32020,"message":"Header mismatch: missing required header Mcp-Name"}}"#,
             ),
-            why: "Mcp-Name is required for tools/call and mirrors params.name, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (SERVER-REQUIREMENTS.md § 4.3 order)",
+            why: "Mcp-Name is required for tools/call and mirrors params.name, which this body lacks as a string, so a client sends none; header mirrors (-32020) are checked before the method's params (streamable-http.mdx § Server Validation; the conformance suite's order)",
         },
     },
     Vector {

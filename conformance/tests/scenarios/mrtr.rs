@@ -1,5 +1,5 @@
-//! `input-required-result-*` (`SCENARIOS.md` § 3.24–3.37) and the
-//! `test_streaming_elicitation` probe of `server-stateless`: the same
+//! `input-required-result-*` (`SCENARIOS-2026-07-28.md` § 3.24–3.37) and
+//! the `test_streaming_elicitation` probe of `server-stateless`: the same
 //! requests the runner sends, the same checks it makes. Every round of one
 //! scenario goes to the same fixture build (one request-state key); each
 //! request is its own connection, as the stateless protocol allows.

@@ -1,6 +1,6 @@
-//! The Tasks-extension tools (`SCENARIOS.md` § 2.2; scenarios `tasks-*`,
-//! § 3.38–3.47) through a `Connection`, with the fixture's task runner
-//! driven by hand: what each scenario sends, and what it checks.
+//! The Tasks-extension tools (`SCENARIOS-2026-07-28.md` § 2.2; scenarios
+//! `tasks-*`, § 3.38–3.47) through a `Connection`, with the fixture's task
+//! runner driven by hand: what each scenario sends, and what it checks.
 
 use std::sync::Arc;
 

@@ -7,7 +7,8 @@ use serde_json::{json, Value};
 
 use crate::harness::{error, exchange, is_png, is_wav, response, result};
 
-/// `SCENARIOS.md` § 3.3 `tools-name-format`: `^[A-Za-z0-9_./-]{1,64}$`.
+/// `SCENARIOS-2026-07-28.md` § 3.3 `tools-name-format`:
+/// `^[A-Za-z0-9_./-]{1,64}$`.
 fn name_format_ok(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name
@@ -309,7 +310,7 @@ fn json_schema_2020_12_keywords_are_published_verbatim() {
     )
     .unwrap();
     assert_eq!(*schema, expected);
-    // The individual checks of `SCENARIOS.md` § 3.48.
+    // The individual checks of `SCENARIOS-2026-07-28.md` § 3.48.
     assert_eq!(
         schema["$schema"],
         "https://json-schema.org/draft/2020-12/schema"

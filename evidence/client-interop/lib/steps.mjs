@@ -368,8 +368,8 @@ export const STEPS = [
     async run({ client }) {
       const seen = answer(client, 'roots/list', () => ({
         roots: [
-          { uri: 'file:///work/a', name: 'a' },
-          { uri: 'file:///work/b', name: 'b' },
+          { uri: 'file:///projects/a', name: 'a' },
+          { uri: 'file:///projects/b', name: 'b' },
         ],
       }));
       assertText(await client.callTool({ name: 'test_input_required_result_list_roots', arguments: {} }), 'Found 2 root(s)');

@@ -1,5 +1,7 @@
 //! The rules of Streamable HTTP, in the order a request meets them
-//! (`SERVER-REQUIREMENTS.md` § 4.3, conformance `SCENARIOS.md` § 4):
+//! (`streamable-http.mdx` § Security & Endpoint, § Sending Messages,
+//! § Server Validation; the order across them is the conformance suite's,
+//! `conformance/SCENARIOS-2026-07-28.md` § 4):
 //!
 //! 1. head checks before the body is read: endpoint path (404), method
 //!    (405 with `Allow: POST`, or `Allow: GET, POST, DELETE` when sessions

@@ -6,7 +6,7 @@
 //! path pays nothing for this one: a request carrying
 //! `_meta["io.modelcontextprotocol/protocolVersion"]` is always 2026-07-28;
 //! otherwise `initialize`, and on HTTP anything sent with an
-//! `Mcp-Session-Id`, belongs to a session ([`era`]).
+//! `Mcp-Session-Id`, belongs to a session (`legacy::era`).
 //!
 //! A session (`mcp-2025-11-25/basic/lifecycle.mdx`) fixes the version and
 //! the client's capabilities at `initialize`; it holds the log level
