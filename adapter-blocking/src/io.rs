@@ -18,6 +18,11 @@ use std::task::{Context, Poll, Waker};
 use std::thread;
 use std::time::Duration;
 
+/// The stack of a reader or writer thread: they only move bytes, so a
+/// fraction of the default is plenty, and an idle connection's threads
+/// then cost less.
+const HALF_STACK: usize = 128 * 1024;
+
 /// A lock and a condition variable around one direction's state.
 struct Handoff<S> {
     state: Mutex<S>,
@@ -81,35 +86,43 @@ impl ThreadReader {
     ) -> io::Result<ThreadReader> {
         let shared = Handoff::<ReadState>::new();
         let handoff = shared.clone();
+        let peek = socket.clone();
         thread::Builder::new()
             .name(String::from("snodo-reader"))
-            .spawn(move || {
+            .stack_size(HALF_STACK)
+            .spawn(move || loop {
+                let mut s = handoff.lock();
+                while !s.want && !s.closed {
+                    s = handoff.wait(s);
+                }
+                if s.closed {
+                    return;
+                }
+                drop(s);
+                // On a socket, wait for data before taking a buffer, so an
+                // idle connection holds none.
+                if let Some(socket) = &peek {
+                    let _ = socket.peek(&mut [0_u8; 1]);
+                }
                 let mut buf = vec![0_u8; chunk.max(1)];
-                loop {
-                    let mut s = handoff.lock();
-                    while !s.want && !s.closed {
-                        s = handoff.wait(s);
+                let read = loop {
+                    match input.read(&mut buf) {
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        other => break other,
                     }
-                    if s.closed {
-                        return;
-                    }
-                    drop(s);
-                    let read = loop {
-                        match input.read(&mut buf) {
-                            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                            other => break other,
-                        }
-                    };
-                    let last = !matches!(read, Ok(n) if n > 0);
-                    let mut s = handoff.lock();
-                    s.want = false;
-                    s.chunk = Some(read.map(|n| buf[..n].to_vec()));
-                    s.taken = 0;
-                    s.done = last;
-                    wake(&mut s.waker);
-                    if last {
-                        return;
-                    }
+                };
+                let last = !matches!(read, Ok(n) if n > 0);
+                let mut s = handoff.lock();
+                s.want = false;
+                s.chunk = Some(read.map(|n| {
+                    buf.truncate(n);
+                    buf
+                }));
+                s.taken = 0;
+                s.done = last;
+                wake(&mut s.waker);
+                if last {
+                    return;
                 }
             })?;
         Ok(ThreadReader { shared, socket })
@@ -117,6 +130,29 @@ impl ThreadReader {
 }
 
 impl snodo_driver::Read for ThreadReader {
+    /// The reader thread's chunk, handed over as it is.
+    fn poll_read_with(
+        &mut self,
+        cx: &mut Context<'_>,
+        _max: usize,
+        take: &mut dyn FnMut(&[u8]),
+    ) -> Poll<io::Result<usize>> {
+        let mut s = self.shared.lock();
+        match s.chunk.take() {
+            Some(Ok(chunk)) => {
+                let rest = &chunk[s.taken..];
+                take(rest);
+                Poll::Ready(Ok(rest.len()))
+            }
+            Some(Err(e)) => Poll::Ready(Err(e)),
+            None if s.done => Poll::Ready(Ok(0)),
+            None => {
+                self.ask(&mut s, cx);
+                Poll::Pending
+            }
+        }
+    }
+
     fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
         let mut s = self.shared.lock();
         match s.chunk.take() {
@@ -132,15 +168,22 @@ impl snodo_driver::Read for ThreadReader {
             Some(Err(e)) => Poll::Ready(Err(e)),
             None if s.done => Poll::Ready(Ok(0)),
             None => {
-                if !s.want {
-                    s.want = true;
-                    self.shared.cv.notify_one();
-                }
-                if !s.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                    s.waker = Some(cx.waker().clone());
-                }
+                self.ask(&mut s, cx);
                 Poll::Pending
             }
+        }
+    }
+}
+
+impl ThreadReader {
+    /// Ask the reader thread for a chunk, to wake `cx` with.
+    fn ask(&self, s: &mut ReadState, cx: &mut Context<'_>) {
+        if !s.want {
+            s.want = true;
+            self.shared.cv.notify_one();
+        }
+        if !s.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            s.waker = Some(cx.waker().clone());
         }
     }
 }
@@ -233,6 +276,7 @@ impl ThreadWriter {
         let handoff = shared.clone();
         thread::Builder::new()
             .name(String::from("snodo-writer"))
+            .stack_size(HALF_STACK)
             .spawn(move || loop {
                 let mut s = handoff.lock();
                 while s.pending.is_none() && !s.finish && !s.closed {

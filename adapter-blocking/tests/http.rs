@@ -503,17 +503,29 @@ fn three_hundred_concurrent_connections_are_all_answered() {
     server.finish().unwrap();
 }
 
+/// At the cap a new connection takes the place of the one idle longest,
+/// which is closed; with none idle the new one is closed at once.
 #[test]
-fn connections_over_the_cap_are_closed_at_once() {
-    let (service, _) = service();
+fn at_the_cap_a_new_connection_takes_an_idle_ones_place_or_is_closed() {
+    let (service, probes) = service_with(Limits {
+        shutdown_grace: Duration::from_millis(100),
+        ..limits()
+    });
     let server = Server::start(&service, options().max_connections(1));
     let mut first = server.connect();
     first.ping(1);
+    // `first` is idle between requests: `second` takes its place.
     let mut second = server.connect();
+    second.ping(2);
+    assert_eq!(first.read_to_close(), "", "the idle connection was closed");
+    // `second` is busy with a call: nothing is idle, `third` is refused.
+    second.send(&call_request(4, "hang_tool"));
+    assert_eq!(probes.started.recv_timeout(SOON), Ok("hang"));
+    let mut third = server.connect();
     // Closed before anything is read, so sending may reset the connection.
-    let _ = second.0.write_all(call_request(2, "ping_tool").as_bytes());
+    let _ = third.0.write_all(call_request(3, "ping_tool").as_bytes());
     let mut buf = [0_u8; 64];
-    let read = second.0.read(&mut buf);
+    let read = third.0.read(&mut buf);
     assert!(
         matches!(read, Ok(0))
             || read
@@ -521,8 +533,6 @@ fn connections_over_the_cap_are_closed_at_once() {
                 .is_err_and(|e| e.kind() == io::ErrorKind::ConnectionReset),
         "nothing is served beyond the cap: {read:?}"
     );
-    first.ping(3);
-    drop(first);
     server.finish().unwrap();
 }
 

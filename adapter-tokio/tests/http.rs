@@ -420,26 +420,36 @@ async fn three_hundred_concurrent_connections() {
     server.join().await;
 }
 
+/// At the cap a new connection takes the place of the one idle longest,
+/// which is closed; with none idle the new one is closed at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn connections_over_the_cap_are_closed_at_once() {
-    let server = Server::start(Probe::default(), Options::default().max_connections(2)).await;
-    let mut buf = Vec::new();
+async fn at_the_cap_a_new_connection_takes_an_idle_ones_place_or_is_closed() {
+    let probe = Probe::default();
+    let started = probe.started.clone();
+    let server = Server::start(probe, Options::default().max_connections(2)).await;
+    let hang = post(
+        "Mcp-Method: tools/call\r\nMcp-Name: hang\r\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    );
+    // Both places are held by calls in flight: nothing is idle.
     let mut a = TcpStream::connect(server.addr).await.unwrap();
-    a.write_all(&discover_request()).await.unwrap();
-    assert_eq!(read_response(&mut a, &mut buf).await.status, 200);
+    a.write_all(&hang).await.unwrap();
+    timeout(STEP, started.notified())
+        .await
+        .expect("a's call runs");
     let mut b = TcpStream::connect(server.addr).await.unwrap();
-    b.write_all(&discover_request()).await.unwrap();
-    assert_eq!(read_response(&mut b, &mut buf).await.status, 200);
-
-    // Both slots are held by idle keep-alive connections.
+    b.write_all(&hang).await.unwrap();
+    timeout(STEP, started.notified())
+        .await
+        .expect("b's call runs");
     let mut c = TcpStream::connect(server.addr).await.unwrap();
     expect_closed(&mut c).await;
 
-    // Freeing a slot lets a new connection in (the slot is released when the
-    // server notices the close, so retry for a bounded time).
+    // A hang-up cancels a's call and frees its place (once the server
+    // notices: retry for a bounded time).
     drop(a);
     let deadline = Instant::now() + STEP;
-    loop {
+    let mut d = loop {
         let mut d = TcpStream::connect(server.addr).await.unwrap();
         let mut buf = Vec::new();
         let sent = d.write_all(&discover_request()).await;
@@ -447,11 +457,17 @@ async fn connections_over_the_cap_are_closed_at_once() {
         let answered = sent.is_ok() && matches!(timeout(STEP, d.peek(&mut probe)).await, Ok(Ok(1)));
         if answered {
             assert_eq!(read_response(&mut d, &mut buf).await.status, 200);
-            break;
+            break d;
         }
-        assert!(Instant::now() < deadline, "a freed slot was never reused");
+        assert!(Instant::now() < deadline, "a freed place was never reused");
         tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    };
+    // `d` is idle between requests now: a new client takes its place.
+    let mut e = TcpStream::connect(server.addr).await.unwrap();
+    e.write_all(&discover_request()).await.unwrap();
+    let mut buf = Vec::new();
+    assert_eq!(read_response(&mut e, &mut buf).await.status, 200);
+    expect_closed(&mut d).await;
     drop(b);
     server.join().await;
 }

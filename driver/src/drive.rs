@@ -13,7 +13,7 @@ use snodo_proto::{Connection, Output, Service, Transport};
 use crate::options::Options;
 use crate::outbox::Outbox;
 use crate::runtime::{Read, Runtime, Timer, Write};
-use crate::signal::Watch;
+use crate::server::Place;
 
 /// The wall-clock-plus-monotonic clock on `rt`'s monotonic clock.
 pub(crate) fn clock<R: Runtime>(rt: &R) -> Clock {
@@ -25,6 +25,7 @@ pub(crate) fn clock<R: Runtime>(rt: &R) -> Clock {
 
 enum Event {
     Stop,
+    Shed,
     Timer,
     Changes,
     Written(io::Result<()>),
@@ -40,7 +41,7 @@ pub(crate) async fn drive<R, I, O>(
     mut reader: I,
     mut writer: O,
     options: &Options,
-    mut stop: Option<Watch>,
+    mut place: Option<Place>,
 ) -> io::Result<()>
 where
     R: Runtime,
@@ -51,15 +52,21 @@ where
     let now = || clock.at(rt.now());
     let mut conn = Connection::new(service, transport, now());
     let mut out = Outbox::default();
-    let mut buf = vec![0_u8; options.read_buffer.max(1)];
+    let chunk = options.read_buffer.max(1);
     let mut timer = rt.timer(rt.now());
     let mut armed: Option<Instant> = None;
     let mut input_open = true;
+    let (mut stopping, mut shed) = (false, false);
     // On stdio the caller learns why its stream failed, once the calls in
     // flight were answered (a read error) or given up (a write error).
     let mut stream_error: Option<io::Error> = None;
 
     loop {
+        // Before a new call's task is spawned: the server must not take a
+        // connection that has just become busy for an idle one.
+        if let Some(place) = &place {
+            place.seat.set_idle(conn.idle_since());
+        }
         let mut closed = false;
         while let Some(output) = conn.poll_output() {
             match output {
@@ -98,9 +105,12 @@ where
             input_open && below_high_water && (conn.wants_input() || conn.watches_hangup());
 
         let event = poll_fn(|cx| {
-            if let Some(watch) = stop.as_mut() {
-                if watch.poll(cx).is_ready() {
+            if let Some(place) = place.as_mut() {
+                if !stopping && place.stop.poll(cx).is_ready() {
                     return Poll::Ready(Event::Stop);
+                }
+                if !shed && place.seat.poll_shed(cx).is_ready() {
+                    return Poll::Ready(Event::Shed);
                 }
             }
             if armed.is_some() && timer.poll_fired(cx).is_ready() {
@@ -118,7 +128,12 @@ where
                 }
             }
             if read_more {
-                if let Poll::Ready(r) = reader.poll_read(cx, &mut buf) {
+                let mut feed = |bytes: &[u8]| {
+                    if !bytes.is_empty() {
+                        conn.handle_input(bytes, now());
+                    }
+                };
+                if let Poll::Ready(r) = reader.poll_read_with(cx, chunk, &mut feed) {
                     return Poll::Ready(Event::Read(r));
                 }
             }
@@ -128,8 +143,12 @@ where
 
         match event {
             Event::Stop => {
-                stop = None;
+                stopping = true;
                 conn.begin_shutdown(now());
+            }
+            Event::Shed => {
+                shed = true;
+                conn.shed(now());
             }
             Event::Timer => {
                 armed = None;
@@ -149,7 +168,8 @@ where
                 input_open = false;
                 conn.handle_input_closed(now());
             }
-            Event::Read(Ok(n)) => conn.handle_input(&buf[..n], now()),
+            // Fed to the connection as they were read.
+            Event::Read(Ok(_)) => {}
             Event::Read(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
             Event::Read(Err(e)) => {
                 tracing::debug!(error = %e, "read failed; treating it as end of input");
@@ -166,7 +186,7 @@ where
     // Cancels whatever still runs before time is spent on the close.
     drop(conn);
     let reader = (closing.discard_input && input_open).then_some(&mut reader);
-    let closed = close(rt, &mut out, &mut writer, reader, &mut buf, closing.linger).await;
+    let closed = close(rt, &mut out, &mut writer, reader, chunk, closing.linger).await;
     match stream_error {
         Some(e) => Err(e),
         None => closed,
@@ -182,7 +202,7 @@ async fn close<R, I, O>(
     out: &mut Outbox,
     writer: &mut O,
     mut reader: Option<&mut I>,
-    buf: &mut [u8],
+    chunk: usize,
     linger: Duration,
 ) -> io::Result<()>
 where
@@ -213,7 +233,7 @@ where
             if timer.poll_fired(cx).is_ready() {
                 return Poll::Ready(());
             }
-            match reader.poll_read(cx, buf) {
+            match reader.poll_read_with(cx, chunk, &mut |_| {}) {
                 Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => return Poll::Ready(()),
                 Poll::Ready(Ok(_)) => continue,
                 Poll::Pending => return Poll::Pending,

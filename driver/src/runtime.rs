@@ -52,6 +52,35 @@ pub trait Timer: Send + Unpin + 'static {
 pub trait Read: Unpin {
     /// Read into `buf`; `Ok(0)` is end of input.
     fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>>;
+
+    /// Read at most `max` bytes and hand them to `take`, returning how many
+    /// (`Ok(0)`: end of input). By default they are read into a buffer of
+    /// the calling thread's, so a connection waiting for input holds no
+    /// read buffer of its own; a reader that already holds the bytes (a
+    /// reader thread's chunk) hands them over as they are.
+    fn poll_read_with(
+        &mut self,
+        cx: &mut Context<'_>,
+        max: usize,
+        take: &mut dyn FnMut(&[u8]),
+    ) -> Poll<io::Result<usize>> {
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            if scratch.len() < max {
+                scratch.resize(max, 0);
+            }
+            let read = self.poll_read(cx, &mut scratch[..max]);
+            if let Poll::Ready(Ok(n)) = read {
+                take(&scratch[..n]);
+            }
+            read
+        })
+    }
+}
+
+thread_local! {
+    /// The read buffer of every connection polled on this thread.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The write half of a byte stream.

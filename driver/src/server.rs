@@ -2,10 +2,11 @@
 //! own [`Connection`](snodo_proto::Connection) (no lock shared between
 //! connections), a cap on connections, and a graceful shutdown.
 
+use std::collections::BTreeMap;
 use std::future::{poll_fn, Future, IntoFuture};
 use std::io;
 use std::pin::pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -15,7 +16,8 @@ use snodo_proto::{Service, Transport};
 use crate::drive::drive;
 use crate::options::Options;
 use crate::runtime::{Listener, Runtime, Timer};
-use crate::signal::Signal;
+use crate::signal::{Signal, Watch};
+use snodo_proto::Instant;
 
 /// Pause after an accept error that is not about one connection (out of
 /// file descriptors, say), so the loop does not spin.
@@ -25,8 +27,12 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 /// `shutdown` resolves (any future, or a [`Shutdown`](crate::Shutdown)).
 ///
 /// - Each connection runs on its own task of `rt`.
-/// - At most [`Options::max_connections`] are served at once; one accepted
-///   beyond that is closed immediately.
+/// - At most [`Options::max_connections`] are served at once. One accepted
+///   beyond that takes the place of the connection idle longest (a
+///   keep-alive connection between requests, or one still sending a
+///   request head: [`Connection::idle_since`](snodo_proto::Connection::idle_since)),
+///   which is closed; with none idle, the new one is closed at once. So
+///   idle and slow clients cannot keep a new client out.
 /// - When `shutdown` resolves the listener is closed at once. Each
 ///   connection reads nothing more, lets its calls in flight finish for up
 ///   to [`Limits::shutdown_grace`](snodo_proto::Limits) (then cancels
@@ -75,17 +81,17 @@ where
             match accepted {
                 None => break,
                 Some(Ok((reader, writer, peer))) => {
-                    let Some(slot) = live.enter(max) else {
-                        tracing::warn!(%peer, max, "connection limit reached; closing the new connection");
+                    let Some(seat) = live.enter(max) else {
+                        tracing::warn!(%peer, max, "connection limit reached and none idle; closing the new connection");
                         continue;
                     };
                     let (rt2, service, options, stop) =
                         (rt.clone(), service.clone(), options.clone(), signal.watch());
                     rt.spawn_connection(async move {
-                        let _slot = slot;
                         tracing::debug!(%peer, "connection opened");
+                        let place = Place { stop, seat };
                         let served =
-                            drive(&rt2, &service, transport, reader, writer, &options, Some(stop));
+                            drive(&rt2, &service, transport, reader, writer, &options, Some(place));
                         match served.await {
                             Ok(()) => tracing::debug!(%peer, "connection closed"),
                             Err(e) => tracing::debug!(%peer, error = %e, "connection ended by an I/O error"),
@@ -146,11 +152,13 @@ fn is_per_connection(e: &io::Error) -> bool {
     )
 }
 
-/// The connections alive, and whoever waits for none to be.
+/// The connections alive, their seats, and whoever waits for none to be.
 #[derive(Default)]
 struct Live {
     count: AtomicUsize,
     waiter: Mutex<Option<Waker>>,
+    seats: Mutex<BTreeMap<u64, Arc<SeatState>>>,
+    next: AtomicU64,
 }
 
 impl Live {
@@ -158,13 +166,37 @@ impl Live {
         self.count.load(Ordering::Acquire)
     }
 
-    fn enter(self: &Arc<Live>, max: usize) -> Option<Slot> {
-        // Only the accept loop enters, so load-then-add cannot overshoot.
+    /// A seat for a new connection: a free one, or that of the connection
+    /// idle longest, which is told to close. `None` when every connection
+    /// is busy.
+    fn enter(self: &Arc<Live>, max: usize) -> Option<Seat> {
+        // Only the accept loop enters, so the count overshoots the cap by
+        // at most the connections told to close and not yet gone.
         if self.count() >= max {
-            return None;
+            let seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+            let victim = seats
+                .values()
+                .filter(|s| !s.shed.load(Ordering::Acquire))
+                .filter_map(|s| s.idle_since().map(|t| (t, s)))
+                .min_by_key(|(t, _)| *t)?
+                .1;
+            tracing::debug!("connection limit reached; closing the connection idle longest");
+
+            victim.shed();
         }
         self.count.fetch_add(1, Ordering::AcqRel);
-        Some(Slot(self.clone()))
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let state = Arc::new(SeatState::default());
+        self.seats
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, state.clone());
+        Some(Seat {
+            state,
+            live: self.clone(),
+            id,
+            registered: None,
+        })
     }
 
     fn poll_empty(&self, cx: &mut Context<'_>) -> Poll<()> {
@@ -179,21 +211,87 @@ impl Live {
     }
 }
 
-/// A connection's place under the cap, given back when its task ends.
-struct Slot(Arc<Live>);
+#[derive(Default)]
+struct SeatState {
+    /// `Instant` nanoseconds + 1 since which the connection is idle; 0 busy.
+    idle: AtomicU64,
+    shed: AtomicBool,
+    waker: Mutex<Option<Waker>>,
+}
 
-impl Drop for Slot {
+impl SeatState {
+    fn idle_since(&self) -> Option<u64> {
+        match self.idle.load(Ordering::Relaxed) {
+            0 => None,
+            v => Some(v),
+        }
+    }
+
+    fn shed(&self) {
+        self.shed.store(true, Ordering::Release);
+        let waker = self.waker.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+}
+
+/// A served connection's place under the cap (given back when it is
+/// dropped): the server reads since when the connection is idle and may
+/// tell it to make room.
+pub(crate) struct Seat {
+    state: Arc<SeatState>,
+    live: Arc<Live>,
+    id: u64,
+    /// The waker last left in `state`.
+    registered: Option<Waker>,
+}
+
+impl Seat {
+    /// Record since when the connection is idle (`None`: busy).
+    pub(crate) fn set_idle(&self, since: Option<Instant>) {
+        let v = since.map_or(0, |t| t.as_nanos().saturating_add(1));
+        self.state.idle.store(v, Ordering::Relaxed);
+    }
+
+    /// Ready once the connection was told to make room.
+    pub(crate) fn poll_shed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.state.shed.load(Ordering::Acquire) {
+            return Poll::Ready(());
+        }
+        if !self
+            .registered
+            .as_ref()
+            .is_some_and(|w| w.will_wake(cx.waker()))
+        {
+            *self.state.waker.lock().unwrap_or_else(|p| p.into_inner()) = Some(cx.waker().clone());
+            self.registered = Some(cx.waker().clone());
+            if self.state.shed.load(Ordering::Acquire) {
+                return Poll::Ready(());
+            }
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for Seat {
     fn drop(&mut self) {
-        if self.0.count.fetch_sub(1, Ordering::AcqRel) == 1 {
-            let waiter = self
-                .0
-                .waiter
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .take();
+        let live = &self.live;
+        live.seats
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.id);
+        if live.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let waiter = live.waiter.lock().unwrap_or_else(|p| p.into_inner()).take();
             if let Some(w) = waiter {
                 w.wake();
             }
         }
     }
+}
+
+/// A served connection's ties to its server: the shutdown signal and its seat.
+pub(crate) struct Place {
+    pub(crate) stop: Watch,
+    pub(crate) seat: Seat,
 }

@@ -179,10 +179,14 @@ struct HttpWire {
     /// The client went away while initialize-era session calls were
     /// running: they go on, and what they write is dropped.
     peer_gone: bool,
-    /// Deadline for the request being received (slow clients).
+    /// Deadline for the request being received (slow clients): for its
+    /// head until that is in, then for its body.
     request_deadline: Option<Instant>,
     /// Deadline for an idle keep-alive connection.
     idle_deadline: Option<Instant>,
+    /// Closed between requests (idle timeout, shed): no response is in
+    /// flight, so the close needs no lingering.
+    closed_idle: bool,
 }
 
 // One per connection, and a connection is one or the other for its life:
@@ -293,6 +297,7 @@ impl Connection {
                     peer_gone: false,
                     request_deadline: None,
                     idle_deadline: Some(now + http.idle_timeout),
+                    closed_idle: false,
                 })
             }
         };
@@ -488,7 +493,7 @@ impl Connection {
     pub fn closing(&self) -> Closing {
         Closing {
             linger: self.service.limits().close_linger,
-            discard_input: matches!(&self.wire, Wire::Http(h) if !h.peer_gone),
+            discard_input: matches!(&self.wire, Wire::Http(h) if !h.peer_gone && !h.closed_idle),
         }
     }
 
@@ -568,6 +573,7 @@ impl Connection {
                     );
                 } else if http.exchange.is_none() && http.idle_deadline.is_some_and(|d| d <= now) {
                     tracing::debug!("closing idle HTTP connection");
+                    http.closed_idle = true;
                     self.close();
                 }
             }
@@ -756,6 +762,44 @@ impl Connection {
     /// goes to [`handle_input_closed`](Connection::handle_input_closed).
     pub fn watches_hangup(&self) -> bool {
         self.shutting_down && !self.closed && matches!(&self.wire, Wire::Http(h) if !h.peer_gone)
+    }
+
+    /// Since when this connection could be closed without losing anything
+    /// accepted: an HTTP connection between requests, or still receiving a
+    /// request's head, with no call, stream or session answer in flight.
+    /// `None` otherwise. A server at its connection cap [sheds](Connection::shed)
+    /// the one idle longest to serve a new client, so idle keep-alive
+    /// connections and slow request heads cannot starve it.
+    pub fn idle_since(&self) -> Option<Instant> {
+        let Wire::Http(h) = &self.wire else {
+            return None;
+        };
+        if self.closed
+            || h.closing
+            || h.exchange.is_some()
+            || h.head.is_some()
+            || !self.calls.is_empty()
+            || !self.outbound.is_empty()
+        {
+            return None;
+        }
+        let idle = self.service.http_config().idle_timeout;
+        h.idle_deadline
+            .map(|d| Instant::from_nanos(d.as_nanos().saturating_sub(idle.as_nanos() as u64)))
+    }
+
+    /// Close a connection that is [idle](Connection::idle_since) now, to
+    /// make room for another: nothing is written (a request head being
+    /// received is dropped unanswered, as at the idle timeout; the client
+    /// may retry it). Does nothing to a connection that is not idle.
+    pub fn shed(&mut self, _now: Instant) {
+        if self.idle_since().is_some() {
+            tracing::debug!("closing an idle HTTP connection to make room");
+            if let Wire::Http(h) = &mut self.wire {
+                h.closed_idle = true;
+            }
+            self.close();
+        }
     }
 
     /// The transport this connection speaks.
@@ -1394,8 +1438,7 @@ impl Connection {
             let Some(event) = http.decoder.decode() else {
                 if http.decoder.in_request() {
                     if http.request_deadline.is_none() {
-                        http.request_deadline =
-                            Some(now + self.service.http_config().request_timeout);
+                        http.request_deadline = Some(now + self.service.http_config().head_timeout);
                     }
                 } else {
                     http.request_deadline = None;
@@ -1421,8 +1464,10 @@ impl Connection {
                     if head.expects_continue() {
                         self.out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
                     }
+                    let body_timeout = self.service.http_config().request_timeout;
                     if let Wire::Http(http) = &mut self.wire {
                         http.head = Some(head);
+                        http.request_deadline = Some(now + body_timeout);
                     }
                 }
                 Decoded::Body(body) => {

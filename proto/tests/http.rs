@@ -549,11 +549,39 @@ fn connection_close_and_http_1_0() {
     assert!(h.closed);
 }
 
+/// The head has 10 s from its first byte; a body then has 30 s of its own.
 #[test]
 fn slow_and_idle_clients_are_timed_out() {
+    let timeout = json_response_close(
+        "408 Request Timeout",
+        &error_json(
+            None,
+            -32600,
+            "Request Timeout: the request was not received in time",
+        ),
+    );
+    // A body that trickles: its deadline starts with the head's end, and
+    // the head's own deadline no longer applies.
+    let mut h = Harness::new(&service(), Transport::Http);
+    let wire = post(DISCOVER_HEADERS, &discover_body());
+    let body_at = wire.find("\r\n\r\n").unwrap() + 4;
+    assert_eq!(h.send(&wire.as_bytes()[..body_at - 2]), "");
+    assert_eq!(h.advance(9_000), "");
+    assert_eq!(h.send(&wire.as_bytes()[body_at - 2..body_at + 1]), "");
+    assert_eq!(
+        h.advance(29_999),
+        "",
+        "past the head's 10 s, within the body's 30 s"
+    );
+    assert_eq!(h.advance(1), timeout);
+    assert!(h.closed);
+
     let mut h = Harness::new(&service(), Transport::Http);
     assert_eq!(h.send(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\n"), "");
-    assert_eq!(h.advance(29_999), "");
+    assert_eq!(h.advance(5_000), "");
+    // One more header byte does not move the head's deadline.
+    assert_eq!(h.send(b"X"), "");
+    assert_eq!(h.advance(4_999), "");
     let out = h.advance(1);
     assert_eq!(
         out,

@@ -23,6 +23,7 @@ fn main() {
         .unwrap_or_default();
     let service = snodo_conformance::builder()
         .http(HttpConfig {
+            head_timeout: REQUEST_TIMEOUT,
             request_timeout: REQUEST_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
             ..HttpConfig::default()

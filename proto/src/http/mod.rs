@@ -53,7 +53,12 @@ pub struct HttpConfig {
     pub max_head_bytes: usize,
     /// Most header fields in a request (431 beyond).
     pub max_headers: usize,
-    /// Time a client has to deliver a whole request once it started (408).
+    /// Time a client has to deliver a request's head once its first byte
+    /// arrived (408 beyond), on its own deadline so that a client trickling
+    /// header bytes cannot hold a connection for the body's time too.
+    pub head_timeout: Duration,
+    /// Time a client has to deliver a request's body once its head arrived
+    /// (408 beyond).
     pub request_timeout: Duration,
     /// Time an idle keep-alive connection is kept open.
     pub idle_timeout: Duration,
@@ -67,6 +72,7 @@ impl Default for HttpConfig {
             hosts: HostPolicy::Loopback,
             max_head_bytes: 16 * 1024,
             max_headers: 64,
+            head_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(120),
         }

@@ -50,6 +50,7 @@ pub fn http_config() -> HttpConfig {
         hosts: HostPolicy::Loopback,
         max_head_bytes: MAX_HEAD,
         max_headers: MAX_HEADERS,
+        head_timeout: REQUEST_TIMEOUT,
         request_timeout: REQUEST_TIMEOUT,
         idle_timeout: IDLE_TIMEOUT,
     }
