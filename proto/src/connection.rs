@@ -237,6 +237,10 @@ pub struct Connection {
     /// Reports and outcomes from this connection's running calls.
     #[cfg(feature = "std")]
     reports: Arc<crate::run::Reports>,
+    /// The embedder's wake callback ([`Connection::on_wake`]), re-armed
+    /// with every wake source after each drain of the outputs.
+    #[cfg(feature = "std")]
+    wake: Option<core::task::Waker>,
 }
 
 impl Drop for Connection {
@@ -247,6 +251,23 @@ impl Drop for Connection {
         for c in self.calls.values() {
             c.shared.cancel();
         }
+    }
+}
+
+/// A wake callback as a [`Waker`](core::task::Waker), so every wake source
+/// (the call reports, the hub, the session inbox) takes it as it takes an
+/// async driver's.
+#[cfg(feature = "std")]
+struct WakeFn<F>(F);
+
+#[cfg(feature = "std")]
+impl<F: Fn() + Send + Sync + 'static> alloc::task::Wake for WakeFn<F> {
+    fn wake(self: Arc<Self>) {
+        (self.0)();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        (self.0)();
     }
 }
 
@@ -321,6 +342,8 @@ impl Connection {
             closed: false,
             #[cfg(feature = "std")]
             reports: crate::run::Reports::new(service.limits().max_pending_reports),
+            #[cfg(feature = "std")]
+            wake: None,
         }
     }
 
@@ -695,6 +718,7 @@ impl Connection {
             self.out.clear();
         }
         if self.out.is_empty() {
+            self.arm_wake();
             return None;
         }
         Some(Output::Transmit(self.take_out()))
@@ -1077,6 +1101,50 @@ impl Connection {
         let Some(l) = &self.listener else { return };
         for event in l.drain() {
             self.publish(&event, now);
+        }
+    }
+
+    /// Call `wake` whenever [`handle_changes`](Connection::handle_changes)
+    /// has something to deliver: a report or the outcome of a spawned
+    /// [`CallTask`](crate::CallTask), a [`Hub`](crate::Hub) event for a
+    /// listen stream, an answer or a cancellation routed here from another
+    /// HTTP connection of an initialize-era session. This is the runtime-free
+    /// form of [`poll_changes`](Connection::poll_changes): a loop on
+    /// `polling`, `mio` or `epoll` passes its poller's notify, and calls
+    /// `handle_changes` on the next turn.
+    ///
+    /// The registration is persistent: the connection re-arms it with every
+    /// source each time [`poll_output`](Connection::poll_output) runs dry,
+    /// which the driving contract already requires after every input, and
+    /// calls `wake` at once if something is already waiting then. A wake is
+    /// never lost, and there is at most one per drain.
+    ///
+    /// `wake` may run on any thread (the one where a spawned call finished,
+    /// or the hub's publisher), and on the embedder's own thread inside this
+    /// connection's methods: it must only signal (notify a poller, push to
+    /// a queue), never call into the connection. Use this or
+    /// `poll_changes`, not both: each replaces the other's registration.
+    #[cfg(feature = "std")]
+    pub fn on_wake<F>(&mut self, wake: F)
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.wake = Some(core::task::Waker::from(Arc::new(WakeFn(wake))));
+        self.arm_wake();
+    }
+
+    /// Register the wake callback with every source, or call it now if one
+    /// already has something queued.
+    fn arm_wake(&mut self) {
+        #[cfg(feature = "std")]
+        if let Some(waker) = self.wake.take() {
+            if self
+                .poll_changes(&mut core::task::Context::from_waker(&waker))
+                .is_ready()
+            {
+                waker.wake_by_ref();
+            }
+            self.wake = Some(waker);
         }
     }
 
