@@ -40,22 +40,37 @@ pub enum HostPolicy {
     Any,
 }
 
-/// HTTP settings of a [`Service`](crate::Service).
+/// HTTP settings of a [`Service`](crate::Service). Each field states its
+/// default ([`HttpConfig::default`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HttpConfig {
     /// The MCP endpoint path; other paths get 404.
+    ///
+    /// Default: `String::from("/mcp")`.
     pub endpoint: String,
     /// Accepted origins.
+    ///
+    /// Default: `OriginPolicy::Loopback`.
     pub origins: OriginPolicy,
     /// Accepted hosts.
+    ///
+    /// Default: `HostPolicy::Loopback`.
     pub hosts: HostPolicy,
     /// Most bytes in a request head (431 beyond).
+    ///
+    /// Default: `16 * 1024` (16 KiB).
     pub max_head_bytes: usize,
     /// Most header fields in a request (431 beyond).
+    ///
+    /// Default: `64`.
     pub max_headers: usize,
     /// Time a client has to deliver a whole request once it started (408).
+    ///
+    /// Default: `Duration::from_secs(30)`.
     pub request_timeout: Duration,
     /// Time an idle keep-alive connection is kept open.
+    ///
+    /// Default: `Duration::from_secs(120)`.
     pub idle_timeout: Duration,
 }
 
