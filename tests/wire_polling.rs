@@ -1,5 +1,5 @@
-//! snodo-proto's hand-driven event loop (`proto/examples/polling_http.rs`,
-//! built here as `snodo-polling-example`) against the wire: the shared
+//! The hand-driven event loop of `examples/polling-http` (built here as
+//! `snodo-polling-example`) against the wire: the shared
 //! vectors that hold for any service (the JSON-RPC envelope, client
 //! notifications) through the Streamable HTTP client, then pipelined
 //! requests on one connection answered byte for byte: `server/discover`,

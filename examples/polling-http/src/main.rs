@@ -4,7 +4,7 @@
 //! not finish at once run on the small executor below; their reports and
 //! outcomes reach the loop through [`Connection::on_wake`].
 //!
-//! `cargo run -p snodo-proto --example polling_http -- --listen 127.0.0.1:8080`
+//! `cargo run -p snodo-example-polling-http -- --listen 127.0.0.1:8080`
 //! prints the bound address as its first line on stdout.
 
 use std::collections::HashMap;
