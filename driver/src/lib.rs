@@ -9,25 +9,16 @@
 //! are a few lines each on top of it, and anyone can add a runtime the same
 //! way.
 //!
-//! # The driving contract, as this loop follows it
+//! # The driving contract
 //!
-//! After every input, drain [`Connection::poll_output`](snodo_proto::Connection::poll_output):
-//! write [`Transmit`](snodo_proto::Output::Transmit)s in order; for an
-//! [`Invoke`](snodo_proto::Output::Invoke), make its
-//! [`CallTask`](snodo_proto::CallTask), poll it once inline and spawn it if
-//! it waits; ignore [`Cancel`](snodo_proto::Output::Cancel) (the
-//! connection has set the call's flag, which ends its task); on
-//! [`Close`](snodo_proto::Output::Close), close as
-//! [`Connection::closing`](snodo_proto::Connection::closing) says. Then
-//! wait for the first of:
-//!
-//! | wait for | then |
-//! |---|---|
-//! | the server's shutdown | `begin_shutdown` |
-//! | [`poll_timeout`](snodo_proto::Connection::poll_timeout) | `handle_timeout` |
-//! | [`poll_changes`](snodo_proto::Connection::poll_changes) (calls' reports, hub events, routed answers), while the write backlog is under [`Options::write_high_water`] | `handle_changes` |
-//! | write progress, while bytes wait | on failure, `handle_write_failed` |
-//! | input, while [`wants_input`](snodo_proto::Connection::wants_input) and the backlog is under the high-water mark | `handle_input`, or `handle_input_closed` at EOF |
+//! This loop follows the driving contract of [`snodo_proto::connection`]
+//! (every input, every output, and when to wait for what) and adds nothing
+//! to it. The choices that contract leaves to a driver are: the high-water
+//! mark of the write backlog is [`Options::write_high_water`]; wake-ups
+//! come through
+//! [`Connection::poll_changes`](snodo_proto::Connection::poll_changes)
+//! with the runtime's task context; a call that is not ready inline is
+//! spawned with [`Runtime::spawn`]; the shutdown signal is [`Shutdown`].
 
 #![warn(missing_docs)]
 

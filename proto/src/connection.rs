@@ -13,14 +13,74 @@
 //!
 //! # Driving contract
 //!
-//! After **every** input ([`handle_input`](Connection::handle_input),
-//! [`handle_input_closed`](Connection::handle_input_closed),
-//! [`handle_timeout`](Connection::handle_timeout),
-//! [`complete`](Connection::complete), [`call_event`](Connection::call_event)),
-//! drain [`poll_output`](Connection::poll_output) until it returns `None`.
-//! Then wait for the next input or until [`poll_timeout`](Connection::poll_timeout),
-//! whichever comes first. Read more input only while
-//! [`wants_input`](Connection::wants_input) is true.
+//! The driver owns the socket (or pipe), the clock and the executor; the
+//! connection owns everything else. Every input is a method call; every
+//! output comes out of [`poll_output`](Connection::poll_output). After
+//! **every** input, drain `poll_output` until it returns `None`: that is
+//! also when the connection re-arms its wake callback. No order of inputs
+//! loses a message: a handler's reports queue inside the connection, ahead
+//! of its outcome, and the wake callback is armed before the driver waits.
+//!
+//! The repository's `examples/polling-http` is a whole driver on the
+//! `polling` crate in under 250 lines; `snodo-driver` is the same loop on
+//! any async runtime.
+//!
+//! ## Inputs
+//!
+//! | call | when |
+//! |---|---|
+//! | [`handle_input`](Connection::handle_input) | bytes were read from the peer (read only as the waiting rules below say) |
+//! | [`handle_input_closed`](Connection::handle_input_closed) | the read side reached EOF or failed |
+//! | [`handle_write_failed`](Connection::handle_write_failed) | writing a [`Transmit`](Output::Transmit) failed: drop what was not written |
+//! | [`handle_timeout`](Connection::handle_timeout) | the time from [`poll_timeout`](Connection::poll_timeout) has come |
+//! | [`handle_changes`](Connection::handle_changes) | the [`on_wake`](Connection::on_wake) callback ran, or [`poll_changes`](Connection::poll_changes) is ready: spawned calls reported or finished, a [`Hub`](crate::Hub) event for a listen stream, an answer or cancellation routed from another HTTP connection of a session |
+//! | [`complete`](Connection::complete) | a call's [`CallTask::poll_inline`](crate::CallTask::poll_inline) returned its outcome (a spawned `CallTask` reports its outcome itself) |
+//! | [`begin_shutdown`](Connection::begin_shutdown) | the server is going away |
+//! | [`publish`](Connection::publish) | a change event, for an application without a [`Hub`](crate::Hub) |
+//! | [`call_event`](Connection::call_event) | only for a handler run without a `CallTask` (an [`Invocation::run`] with your own [`CallSink`](crate::CallSink)): it reported progress or a log message; ignored once the call has ended, so feed it before `complete` |
+//!
+//! ## Outputs
+//!
+//! | output | what to do |
+//! |---|---|
+//! | [`Transmit`](Output::Transmit) | write the bytes, after those before them |
+//! | [`Invoke`](Output::Invoke) | make its task with [`Connection::task`], [`poll_inline`](crate::CallTask::poll_inline) it once: `Some` goes to `complete`, `None` means spawn the task on any executor; it reports back through the connection's queue and wakes it |
+//! | [`Cancel`](Output::Cancel) | nothing, with a `CallTask`: the call's flag is set and its task ends at its next poll, dropping the handler's future. Without one, drop that future |
+//! | [`Close`](Output::Close) | nothing more will be written: finish writing, then close as [`closing`](Connection::closing) says (shut the output, on HTTP read and discard until the client's EOF, both within its `linger`), and drop the connection |
+//!
+//! ## When to wait for what
+//!
+//! After the drain, wait for the first of:
+//!
+//! - **readable input**, while [`wants_input`](Connection::wants_input)
+//!   or [`watches_hangup`](Connection::watches_hangup) is true, the input
+//!   is not at EOF, and the write backlog is under your high-water mark;
+//! - **writable output**, while bytes wait to be written;
+//! - **the timer** at [`poll_timeout`](Connection::poll_timeout), read
+//!   again after every drain (each input may move it), then
+//!   `handle_timeout`;
+//! - **the wake callback** registered once with
+//!   [`on_wake`](Connection::on_wake) (a poller's notify), or in an async
+//!   driver [`poll_changes`](Connection::poll_changes) with the task's
+//!   context, then `handle_changes`;
+//! - your server's shutdown signal, then `begin_shutdown`.
+//!
+//! `wants_input` turns false on backpressure and turns back on through an
+//! input other than a read, so check it after every drain, not only after
+//! a read. On stdio it is false while `max_queued_calls` admitted calls
+//! wait for a slot: a call ending frees one (`complete`, `handle_changes`
+//! delivering a spawned call's outcome, `handle_timeout` expiring a call).
+//! On HTTP it is false while more than a request's worth of pipelined
+//! bytes waits behind the request being answered: the answer (through the
+//! same three inputs) lets the next request be decoded. After EOF,
+//! `begin_shutdown` or [`Output::Close`] it stays false.
+//!
+//! A large pending write: stop reading, and defer `handle_changes` (the
+//! wake stays pending: call it once the backlog drains), while the backlog
+//! is over your high-water mark. The connection's bounds then absorb a
+//! client that does not read: calls wait in `max_queued_calls`, progress
+//! beyond `max_pending_reports` is dropped, and the hub applies its
+//! overflow policy, instead of your buffer growing.
 //!
 //! # Guarantees
 //!
@@ -241,6 +301,10 @@ pub struct Connection {
     /// Reports and outcomes from this connection's running calls.
     #[cfg(feature = "std")]
     reports: Arc<crate::run::Reports>,
+    /// The embedder's wake callback ([`Connection::on_wake`]), re-armed
+    /// with every wake source after each drain of the outputs.
+    #[cfg(feature = "std")]
+    wake: Option<core::task::Waker>,
 }
 
 impl Drop for Connection {
@@ -251,6 +315,23 @@ impl Drop for Connection {
         for c in self.calls.values() {
             c.shared.cancel();
         }
+    }
+}
+
+/// A wake callback as a [`Waker`](core::task::Waker), so every wake source
+/// (the call reports, the hub, the session inbox) takes it as it takes an
+/// async driver's.
+#[cfg(feature = "std")]
+struct WakeFn<F>(F);
+
+#[cfg(feature = "std")]
+impl<F: Fn() + Send + Sync + 'static> alloc::task::Wake for WakeFn<F> {
+    fn wake(self: Arc<Self>) {
+        (self.0)();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        (self.0)();
     }
 }
 
@@ -326,6 +407,8 @@ impl Connection {
             closed: false,
             #[cfg(feature = "std")]
             reports: crate::run::Reports::new(service.limits().max_pending_reports),
+            #[cfg(feature = "std")]
+            wake: None,
         }
     }
 
@@ -701,6 +784,7 @@ impl Connection {
             self.out.clear();
         }
         if self.out.is_empty() {
+            self.arm_wake();
             return None;
         }
         Some(Output::Transmit(self.take_out()))
@@ -1076,13 +1160,18 @@ impl Connection {
         }
     }
 
-    /// Ready when the service's hub has queued change events for this
-    /// connection; otherwise registers `cx`'s waker to be woken when it
-    /// does. Pending forever while the connection has no listen streams
-    /// (opening one is an input, after which the driver polls again). An
-    /// adapter whose write backlog is high should stop polling this until
-    /// it drains: the hub then applies its overflow policy instead of the
-    /// connection's output growing.
+    /// Ready when [`handle_changes`](Connection::handle_changes) has
+    /// something to deliver: reports or outcomes of this connection's
+    /// spawned [`CallTask`](crate::CallTask)s, change events the service's
+    /// hub queued for its listen streams, or answers and cancellations
+    /// routed from other HTTP connections of its initialize-era session.
+    /// Otherwise registers `cx`'s waker with each of them, to be woken when
+    /// one has something. New sources appear through inputs (a listen
+    /// stream opened, a call spawned), after which the driver polls again.
+    /// A loop without a runtime registers [`on_wake`](Connection::on_wake)
+    /// instead. An adapter whose write backlog is high should stop polling
+    /// this until it drains: the hub then applies its overflow policy
+    /// instead of the connection's output growing.
     #[cfg(feature = "std")]
     pub fn poll_changes(&mut self, cx: &mut core::task::Context<'_>) -> core::task::Poll<()> {
         // What this connection's call tasks reported.
@@ -1102,7 +1191,10 @@ impl Connection {
         }
     }
 
-    /// Deliver the change events the hub queued for this connection.
+    /// Deliver what [`poll_changes`](Connection::poll_changes) or the
+    /// [`on_wake`](Connection::on_wake) callback announced: the call tasks'
+    /// reports and outcomes (each call's reports ahead of its answer), routed
+    /// session answers and cancellations, and hub events for listen streams.
     #[cfg(feature = "std")]
     pub fn handle_changes(&mut self, now: Instant) {
         self.take_reports(now);
@@ -1121,6 +1213,50 @@ impl Connection {
         let Some(l) = &self.listener else { return };
         for event in l.drain() {
             self.publish(&event, now);
+        }
+    }
+
+    /// Call `wake` whenever [`handle_changes`](Connection::handle_changes)
+    /// has something to deliver: a report or the outcome of a spawned
+    /// [`CallTask`](crate::CallTask), a [`Hub`](crate::Hub) event for a
+    /// listen stream, an answer or a cancellation routed here from another
+    /// HTTP connection of an initialize-era session. This is the runtime-free
+    /// form of [`poll_changes`](Connection::poll_changes): a loop on
+    /// `polling`, `mio` or `epoll` passes its poller's notify, and calls
+    /// `handle_changes` on the next turn.
+    ///
+    /// The registration is persistent: the connection re-arms it with every
+    /// source each time [`poll_output`](Connection::poll_output) runs dry,
+    /// which the driving contract already requires after every input, and
+    /// calls `wake` at once if something is already waiting then. A wake is
+    /// never lost, and there is at most one per drain.
+    ///
+    /// `wake` may run on any thread (the one where a spawned call finished,
+    /// or the hub's publisher), and on the embedder's own thread inside this
+    /// connection's methods: it must only signal (notify a poller, push to
+    /// a queue), never call into the connection. Use this or
+    /// `poll_changes`, not both: each replaces the other's registration.
+    #[cfg(feature = "std")]
+    pub fn on_wake<F>(&mut self, wake: F)
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.wake = Some(core::task::Waker::from(Arc::new(WakeFn(wake))));
+        self.arm_wake();
+    }
+
+    /// Register the wake callback with every source, or call it now if one
+    /// already has something queued.
+    fn arm_wake(&mut self) {
+        #[cfg(feature = "std")]
+        if let Some(waker) = self.wake.take() {
+            if self
+                .poll_changes(&mut core::task::Context::from_waker(&waker))
+                .is_ready()
+            {
+                waker.wake_by_ref();
+            }
+            self.wake = Some(waker);
         }
     }
 

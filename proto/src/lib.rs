@@ -8,14 +8,14 @@
 //! threads, a test harness or a fuzzer alike.
 //!
 //! A [`Service`] is built once (registry, limits, precomputed answers) and
-//! shared; a [`Connection`] holds one stream's state. See
-//! [`connection`] for the driving contract: after every input, drain
-//! [`Connection::poll_output`] until `None`; then wait for input or
-//! [`Connection::poll_timeout`].
+//! shared; a [`Connection`] holds one stream's state. The driving contract
+//! (every input, every output, and when to wait for what) is in
+//! [`connection`]; the repository's `examples/polling-http` follows it for
+//! a whole Streamable HTTP server on the `polling` crate, and
+//! `snodo-driver` on any async runtime.
 //!
 //! ```
 //! use snodo_proto::{CallToolResult, Connection, Instant, NoArgs, Output, Service, Tool, Transport};
-//! use std::sync::Arc;
 //!
 //! // Register a tool whose handler is an ordinary future.
 //! let service = Service::builder()
@@ -30,16 +30,17 @@
 //!     Instant::ZERO,
 //! );
 //!
-//! // Drive it by hand: run each invocation to completion, write each transmit.
+//! // Drain the outputs: keep each transmit, run each call.
 //! let mut written = Vec::new();
 //! while let Some(out) = conn.poll_output() {
 //!     match out {
 //!         Output::Transmit(bytes) => written.extend_from_slice(&bytes),
-//!         Output::Invoke(inv) => {
-//!             let call = inv.call;
-//!             // Any executor works; this handler is ready at once.
-//!             let outcome = futures_lite_block_on(inv.run(Arc::new(snodo_proto::NullSink)));
-//!             conn.complete(call, outcome, Instant::ZERO).unwrap();
+//!         Output::Invoke(invocation) => {
+//!             // Polled once here. A handler that is not ready would be
+//!             // spawned on an executor and report back by itself.
+//!             let mut task = conn.task(invocation);
+//!             let outcome = task.poll_inline().expect("this handler is ready at once");
+//!             conn.complete(task.call(), outcome, Instant::ZERO).unwrap();
 //!         }
 //!         Output::Cancel(_) | Output::Close => {}
 //!     }
@@ -51,13 +52,6 @@
 //! assert_eq!(response["result"]["content"][0]["text"], "Hello!");
 //! assert_eq!(response["result"]["resultType"], "complete");
 //! assert_eq!(response["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "snodo");
-//!
-//! # fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
-//! #     use std::task::{Context, Poll, Waker};
-//! #     let mut f = std::pin::pin!(f);
-//! #     let mut cx = Context::from_waker(Waker::noop());
-//! #     loop { if let Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
-//! # }
 //! ```
 //!
 //! Without the default `std` feature the crate is `no_std + alloc`; JSON

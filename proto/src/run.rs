@@ -130,6 +130,7 @@ impl CallSink for Reports {
 /// most handlers are ready at once and are answered there, with no task.
 /// Otherwise spawn it on any executor; it reports its outcome to its
 /// connection itself (waking the connection's
+/// [`on_wake`](crate::Connection::on_wake) callback or
 /// [`poll_changes`](crate::Connection::poll_changes)), ends early when the
 /// call is cancelled (dropping the handler's future), and answers a panic
 /// with `-32603` for its call alone.

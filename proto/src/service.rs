@@ -35,33 +35,55 @@ use crate::subscriptions::Notifications;
 use crate::uri_template::UriTemplate;
 
 /// Explicit bounds on everything a client can make the server hold.
+///
+/// Each field states its default ([`Limits::default`]); change a few and
+/// keep the rest with `Limits { max_concurrent_calls: 16, ..Limits::default() }`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
     /// Largest message accepted, in bytes (a stdio line without its newline).
+    ///
+    /// Default: `4 * 1024 * 1024` (4 MiB).
     pub max_message_bytes: usize,
     /// Calls handed to the application at once per connection; more wait.
+    ///
+    /// Default: `64`.
     pub max_concurrent_calls: usize,
     /// Admitted calls that may wait for a slot per connection; beyond this
     /// the connection asks its adapter to stop reading (backpressure).
+    ///
+    /// Default: `256`.
     pub max_queued_calls: usize,
     /// A call still running after this long is cancelled and answered with
     /// an internal error, so a handler that never finishes frees its slot.
+    /// `None` lets calls run for ever.
+    ///
+    /// Default: `Some(Duration::from_secs(300))` (5 minutes).
     pub call_timeout: Option<Duration>,
     /// Entries per page of `tools/list`, `prompts/list`, `resources/list`,
     /// `resources/templates/list`.
+    ///
+    /// Default: `100`.
     pub page_size: usize,
     /// Open `subscriptions/listen` streams per connection.
+    ///
+    /// Default: `16`.
     pub max_subscriptions: usize,
     /// How often a quiet listen stream on HTTP gets an SSE comment, so
     /// intermediaries and clients do not time it out
     /// (`streamable-http.mdx` § Receiving Messages).
+    ///
+    /// Default: `Duration::from_secs(15)`.
     pub keep_alive: Duration,
     /// Initialize-era sessions open at once on HTTP; `initialize` beyond
     /// this (after idle ones expire) is refused with 503.
+    ///
+    /// Default: `1024`.
     pub max_sessions: usize,
     /// An HTTP session with no message for this long is removed; its next
     /// request gets 404 and the client starts a new one
     /// (`mcp-2025-11-25/basic/transports.mdx` § Session Management).
+    ///
+    /// Default: `Duration::from_secs(30 * 60)` (30 minutes).
     pub session_idle_timeout: Duration,
     /// How long calls in flight may keep running once a connection winds
     /// down: after end of input on stdio (`basic/transports/stdio.mdx`
@@ -71,15 +93,21 @@ pub struct Limits {
     /// connection closes. An HTTP client hanging up starts no grace: its
     /// call is cancelled at once, or (an initialize-era session's) runs to
     /// its own deadline.
+    ///
+    /// Default: `Duration::from_secs(5)`.
     pub shutdown_grace: Duration,
     /// Once a connection is done, how long its last bytes may take to be
     /// written and, on HTTP, how long what the peer still sends is read
     /// and discarded so that closing does not reset a response still in
     /// flight (RFC 9112 § 9.6). See [`Connection::closing`](crate::Connection::closing).
+    ///
+    /// Default: `Duration::from_secs(2)`.
     pub close_linger: Duration,
     /// Progress and log reports from a connection's running calls that may
     /// wait for the connection to take them; more are dropped (progress is
     /// advisory). Outcomes always wait.
+    ///
+    /// Default: `256`.
     pub max_pending_reports: usize,
 }
 

@@ -40,27 +40,44 @@ pub enum HostPolicy {
     Any,
 }
 
-/// HTTP settings of a [`Service`](crate::Service).
+/// HTTP settings of a [`Service`](crate::Service). Each field states its
+/// default ([`HttpConfig::default`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HttpConfig {
     /// The MCP endpoint path; other paths get 404.
+    ///
+    /// Default: `String::from("/mcp")`.
     pub endpoint: String,
     /// Accepted origins.
+    ///
+    /// Default: `OriginPolicy::Loopback`.
     pub origins: OriginPolicy,
     /// Accepted hosts.
+    ///
+    /// Default: `HostPolicy::Loopback`.
     pub hosts: HostPolicy,
     /// Most bytes in a request head (431 beyond).
+    ///
+    /// Default: `16 * 1024` (16 KiB).
     pub max_head_bytes: usize,
     /// Most header fields in a request (431 beyond).
+    ///
+    /// Default: `64`.
     pub max_headers: usize,
     /// Time a client has to deliver a request's head once its first byte
     /// arrived (408 beyond), on its own deadline so that a client trickling
     /// header bytes cannot hold a connection for the body's time too.
+    ///
+    /// Default: `Duration::from_secs(10)`.
     pub head_timeout: Duration,
     /// Time a client has to deliver a request's body once its head arrived
     /// (408 beyond).
+    ///
+    /// Default: `Duration::from_secs(30)`.
     pub request_timeout: Duration,
     /// Time an idle keep-alive connection is kept open.
+    ///
+    /// Default: `Duration::from_secs(120)`.
     pub idle_timeout: Duration,
 }
 
