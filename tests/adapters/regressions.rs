@@ -104,6 +104,11 @@ pub fn http_unread_output_holds_up_no_call_timeout<R: Rt>() {
 /// In a 2025-11-25 session, a call whose connection is backed up by a
 /// client reading nothing is still cancelled by a `notifications/cancelled`
 /// from another connection.
+///
+/// Ignored in `main.rs` for now: it fails on every runtime. The session
+/// routes the cancellation to the owning connection's inbox, which that
+/// connection drains only in `handle_changes`, and the driver stops
+/// polling `poll_changes` while its write backlog is above the mark.
 pub fn http_unread_output_holds_up_no_cancellation<R: Rt>() {
     let (service, probes) = service(limits());
     let options = Options::default().write_high_water(4096);
