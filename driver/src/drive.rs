@@ -28,6 +28,7 @@ enum Event {
     Shed,
     Timer,
     Changes,
+    Routed,
     Written(io::Result<()>),
     Read(io::Result<usize>),
 }
@@ -122,6 +123,11 @@ where
             if below_high_water && conn.poll_changes(cx).is_ready() {
                 return Poll::Ready(Event::Changes);
             }
+            // A session's cancellation routed from another connection
+            // stops its call even while this client reads nothing.
+            if !below_high_water && conn.poll_routed(cx).is_ready() {
+                return Poll::Ready(Event::Routed);
+            }
             if !out.is_idle() {
                 if let Poll::Ready(r) = out.poll_step(&mut writer, cx) {
                     return Poll::Ready(Event::Written(r));
@@ -155,6 +161,7 @@ where
                 conn.handle_timeout(now());
             }
             Event::Changes => conn.handle_changes(now()),
+            Event::Routed => conn.handle_routed(now()),
             Event::Written(Ok(())) => {}
             Event::Written(Err(e)) => {
                 tracing::debug!(error = %e, "write failed; the client is gone");

@@ -80,7 +80,10 @@
 //! is over your high-water mark. The connection's bounds then absorb a
 //! client that does not read: calls wait in `max_queued_calls`, progress
 //! beyond `max_pending_reports` is dropped, and the hub applies its
-//! overflow policy, instead of your buffer growing.
+//! overflow policy, instead of your buffer growing. Keep taking
+//! [`handle_routed`](Connection::handle_routed) when
+//! [`poll_routed`](Connection::poll_routed) is ready, though: a session's
+//! cancellation from another connection must stop its call either way.
 //!
 //! # Guarantees
 //!
@@ -1198,6 +1201,30 @@ impl Connection {
     #[cfg(feature = "std")]
     pub fn handle_changes(&mut self, now: Instant) {
         self.take_reports(now);
+        self.handle_routed(now);
+        let Some(l) = &self.listener else { return };
+        for event in l.drain() {
+            self.publish(&event, now);
+        }
+    }
+
+    /// Ready when answers or cancellations were routed here from another
+    /// HTTP connection of this connection's initialize-era session. Unlike
+    /// the rest of [`poll_changes`](Connection::poll_changes), poll this
+    /// even while the write backlog is high: a cancellation must stop its
+    /// call whether or not the client reads (the call's own answer is
+    /// dropped, not written).
+    #[cfg(feature = "std")]
+    pub fn poll_routed(&mut self, cx: &mut core::task::Context<'_>) -> core::task::Poll<()> {
+        match &self.inbox {
+            Some(inbox) => inbox.poll(cx),
+            None => core::task::Poll::Pending,
+        }
+    }
+
+    /// Deliver what [`poll_routed`](Connection::poll_routed) found.
+    #[cfg(feature = "std")]
+    pub fn handle_routed(&mut self, now: Instant) {
         if let Some(inbox) = &self.inbox {
             for routed in inbox.drain() {
                 match routed {
@@ -1209,10 +1236,6 @@ impl Connection {
                     }
                 }
             }
-        }
-        let Some(l) = &self.listener else { return };
-        for event in l.drain() {
-            self.publish(&event, now);
         }
     }
 
