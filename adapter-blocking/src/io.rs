@@ -372,6 +372,7 @@ pub struct Acceptor {
     local: SocketAddr,
     stop: Arc<std::sync::atomic::AtomicBool>,
     chunk: usize,
+    thread: Option<thread::JoinHandle<()>>,
 }
 
 impl Acceptor {
@@ -384,7 +385,7 @@ impl Acceptor {
         let waker: Arc<Mutex<Option<Waker>>> = Arc::default();
         let stop: Arc<std::sync::atomic::AtomicBool> = Arc::default();
         let (wake_slot, stopped) = (waker.clone(), stop.clone());
-        thread::Builder::new()
+        let thread = thread::Builder::new()
             .name(String::from("snodo-acceptor"))
             .spawn(move || loop {
                 let accepted = listener.accept();
@@ -413,6 +414,7 @@ impl Acceptor {
             local,
             stop,
             chunk,
+            thread: Some(thread),
         })
     }
 }
@@ -454,8 +456,16 @@ impl snodo_driver::Listener for Acceptor {
 impl Drop for Acceptor {
     fn drop(&mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Release);
-        // The thread is blocked in accept: a connection to ourselves ends it.
-        let _ = TcpStream::connect_timeout(&reachable(self.local), Duration::from_secs(1));
+        // The thread is blocked in accept: a connection to ourselves ends
+        // it, and the listener is closed once it has (new clients are
+        // refused from then on).
+        let woken = TcpStream::connect_timeout(&reachable(self.local), Duration::from_secs(1));
+        // Drain the queue, so a thread blocked handing over a connection
+        // gets to see the stop.
+        while self.accepted.try_recv().is_ok() {}
+        if let (Ok(_), Some(thread)) = (woken, self.thread.take()) {
+            let _ = thread.join();
+        }
     }
 }
 
