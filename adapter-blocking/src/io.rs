@@ -152,27 +152,6 @@ impl snodo_driver::Read for ThreadReader {
             }
         }
     }
-
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        let mut s = self.shared.lock();
-        match s.chunk.take() {
-            Some(Ok(chunk)) => {
-                let n = (chunk.len() - s.taken).min(buf.len());
-                buf[..n].copy_from_slice(&chunk[s.taken..s.taken + n]);
-                s.taken += n;
-                if s.taken < chunk.len() {
-                    s.chunk = Some(Ok(chunk));
-                }
-                Poll::Ready(Ok(n))
-            }
-            Some(Err(e)) => Poll::Ready(Err(e)),
-            None if s.done => Poll::Ready(Ok(0)),
-            None => {
-                self.ask(&mut s, cx);
-                Poll::Pending
-            }
-        }
-    }
 }
 
 impl ThreadReader {
@@ -198,31 +177,6 @@ impl Drop for ThreadReader {
     }
 }
 
-/// Where a [`ThreadWriter`] writes: a blocking output and how to end it.
-pub trait Output: Write + Send + 'static {
-    /// End the output once everything is written: FIN on a socket; a
-    /// flush elsewhere (the caller owns the stream and closes it).
-    fn finish(&mut self) -> io::Result<()> {
-        self.flush()
-    }
-}
-
-impl Output for std::io::Stdout {}
-
-/// Any blocking writer, finished by a flush.
-pub struct Flushed<W>(pub W);
-
-impl<W: Write> Write for Flushed<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
-    }
-}
-
-impl<W: Write + Send + 'static> Output for Flushed<W> {}
-
 struct Socket(Arc<TcpStream>);
 
 impl Write for Socket {
@@ -237,12 +191,6 @@ impl Write for Socket {
 impl Read for Socket {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         (&*self.0).read(buf)
-    }
-}
-
-impl Output for Socket {
-    fn finish(&mut self) -> io::Result<()> {
-        self.0.shutdown(Shutdown::Write)
     }
 }
 
@@ -266,12 +214,19 @@ pub struct ThreadWriter {
 }
 
 impl ThreadWriter {
-    /// Write to `output` on a new thread.
-    pub fn spawn<W: Output>(output: W) -> io::Result<ThreadWriter> {
+    /// Write to `output` on a new thread; ending it flushes it (the caller
+    /// owns the stream and closes it).
+    pub fn spawn<W: Write + Send + 'static>(output: W) -> io::Result<ThreadWriter> {
         Self::start(output, None)
     }
 
-    fn start<W: Output>(mut output: W, socket: Option<Arc<TcpStream>>) -> io::Result<ThreadWriter> {
+    /// `socket`, when given, is shut for writing (FIN) at the end, and
+    /// entirely when this is dropped.
+    fn start<W: Write + Send + 'static>(
+        mut output: W,
+        socket: Option<Arc<TcpStream>>,
+    ) -> io::Result<ThreadWriter> {
+        let fin = socket.clone();
         let shared = Handoff::<WriteState>::new();
         let handoff = shared.clone();
         thread::Builder::new()
@@ -295,7 +250,10 @@ impl ThreadWriter {
                     wake(&mut s.waker);
                 } else if s.finish && !s.closed {
                     drop(s);
-                    let _ = output.finish();
+                    let _ = output.flush();
+                    if let Some(socket) = &fin {
+                        let _ = socket.shutdown(Shutdown::Write);
+                    }
                     let mut s = handoff.lock();
                     s.finished = true;
                     wake(&mut s.waker);

@@ -9,7 +9,7 @@ use std::net::{TcpListener, ToSocketAddrs};
 use snodo_driver::Options;
 use snodo_proto::{Service, Transport};
 
-use crate::io::{Acceptor, Output, ThreadReader, ThreadWriter};
+use crate::io::{Acceptor, ThreadReader, ThreadWriter};
 use crate::runtime::{block_on, Threads};
 
 /// Serve one client on this process's stdin and stdout until stdin ends and
@@ -21,8 +21,7 @@ pub fn serve_stdio(threads: &Threads, service: &Service, options: Options) -> io
 
 /// Serve one client speaking the stdio framing over a blocking byte stream
 /// (a pipe, a socket, an in-memory pipe in a test). See
-/// [`snodo_driver::serve_stream`]. Wrap a plain writer in
-/// [`Flushed`](crate::Flushed).
+/// [`snodo_driver::serve_stream`].
 pub fn serve_stream<R, W>(
     threads: &Threads,
     service: &Service,
@@ -32,7 +31,7 @@ pub fn serve_stream<R, W>(
 ) -> io::Result<()>
 where
     R: Read + Send + 'static,
-    W: Output,
+    W: std::io::Write + Send + 'static,
 {
     let reader = ThreadReader::spawn(reader, options.read_buffer)?;
     let writer = ThreadWriter::spawn(writer)?;

@@ -54,8 +54,13 @@ impl snodo_driver::Timer for Timer {
 pub struct Io<T>(pub T);
 
 impl<T: smol::io::AsyncRead + Unpin> snodo_driver::Read for Io<T> {
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_read(cx, buf)
+    fn poll_read_with(
+        &mut self,
+        cx: &mut Context<'_>,
+        max: usize,
+        take: &mut dyn FnMut(&[u8]),
+    ) -> Poll<io::Result<usize>> {
+        snodo_driver::read_into_scratch(max, take, |buf| Pin::new(&mut self.0).poll_read(cx, buf))
     }
 }
 
@@ -117,6 +122,17 @@ pub struct TcpReader {
 }
 
 impl snodo_driver::Read for TcpReader {
+    fn poll_read_with(
+        &mut self,
+        cx: &mut Context<'_>,
+        max: usize,
+        take: &mut dyn FnMut(&[u8]),
+    ) -> Poll<io::Result<usize>> {
+        snodo_driver::read_into_scratch(max, take, |buf| self.poll_read(cx, buf))
+    }
+}
+
+impl TcpReader {
     fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
         loop {
             if self.drained {
@@ -155,7 +171,6 @@ impl snodo_driver::Write for TcpWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use snodo_driver::Read as _;
     use std::io::Write as _;
     use std::time::Duration;
 

@@ -53,10 +53,17 @@ impl snodo_driver::Timer for Sleep {
 pub struct Io<T>(pub T);
 
 impl<T: AsyncRead + Unpin> snodo_driver::Read for Io<T> {
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        let mut buf = ReadBuf::new(buf);
-        ready!(Pin::new(&mut self.0).poll_read(cx, &mut buf))?;
-        Poll::Ready(Ok(buf.filled().len()))
+    fn poll_read_with(
+        &mut self,
+        cx: &mut Context<'_>,
+        max: usize,
+        take: &mut dyn FnMut(&[u8]),
+    ) -> Poll<io::Result<usize>> {
+        snodo_driver::read_into_scratch(max, take, |buf| {
+            let mut buf = ReadBuf::new(buf);
+            ready!(Pin::new(&mut self.0).poll_read(cx, &mut buf))?;
+            Poll::Ready(Ok(buf.filled().len()))
+        })
     }
 }
 

@@ -101,6 +101,10 @@ where
             timer.reset(at);
             armed = Some(at);
         }
+        // And after: the answers just drained may have left it idle.
+        if let Some(place) = &place {
+            place.seat.set_idle(conn.idle_since());
+        }
         let below_high_water = out.queued() + writer.buffered() < options.write_high_water;
         let read_more =
             input_open && below_high_water && (conn.wants_input() || conn.watches_hangup());
@@ -110,7 +114,7 @@ where
                 if !stopping && place.stop.poll(cx).is_ready() {
                     return Poll::Ready(Event::Stop);
                 }
-                if !shed && place.seat.poll_shed(cx).is_ready() {
+                if !shed && place.shed.poll(cx).is_ready() {
                     return Poll::Ready(Event::Shed);
                 }
             }

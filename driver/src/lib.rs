@@ -30,7 +30,7 @@ mod server;
 mod signal;
 
 pub use options::Options;
-pub use runtime::{Accepted, Listener, Read, Runtime, Timer, Write};
+pub use runtime::{read_into_scratch, Accepted, Listener, Read, Runtime, Timer, Write};
 pub use server::serve;
 pub use signal::Shutdown;
 

@@ -50,32 +50,37 @@ pub trait Timer: Send + Unpin + 'static {
 
 /// The read half of a byte stream.
 pub trait Read: Unpin {
-    /// Read into `buf`; `Ok(0)` is end of input.
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>>;
-
     /// Read at most `max` bytes and hand them to `take`, returning how many
-    /// (`Ok(0)`: end of input). By default they are read into a buffer of
-    /// the calling thread's, so a connection waiting for input holds no
-    /// read buffer of its own; a reader that already holds the bytes (a
-    /// reader thread's chunk) hands them over as they are.
+    /// (`Ok(0)`: end of input). A reader that already holds the bytes (a
+    /// reader thread's chunk) hands them over as they are; one that reads
+    /// into a buffer uses [`read_into_scratch`], so a connection waiting
+    /// for input holds no read buffer of its own.
     fn poll_read_with(
         &mut self,
         cx: &mut Context<'_>,
         max: usize,
         take: &mut dyn FnMut(&[u8]),
-    ) -> Poll<io::Result<usize>> {
-        SCRATCH.with(|scratch| {
-            let mut scratch = scratch.borrow_mut();
-            if scratch.len() < max {
-                scratch.resize(max, 0);
-            }
-            let read = self.poll_read(cx, &mut scratch[..max]);
-            if let Poll::Ready(Ok(n)) = read {
-                take(&scratch[..n]);
-            }
-            read
-        })
-    }
+    ) -> Poll<io::Result<usize>>;
+}
+
+/// Run `read` on a buffer of at most `max` bytes that belongs to the
+/// calling thread, and hand what it read to `take`.
+pub fn read_into_scratch(
+    max: usize,
+    take: &mut dyn FnMut(&[u8]),
+    read: impl FnOnce(&mut [u8]) -> Poll<io::Result<usize>>,
+) -> Poll<io::Result<usize>> {
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        if scratch.len() < max {
+            scratch.resize(max, 0);
+        }
+        let read = read(&mut scratch[..max]);
+        if let Poll::Ready(Ok(n)) = read {
+            take(&scratch[..n]);
+        }
+        read
+    })
 }
 
 thread_local! {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::future::{poll_fn, Future, IntoFuture};
 use std::io;
 use std::pin::pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -89,7 +89,8 @@ where
                         (rt.clone(), service.clone(), options.clone(), signal.watch());
                     rt.spawn_connection(async move {
                         tracing::debug!(%peer, "connection opened");
-                        let place = Place { stop, seat };
+                        let shed = seat.idle.shed.watch();
+                        let place = Place { stop, shed, seat };
                         let served =
                             drive(&rt2, &service, transport, reader, writer, &options, Some(place));
                         match served.await {
@@ -157,7 +158,7 @@ fn is_per_connection(e: &io::Error) -> bool {
 struct Live {
     count: AtomicUsize,
     waiter: Mutex<Option<Waker>>,
-    seats: Mutex<BTreeMap<u64, Arc<SeatState>>>,
+    seats: Mutex<BTreeMap<u64, Arc<Idle>>>,
     next: AtomicU64,
 }
 
@@ -176,26 +177,27 @@ impl Live {
             let seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
             let victim = seats
                 .values()
-                .filter(|s| !s.shed.load(Ordering::Acquire))
-                .filter_map(|s| s.idle_since().map(|t| (t, s)))
+                .filter(|s| !s.shed.is_raised())
+                .filter_map(|s| s.since().map(|t| (t, s)))
                 .min_by_key(|(t, _)| *t)?
                 .1;
             tracing::debug!("connection limit reached; closing the connection idle longest");
-
-            victim.shed();
+            victim.shed.raise();
         }
         self.count.fetch_add(1, Ordering::AcqRel);
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let state = Arc::new(SeatState::default());
+        let idle = Arc::new(Idle {
+            since: AtomicU64::new(0),
+            shed: Signal::new(),
+        });
         self.seats
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(id, state.clone());
+            .insert(id, idle.clone());
         Some(Seat {
-            state,
+            idle,
             live: self.clone(),
             id,
-            registered: None,
         })
     }
 
@@ -211,66 +213,35 @@ impl Live {
     }
 }
 
-#[derive(Default)]
-struct SeatState {
+/// Since when a connection is idle, and the signal that tells it to make
+/// room.
+struct Idle {
     /// `Instant` nanoseconds + 1 since which the connection is idle; 0 busy.
-    idle: AtomicU64,
-    shed: AtomicBool,
-    waker: Mutex<Option<Waker>>,
+    since: AtomicU64,
+    shed: Arc<Signal>,
 }
 
-impl SeatState {
-    fn idle_since(&self) -> Option<u64> {
-        match self.idle.load(Ordering::Relaxed) {
+impl Idle {
+    fn since(&self) -> Option<u64> {
+        match self.since.load(Ordering::Relaxed) {
             0 => None,
             v => Some(v),
         }
     }
-
-    fn shed(&self) {
-        self.shed.store(true, Ordering::Release);
-        let waker = self.waker.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(w) = waker {
-            w.wake();
-        }
-    }
 }
 
-/// A served connection's place under the cap (given back when it is
-/// dropped): the server reads since when the connection is idle and may
-/// tell it to make room.
+/// A served connection's place under the cap, given back when dropped.
 pub(crate) struct Seat {
-    state: Arc<SeatState>,
+    idle: Arc<Idle>,
     live: Arc<Live>,
     id: u64,
-    /// The waker last left in `state`.
-    registered: Option<Waker>,
 }
 
 impl Seat {
     /// Record since when the connection is idle (`None`: busy).
     pub(crate) fn set_idle(&self, since: Option<Instant>) {
         let v = since.map_or(0, |t| t.as_nanos().saturating_add(1));
-        self.state.idle.store(v, Ordering::Relaxed);
-    }
-
-    /// Ready once the connection was told to make room.
-    pub(crate) fn poll_shed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        if self.state.shed.load(Ordering::Acquire) {
-            return Poll::Ready(());
-        }
-        if !self
-            .registered
-            .as_ref()
-            .is_some_and(|w| w.will_wake(cx.waker()))
-        {
-            *self.state.waker.lock().unwrap_or_else(|p| p.into_inner()) = Some(cx.waker().clone());
-            self.registered = Some(cx.waker().clone());
-            if self.state.shed.load(Ordering::Acquire) {
-                return Poll::Ready(());
-            }
-        }
-        Poll::Pending
+        self.idle.since.store(v, Ordering::Relaxed);
     }
 }
 
@@ -290,8 +261,10 @@ impl Drop for Seat {
     }
 }
 
-/// A served connection's ties to its server: the shutdown signal and its seat.
+/// A served connection's ties to its server: the shutdown signal, the one
+/// that asks it to make room, and its seat.
 pub(crate) struct Place {
     pub(crate) stop: Watch,
+    pub(crate) shed: Watch,
     pub(crate) seat: Seat,
 }

@@ -31,6 +31,10 @@ impl Signal {
         self.waiters.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    pub(crate) fn is_raised(&self) -> bool {
+        self.raised.load(Ordering::Acquire)
+    }
+
     /// Raise it and wake every watcher.
     pub(crate) fn raise(&self) {
         self.raised.store(true, Ordering::Release);

@@ -200,7 +200,6 @@ fn threads() -> io::Result<snodo_blocking::Threads> {
 impl Rt for Blocking {
     fn stdio(service: Service, options: Options, input: Input, output: Output) -> Served {
         Served::spawn("blocking-stdio", move || {
-            let output = snodo_blocking::Flushed(output);
             snodo_blocking::serve_stream(&threads()?, &service, input, output, options)
         })
     }
