@@ -234,6 +234,49 @@ fn a_stalled_disk_write_does_not_hold_up_a_single_threaded_smol_connection() {
     check(&seen, &stalls);
 }
 
+#[test]
+fn a_stalled_disk_write_does_not_hold_up_a_connection_on_plain_threads() {
+    use std::io::{BufRead, BufReader, Write};
+
+    let dir = TempDir::new("threads");
+    let (service, stalls) = service(&dir);
+    // One worker for handler calls; the connection has its own thread.
+    let threads = snodo_blocking::Threads::new(1).expect("threads");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let mut client =
+        std::net::TcpStream::connect(listener.local_addr().expect("addr")).expect("connect");
+    let (server, _) = listener.accept().expect("accept");
+    let server_write = server.try_clone().expect("clone");
+    let serving = std::thread::spawn(move || {
+        snodo_blocking::serve_stream(
+            &threads,
+            &service,
+            server,
+            snodo_blocking::Flushed(server_write),
+            Default::default(),
+        )
+    });
+    client
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    client
+        .write_all(format!("{CREATE}\n{PLAIN}\n").as_bytes())
+        .expect("write");
+    let start = Instant::now();
+    let mut lines = BufReader::new(client.try_clone().expect("clone")).lines();
+    let mut responses = Vec::new();
+    while responses.len() < 2 {
+        let line = lines
+            .next()
+            .expect("the server answers before closing")
+            .expect("both answers within 10 s");
+        responses.push((start.elapsed(), parse(&line)));
+    }
+    client.shutdown(std::net::Shutdown::Both).expect("shutdown");
+    let _ = serving.join();
+    check(&Seen { responses }, &stalls);
+}
+
 /// The cost of a `tasks/get` round trip, one request at a time on one
 /// current-thread tokio connection, over a memory store (answered inline)
 /// and a disk store (answered from the extension's I/O threads). A
