@@ -110,6 +110,7 @@ impl Pool {
             work: Some(Box::new(work)),
             pool: self.shared.clone(),
             slot: Arc::new(Mutex::new(Slot::default())),
+            done: false,
         }
     }
 }
@@ -121,11 +122,14 @@ impl Drop for Pool {
     }
 }
 
-/// Queue `job`, or start a thread with it if none is idle and the limit
-/// allows. If that thread cannot be started, the job is dropped unrun.
+/// Queue `job` if an idle thread is left for it (or no thread may be
+/// added), else start a thread with it. If that thread cannot be started,
+/// the job is dropped unrun.
 fn submit(shared: &Arc<Shared>, job: Job) -> Result<(), String> {
     let mut q = shared.lock();
-    if q.idle > 0 || q.threads >= shared.max_threads {
+    // Idle threads wake one per queued job: a job beyond them gets a new
+    // thread rather than a wait behind another job.
+    if q.idle > q.jobs.len() || q.threads >= shared.max_threads {
         q.jobs.push_back(job);
         drop(q);
         shared.ready.notify_one();
@@ -197,6 +201,7 @@ pub(crate) struct Offloaded<T> {
     work: Option<Box<dyn FnOnce() -> T + Send>>,
     pool: Arc<Shared>,
     slot: Arc<Mutex<Slot<T>>>,
+    done: bool,
 }
 
 impl<T> Unpin for Offloaded<T> {}
@@ -225,12 +230,23 @@ impl<T: Send + 'static> Future for Offloaded<T> {
             });
             if let Err(e) = submit(&self.pool, job) {
                 tracing::error!(error = %e, "cannot start a thread for blocking store work");
+                self.done = true;
                 return Poll::Ready(Err(Lost::NoThread(e)));
             }
         }
+        // Its value is handed out once: a poll after that would wait for
+        // ever, so it is a bug, and said so.
+        assert!(
+            !self.done,
+            "an Offloaded future was polled after it was ready"
+        );
         let mut s = lock(&self.slot);
         match s.value.take() {
-            Some(v) => Poll::Ready(v),
+            Some(v) => {
+                drop(s);
+                self.done = true;
+                Poll::Ready(v)
+            }
             None => {
                 s.waker = Some(cx.waker().clone());
                 Poll::Pending
@@ -256,6 +272,15 @@ mod tests {
         }
     }
 
+    /// Poll once, so the work starts; its value if it is already there
+    /// (a future is not polled again once ready).
+    fn start<T: Send + 'static>(f: &mut Offloaded<T>) -> Option<Result<T, Lost>> {
+        match Pin::new(f).poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(v) => Some(v),
+            Poll::Pending => None,
+        }
+    }
+
     fn wait<T: Send + 'static>(mut f: Offloaded<T>) -> (Result<T, Lost>, usize) {
         let wakes = Arc::new(Wakes(AtomicUsize::new(0), std::thread::current()));
         let waker = Waker::from(wakes.clone());
@@ -276,14 +301,42 @@ mod tests {
             gate.recv().expect("released");
             std::thread::current().name().map(String::from)
         });
-        let mut cx = Context::from_waker(Waker::noop());
+        let wakes = Arc::new(Wakes(AtomicUsize::new(0), std::thread::current()));
+        let waker = Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
         // The work is held at its gate: the poll returns at once.
         assert!(Pin::new(&mut f).poll(&mut cx).is_pending());
         assert!(Pin::new(&mut f).poll(&mut cx).is_pending());
+        assert_eq!(wakes.0.load(Ordering::SeqCst), 0);
         go.send(()).expect("the worker waits");
-        let (v, wakes) = wait(f);
-        assert_eq!(v, Ok(Some(String::from("snodo-tasks-io"))));
-        assert!(wakes >= 1, "the worker woke the future");
+        let until = std::time::Instant::now() + Duration::from_secs(5);
+        while wakes.0.load(Ordering::SeqCst) == 0 && std::time::Instant::now() < until {
+            std::thread::park_timeout(Duration::from_millis(10));
+        }
+        assert_eq!(
+            wakes.0.load(Ordering::SeqCst),
+            1,
+            "the worker woke the future"
+        );
+        assert_eq!(
+            Pin::new(&mut f).poll(&mut cx),
+            Poll::Ready(Ok(Some(String::from("snodo-tasks-io"))))
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "polled after it was ready")]
+    fn a_poll_after_the_value_is_a_bug_not_a_hang() {
+        let pool = Pool::new(1);
+        let mut f = pool.run(|| 1);
+        let v = loop {
+            if let Some(v) = start(&mut f) {
+                break v;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        assert_eq!(v, Ok(1));
+        let _ = start(&mut f);
     }
 
     #[test]
@@ -308,6 +361,38 @@ mod tests {
     }
 
     #[test]
+    fn calls_queued_together_run_together_up_to_the_limit() {
+        let pool = Pool::new(2);
+        // One thread, left idle.
+        assert_eq!(wait(pool.run(|| 1)).0, Ok(1));
+        let arrived = Arc::new(AtomicUsize::new(0));
+        let meet = |arrived: Arc<AtomicUsize>| {
+            move || {
+                arrived.fetch_add(1, Ordering::SeqCst);
+                let until = std::time::Instant::now() + Duration::from_secs(2);
+                while arrived.load(Ordering::SeqCst) < 2 {
+                    if std::time::Instant::now() > until {
+                        return false;
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                true
+            }
+        };
+        let mut a = pool.run(meet(arrived.clone()));
+        let mut b = pool.run(meet(arrived));
+        let (a0, b0) = (start(&mut a), start(&mut b));
+        assert_eq!(
+            (
+                a0.unwrap_or_else(|| wait(a).0),
+                b0.unwrap_or_else(|| wait(b).0)
+            ),
+            (Ok(true), Ok(true)),
+            "both calls ran at once"
+        );
+    }
+
+    #[test]
     fn at_most_the_limit_of_threads_run_at_once() {
         let pool = Pool::new(2);
         let now = Arc::new(AtomicUsize::new(0));
@@ -324,15 +409,14 @@ mod tests {
                 })
             })
             .collect();
-        let mut cx = Context::from_waker(Waker::noop());
-        let mut futures: Vec<_> = futures
+        let started: Vec<_> = futures
             .into_iter()
-            .map(|mut f| {
-                let _ = Pin::new(&mut f).poll(&mut cx);
-                f
-            })
+            .map(|mut f| (start(&mut f), f))
             .collect();
-        let values: Vec<_> = futures.drain(..).map(|f| wait(f).0).collect();
+        let values: Vec<_> = started
+            .into_iter()
+            .map(|(ready, f)| ready.unwrap_or_else(|| wait(f).0))
+            .collect();
         assert_eq!(values, (0..6).map(Ok).collect::<Vec<_>>());
         assert_eq!(most.load(Ordering::SeqCst), 2);
     }
