@@ -29,12 +29,38 @@
 //!
 //! Hooks are synchronous and see `now` as a value: work that takes time or
 //! touches storage is returned as a future ([`Step::Defer`]) that the
-//! adapter runs like any handler, and whose outcome comes back through
+//! adapter runs like any handler (one that never blocks when polled: see
+//! [Blocking](#blocking)), and whose outcome comes back through
 //! [`Connection::complete`](crate::Connection::complete). A fault inside an
 //! extension (a [`Step::Fault`], an [`ExtensionError::Fault`], a decision
 //! that breaks negotiation, a malformed result) is logged and answered
 //! with a plain `-32603`; the call's timeout bounds a future that never
 //! resolves. Panics are the adapters' to catch, as for handlers.
+//!
+//! # Blocking
+//!
+//! A hook and an extension's step must not block, and neither may the
+//! future of a [`Step::Defer`]: the adapters poll it first inline on the
+//! connection's loop (most futures are ready at once, and are answered
+//! with no task), then as a task on the application's executor. A future
+//! that blocks when polled (file or network I/O, an fsync, a wait for a
+//! lock another process holds) stalls every other request of its
+//! connection, and on a single-threaded runtime every connection.
+//!
+//! Deferred work that blocks is moved to threads that may block, and the
+//! future only waits for it: it hands the blocking call to a thread (a
+//! small pool of the extension's own, or one the application provides:
+//! `tokio::task::spawn_blocking`, `smol::unblock`) on its first poll,
+//! returns `Pending`, and is woken by that thread with the value. Such a
+//! future blocks no runtime that polls it, and proto stays sans-I/O.
+//! Work that is quick and touches only memory is better done inline: a
+//! thread hop costs more than it does.
+//!
+//! The Tasks extension's crate does it this way: its disk store's reads,
+//! writes and fsyncs for the methods it owns, and for the task a
+//! `tools/call` becomes, run on a few threads the extension starts on
+//! demand (`Tasks::io_threads` there), while its memory store is called
+//! inline; its runner calls the store from a thread of its own.
 //!
 //! Extensions that defer work beyond the request (Tasks) run registered
 //! tools outside any connection with [`Service::detached_tool_call`] and
@@ -118,7 +144,8 @@ pub enum Step {
     Error(ErrorObject),
     /// Answer when this future resolves. The adapter runs it like a handler
     /// (it is an [`Output::Invoke`](crate::Output::Invoke)); it is dropped
-    /// if the request is cancelled.
+    /// if the request is cancelled. Polling it must not block: blocking work
+    /// belongs on other threads ([module docs](self), Blocking).
     Defer(BoxFuture<Result<Map<String, Value>, ExtensionError>>),
     /// A fault: logged with this text, answered `-32603`.
     Fault(String),

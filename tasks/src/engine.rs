@@ -13,16 +13,25 @@
 //! The engine also keeps the notices a [`TaskRunner`](crate::TaskRunner)
 //! acts on (work became available, a running task was cancelled) and
 //! publishes `notifications/tasks` through the service's hub.
+//!
+//! Its methods call the store on the calling thread. Over a blocking store
+//! ([`Store::is_blocking`], a [`DiskStore`](crate::DiskStore)) call them
+//! only from a thread that may block: the runner's driver thread
+//! ([`crate::drive`]), or the engine's own I/O threads, where the
+//! extension's answers to connections run ([`Tasks::io_threads`](crate::Tasks::io_threads)).
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use snodo_proto::{ChangeEvent, ErrorObject, ExtensionError, ExtensionEvent, Hub, Instant, Round};
+use snodo_proto::{
+    BoxFuture, ChangeEvent, ErrorObject, ExtensionError, ExtensionEvent, Hub, Instant, Round,
+};
 
 use crate::fault::{self, FaultHook, FaultPoint};
 use crate::id::TaskId;
+use crate::offload::Pool;
 use crate::record::{Answers, InputEntry, Lease, Status, TaskRecord, WorkDescriptor};
 use crate::store::{Store, StoreError};
 use crate::time::millis;
@@ -107,14 +116,22 @@ pub enum Committed {
 
 type Wake = Arc<dyn Fn() + Send + Sync>;
 
-/// The lifecycle over a store. Shared by the extension (on connections'
-/// threads) and the runner.
+/// Threads a blocking store's calls from connections run on, at most (see
+/// [`Engine::with_io_threads`]).
+pub const DEFAULT_IO_THREADS: usize = 4;
+
+/// The lifecycle over a store. Shared by the extension (whose answers to
+/// connections run on the engine's I/O threads over a blocking store) and
+/// the runner (on its driver's thread).
 pub struct Engine {
     store: Arc<dyn Store>,
     pub(crate) lifecycle: Lifecycle,
     notices: Mutex<Notices>,
     wake: Mutex<Option<Wake>>,
     faults: Option<FaultHook>,
+    /// Where a blocking store's calls from connections run; `None` for a
+    /// store that does not block, called inline.
+    io: Option<Pool>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -142,12 +159,48 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Engine {
     /// An engine over `store`.
     pub fn new(store: Arc<dyn Store>, lifecycle: Lifecycle) -> Engine {
+        let io = store.is_blocking().then(|| Pool::new(DEFAULT_IO_THREADS));
         Engine {
             store,
             lifecycle,
             notices: Mutex::new(Notices::default()),
             wake: Mutex::new(None),
             faults: None,
+            io,
+        }
+    }
+
+    /// Run a blocking store's calls from connections on at most `threads`
+    /// threads (default [`DEFAULT_IO_THREADS`]; at least one). Threads
+    /// start when work waits and end when idle. No effect over a store
+    /// that does not block.
+    pub fn with_io_threads(mut self, threads: usize) -> Engine {
+        if self.io.is_some() {
+            self.io = Some(Pool::new(threads));
+        }
+        self
+    }
+
+    /// `call` as the future a deferred answer to a connection awaits.
+    /// Over a blocking store it runs on the engine's I/O threads, and the
+    /// future only waits for it: whatever polls the future (a connection's
+    /// loop, an executor's thread) never blocks. Over a store that does
+    /// not block it runs inline on the first poll, as any handler does.
+    pub(crate) fn deferred<T, F>(self: &Arc<Self>, call: F) -> BoxFuture<Result<T, ExtensionError>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Engine) -> Result<T, ExtensionError> + Send + 'static,
+    {
+        let engine = self.clone();
+        match &self.io {
+            None => Box::pin(async move { call(&engine) }),
+            Some(pool) => {
+                let run = pool.run(move || call(&engine));
+                Box::pin(async move {
+                    run.await
+                        .unwrap_or_else(|lost| Err(ExtensionError::Fault(lost.to_string())))
+                })
+            }
         }
     }
 
@@ -633,5 +686,46 @@ fn apply(r: &mut TaskRecord, commit: Commit, now_ms: u64, max_rounds: u32) {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{DiskStore, MemoryStore};
+    use std::task::{Context, Poll, Waker};
+    use std::thread::{self, ThreadId};
+
+    fn here(engine: &Arc<Engine>) -> BoxFuture<Result<ThreadId, ExtensionError>> {
+        engine.deferred(|_| Ok(thread::current().id()))
+    }
+
+    #[test]
+    fn a_memory_store_is_answered_inline_on_the_first_poll() {
+        let engine = Arc::new(Engine::new(
+            Arc::new(MemoryStore::new()),
+            Lifecycle::default(),
+        ));
+        let mut cx = Context::from_waker(Waker::noop());
+        let polled = here(&engine).as_mut().poll(&mut cx);
+        assert_eq!(polled, Poll::Ready(Ok(thread::current().id())));
+    }
+
+    #[test]
+    fn a_disk_store_is_answered_from_another_thread() {
+        let dir =
+            std::env::temp_dir().join(format!("snodo-tasks-engine-io-{}", std::process::id()));
+        let store = DiskStore::open(&dir).expect("opens");
+        let engine = Arc::new(Engine::new(Arc::new(store), Lifecycle::default()));
+        let mut f = here(&engine);
+        let mut cx = Context::from_waker(Waker::noop());
+        let ran_on = loop {
+            match f.as_mut().poll(&mut cx) {
+                Poll::Ready(v) => break v.expect("ran"),
+                Poll::Pending => thread::sleep(std::time::Duration::from_millis(1)),
+            }
+        };
+        assert_ne!(ran_on, thread::current().id());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

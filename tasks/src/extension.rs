@@ -131,14 +131,14 @@ impl Extension for TasksExtension {
             Ok(id) => id,
             Err(e) => return Step::Error(e),
         };
-        let engine = self.engine.clone();
+        let engine = &self.engine;
         let principal = (self.principal)(call.meta);
         let hub = call.service.hub().cloned();
         let now = call.now;
         match call.method {
-            "tasks/get" => Step::Defer(Box::pin(async move {
-                engine.get(&principal, &id, now).map(|r| r.get_result())
-            })),
+            "tasks/get" => Step::Defer(
+                engine.deferred(move |e| e.get(&principal, &id, now).map(|r| r.get_result())),
+            ),
             "tasks/update" => {
                 let answers = match call.params.get("inputResponses") {
                     Some(Value::Object(m)) => m.clone(),
@@ -153,17 +153,16 @@ impl Extension for TasksExtension {
                         ))
                     }
                 };
-                Step::Defer(Box::pin(async move {
-                    engine
-                        .update(&principal, &id, &answers, now, hub.as_ref())
+                Step::Defer(engine.deferred(move |e| {
+                    e.update(&principal, &id, &answers, now, hub.as_ref())
                         .map(|()| ack())
                 }))
             }
-            "tasks/cancel" => Step::Defer(Box::pin(async move {
-                engine
-                    .cancel(&principal, &id, now, hub.as_ref())
-                    .map(|()| ack())
-            })),
+            "tasks/cancel" => {
+                Step::Defer(engine.deferred(move |e| {
+                    e.cancel(&principal, &id, now, hub.as_ref()).map(|()| ack())
+                }))
+            }
             other => Step::Error(ErrorObject::method_not_found(other)),
         }
     }
@@ -209,13 +208,14 @@ impl Extension for TasksExtension {
             },
             idempotency_key,
         };
-        let engine = self.engine.clone();
         let principal = (self.principal)(call.meta);
         let hub = call.service.hub().cloned();
         let now = call.now;
-        Wrap::Answer(Step::Defer(Box::pin(async move {
-            engine
-                .create(principal, work, now, hub.as_ref())
+        // `tasks.md` § Task Creation: answered once the task is stored, so
+        // over a DiskStore the future waits for a write and its fsyncs, run
+        // on the engine's I/O threads.
+        Wrap::Answer(Step::Defer(self.engine.deferred(move |e| {
+            e.create(principal, work, now, hub.as_ref())
                 .map(|r| r.create_result())
         })))
     }

@@ -14,7 +14,10 @@
 //!   `notifications/tasks` on `subscriptions/listen` streams that ask for
 //!   `taskIds`.
 //! - The lifecycle ([`Engine`]) runs over a [`Store`]: [`MemoryStore`], or
-//!   [`DiskStore`] (atomic, fsynced, versioned and checksummed files).
+//!   [`DiskStore`] (atomic, fsynced, versioned and checksummed files). A
+//!   disk store's I/O never runs on a connection's loop or an executor:
+//!   the extension answers from a few threads of its own
+//!   ([`Tasks::io_threads`]), the runner from its driver's thread.
 //! - A [`TaskRunner`] runs tasks' work apart from any connection, with
 //!   leases that survive a crash: after one, the task is recovered and run
 //!   again (at least once; [`run_info`] gives handlers a stable
@@ -42,6 +45,7 @@ pub mod engine;
 mod extension;
 pub mod fault;
 mod id;
+mod offload;
 mod record;
 mod runner;
 pub mod store;
@@ -52,7 +56,7 @@ use std::sync::Arc;
 use snodo_proto::extension::CoreCall;
 use snodo_proto::RequestMeta;
 
-pub use engine::{Claim, Commit, Committed, Engine, Lifecycle};
+pub use engine::{Claim, Commit, Committed, Engine, Lifecycle, DEFAULT_IO_THREADS};
 pub use extension::{anonymous, Principal, TaskSupport, TasksExtension, When};
 pub use fault::{FaultHook, FaultPoint};
 pub use id::TaskId;
@@ -76,6 +80,7 @@ pub struct Tasks {
     tools: Vec<(String, TaskSupport, Option<When>)>,
     principal: Principal,
     faults: Option<fault::FaultHook>,
+    io_threads: usize,
 }
 
 impl Tasks {
@@ -92,6 +97,7 @@ impl Tasks {
             tools: Vec::new(),
             principal: Arc::new(anonymous),
             faults: None,
+            io_threads: DEFAULT_IO_THREADS,
         }
     }
 
@@ -137,9 +143,18 @@ impl Tasks {
         self
     }
 
+    /// Run a blocking store's work for connections (a [`DiskStore`]'s
+    /// reads, writes and fsyncs) on at most `threads` threads of the
+    /// extension's own (default [`DEFAULT_IO_THREADS`]), never on a
+    /// connection's loop or an executor. A [`MemoryStore`] needs none.
+    pub fn io_threads(mut self, threads: usize) -> Self {
+        self.io_threads = threads;
+        self
+    }
+
     /// The extension.
     pub fn build(self) -> TasksExtension {
-        let mut engine = Engine::new(self.store, self.lifecycle);
+        let mut engine = Engine::new(self.store, self.lifecycle).with_io_threads(self.io_threads);
         if let Some(hook) = self.faults {
             engine = engine.with_fault_hook(hook);
         }

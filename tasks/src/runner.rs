@@ -154,6 +154,12 @@ struct Running {
 /// drain [`poll_output`](TaskRunner::poll_output): run every
 /// [`RunnerOutput::Run`], drop (and flag) every [`RunnerOutput::Abort`].
 ///
+/// Those calls claim, renew and commit in the store on the calling thread:
+/// over a [`DiskStore`](crate::DiskStore) they read, write and fsync, so
+/// drive the runner from a thread that may block, never from an executor's
+/// ([`crate::drive`] gives it a thread of its own; only the runs go to the
+/// runtime).
+///
 /// # Recovery
 ///
 /// Execution is at least once. A worker (or the whole process) that dies

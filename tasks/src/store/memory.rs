@@ -73,4 +73,9 @@ impl Store for MemoryStore {
     fn len(&self) -> Result<usize, StoreError> {
         Ok(self.lock().len())
     }
+
+    /// A map under a mutex held for one change: never blocks for long.
+    fn is_blocking(&self) -> bool {
+        false
+    }
 }

@@ -53,6 +53,16 @@ pub trait Store: Send + Sync + 'static {
     fn is_empty(&self) -> Result<bool, StoreError> {
         Ok(self.len()? == 0)
     }
+
+    /// Whether a call may block its thread: file or network I/O, fsyncs,
+    /// a wait for a lock another process holds. The extension runs a
+    /// blocking store's calls on threads of its own, never on a
+    /// connection's loop or an executor (`snodo_proto::extension`,
+    /// Blocking); a store that only touches memory says `false` and is
+    /// called inline, without a thread hop. The default is the safe one.
+    fn is_blocking(&self) -> bool {
+        true
+    }
 }
 
 /// What went wrong in a store.
