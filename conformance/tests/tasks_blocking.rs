@@ -248,13 +248,7 @@ fn a_stalled_disk_write_does_not_hold_up_a_connection_on_plain_threads() {
     let (server, _) = listener.accept().expect("accept");
     let server_write = server.try_clone().expect("clone");
     let serving = std::thread::spawn(move || {
-        snodo_blocking::serve_stream(
-            &threads,
-            &service,
-            server,
-            snodo_blocking::Flushed(server_write),
-            Default::default(),
-        )
+        snodo_blocking::serve_stream(&threads, &service, server, server_write, Default::default())
     });
     client
         .set_read_timeout(Some(Duration::from_secs(10)))
