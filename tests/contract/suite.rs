@@ -124,6 +124,8 @@ pub fn outcomes(output: &str) -> BTreeMap<String, Status> {
         let Some((name, result)) = rest.rsplit_once(" ... ") else {
             continue;
         };
+        // libtest marks a `#[should_panic]` test in its line, not its name.
+        let name = name.strip_suffix(" - should panic").unwrap_or(name);
         let status = match result.trim() {
             "ok" => Status::Passed,
             "FAILED" => Status::Failed,
@@ -230,14 +232,15 @@ mod tests {
             ["a::b", "c"]
         );
         let o = outcomes(
-            "running 4 tests\ntest a ... ok\ntest b::c ... FAILED\ntest d ... ignored, slow\ntest e has been running for over 60 seconds\ntest result: FAILED. 1 passed; 1 failed\n",
+            "running 5 tests\ntest a ... ok\ntest b::c ... FAILED\ntest d ... ignored, slow\ntest e has been running for over 60 seconds\ntest f - should panic ... ok\ntest result: FAILED. 2 passed; 1 failed\n",
         );
         assert_eq!(
             o.into_iter().collect::<Vec<_>>(),
             [
                 (String::from("a"), Status::Passed),
                 (String::from("b::c"), Status::Failed),
-                (String::from("d"), Status::Ignored)
+                (String::from("d"), Status::Ignored),
+                (String::from("f"), Status::Passed)
             ]
         );
     }
