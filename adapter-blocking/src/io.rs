@@ -56,9 +56,8 @@ fn wake(waker: &mut Option<Waker>) {
 struct ReadState {
     /// The connection asked for a chunk.
     want: bool,
-    /// A chunk read and not yet taken, and how much of it was taken.
+    /// A chunk read and not yet taken.
     chunk: Option<io::Result<Vec<u8>>>,
-    taken: usize,
     /// The reader thread read its last (EOF or an error).
     done: bool,
     /// The connection is gone: the reader thread stops.
@@ -118,7 +117,6 @@ impl ThreadReader {
                     buf.truncate(n);
                     buf
                 }));
-                s.taken = 0;
                 s.done = last;
                 wake(&mut s.waker);
                 if last {
@@ -140,9 +138,8 @@ impl snodo_driver::Read for ThreadReader {
         let mut s = self.shared.lock();
         match s.chunk.take() {
             Some(Ok(chunk)) => {
-                let rest = &chunk[s.taken..];
-                take(rest);
-                Poll::Ready(Ok(rest.len()))
+                take(&chunk);
+                Poll::Ready(Ok(chunk.len()))
             }
             Some(Err(e)) => Poll::Ready(Err(e)),
             None if s.done => Poll::Ready(Ok(0)),

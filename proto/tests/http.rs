@@ -672,3 +672,43 @@ fn disconnect_during_shutdown_still_cancels() {
     assert_eq!(h.cancelled.len(), 1);
     assert!(h.closed);
 }
+
+/// A server at its cap sheds the connection idle longest: between
+/// requests, or still receiving a head; never one answering a request.
+/// Closed while idle, it needs no lingering close; closed after an answer
+/// it does (RFC 9112 § 9.6).
+#[test]
+fn idle_connections_can_be_shed_and_close_without_lingering() {
+    let mut h = Harness::new(&service(), Transport::Http);
+    assert_eq!(h.conn.idle_since(), Some(h.now), "idle since it opened");
+    // A head on its way is still idle (a slow head is sheddable).
+    assert_eq!(h.send(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\n"), "");
+    assert!(h.conn.idle_since().is_some());
+    h.conn.shed(h.now);
+    assert_eq!(h.drain(), "", "nothing is written to a shed connection");
+    assert!(h.closed);
+    assert!(!h.conn.closing().discard_input);
+
+    // Answering a request: not idle, and shedding does nothing.
+    let mut h = Harness::new(&service(), Transport::Http);
+    h.run_handlers = false;
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"ping_tool",{META}}}}}"#
+    );
+    let hdr =
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: ping_tool\r\n";
+    assert_eq!(h.send(post(hdr, &call).as_bytes()), "");
+    assert_eq!(h.conn.idle_since(), None);
+    h.conn.shed(h.now);
+    assert!(!h.closed);
+
+    // Closed by its answer (`Connection: close`): the close lingers.
+    let mut h = Harness::new(&service(), Transport::Http);
+    let wire = post(DISCOVER_HEADERS, &discover_body()).replace("HTTP/1.1", "HTTP/1.0");
+    assert_eq!(
+        h.send(wire.as_bytes()),
+        json_response_close("200 OK", &discover_result())
+    );
+    assert!(h.closed);
+    assert!(h.conn.closing().discard_input);
+}
