@@ -157,8 +157,12 @@ pub enum Transport {
 /// Something the driver must do.
 #[derive(Debug)]
 pub enum Output {
-    /// Write these bytes, in order.
+    /// Write these bytes, in order. On a connection made with
+    /// [`Connection::http_request`] they are response body bytes.
     Transmit(Bytes),
+    /// Only on a connection made with [`Connection::http_request`], once
+    /// and before any body bytes: send the response head.
+    Respond(crate::http::Response),
     /// Run this call: [`Invocation::run`] it, or answer its request by hand.
     /// Report the outcome with [`Connection::complete`].
     Invoke(Invocation),
