@@ -30,4 +30,4 @@ mod service;
 
 pub use body::McpBody;
 pub use serve::serve;
-pub use service::McpService;
+pub use service::{McpService, RequestExtensions};

@@ -5,12 +5,13 @@ use http_body::Body;
 use http_body_util::{BodyExt, Limited};
 use snodo_driver::{Exchange, Part};
 use snodo_proto::http::codec::Head;
-use snodo_proto::Service;
+use snodo_proto::{Context, Host, Service};
 use snodo_tokio::Tokio;
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
 
 use crate::body::McpBody;
 
@@ -52,7 +53,8 @@ impl McpService {
         B: Body,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
+        let extensions = std::mem::take(&mut parts.extensions);
         let path = if self.mounted {
             self.service.http_config().endpoint.as_str()
         } else {
@@ -78,7 +80,8 @@ impl McpService {
             // The client stopped sending (a reset): no one reads an answer.
             Err(_) => return bare(StatusCode::BAD_REQUEST),
         };
-        let mut exchange = Exchange::new(Tokio, &self.service, head, body);
+        let host: Host = Arc::new(extensions);
+        let mut exchange = Exchange::new(Tokio, &self.service, head, body, Some(host));
         match poll_fn(|cx| exchange.poll_part(cx)).await {
             Some(Part::Head(head)) => {
                 let length = head.content_length;
@@ -119,7 +122,7 @@ where
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
 
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
@@ -143,5 +146,20 @@ where
     fn call(&self, request: Request<B>) -> Self::Future {
         let this = self.clone();
         Box::pin(async move { Ok(this.handle(request).await) })
+    }
+}
+
+/// A handler's access to what tower middleware put on its request's
+/// `http::Extensions` (the identity an auth layer established, a request
+/// id, a tenant). `None` for a call that did not come through
+/// [`McpService`].
+pub trait RequestExtensions {
+    /// The request's extension of type `T`.
+    fn request_extension<T: Send + Sync + 'static>(&self) -> Option<&T>;
+}
+
+impl RequestExtensions for Context {
+    fn request_extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.host::<http::Extensions>()?.get::<T>()
     }
 }

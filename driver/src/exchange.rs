@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use snodo_proto::http::codec::Head;
 use snodo_proto::time::Clock;
-use snodo_proto::{Connection, Output, Response, Service};
+use snodo_proto::{Connection, Host, Output, Response, Service};
 
 use crate::drive::clock;
 use crate::runtime::{Runtime, Timer};
@@ -43,11 +43,18 @@ pub struct Exchange<R: Runtime> {
 
 impl<R: Runtime> Exchange<R> {
     /// Answer `head` and `body` (`None`: larger than
-    /// [`Limits::max_message_bytes`](snodo_proto::Limits)) with `service`.
-    pub fn new(rt: R, service: &Service, head: Head, body: Option<Bytes>) -> Self {
+    /// [`Limits::max_message_bytes`](snodo_proto::Limits)) with `service`;
+    /// `host` is what handlers see as [`Context::host`](snodo_proto::Context::host).
+    pub fn new(
+        rt: R,
+        service: &Service,
+        head: Head,
+        body: Option<Bytes>,
+        host: Option<Host>,
+    ) -> Self {
         let clock = clock(&rt);
         let now = clock.at(rt.now());
-        let conn = Connection::http_request(service, head, body, now);
+        let conn = Connection::http_request(service, head, body, host, now);
         let timer = rt.timer(rt.now());
         Exchange {
             rt,

@@ -96,7 +96,7 @@ pub use extension::{
     Wrap,
 };
 pub use handler::{
-    BoxFuture, CallEvent, CallId, CallSink, CancelFlag, Context, IntoPromptOutcome,
+    BoxFuture, CallEvent, CallId, CallSink, CancelFlag, Context, Host, IntoPromptOutcome,
     IntoResourceOutcome, IntoToolOutcome, Invocation, LogMessage, NoArgs, NullSink, Outcome,
     Progress, Request, ResourceArgs, ResourceError, ToolError,
 };

@@ -280,6 +280,8 @@ pub struct Connection {
     pub(crate) shutting_down: bool,
     /// Every deadline: the connection's own and its calls'.
     pub(crate) timers: Timers,
+    /// What the host attached to the request ([`Connection::http_request`]).
+    pub(crate) host: Option<crate::handler::Host>,
     pub(crate) closed: bool,
     /// Reports and outcomes from this connection's running calls.
     #[cfg(feature = "std")]
@@ -375,6 +377,7 @@ impl Connection {
             input_closed: false,
             shutting_down: false,
             timers,
+            host: None,
             closed: false,
             #[cfg(feature = "std")]
             reports: crate::run::Reports::new(service.limits().max_pending_reports),
@@ -899,7 +902,7 @@ impl Connection {
             Request::Extension { .. } => Expect::Extension,
         };
         let deadline = self.service.limits().call_timeout.map(|t| now + t);
-        let shared = Shared::new(meta, round);
+        let shared = Shared::with_host(meta, round, self.host.clone());
         let legacy = session
             .map(|session| legacy::LegacyCall::new(session, &request, &shared.meta, &handler));
         self.insert_call(

@@ -132,8 +132,17 @@ impl Connection {
     /// and size are held to [`HttpConfig`](crate::HttpConfig)'s limits
     /// (431). A client that goes away (its response body dropped, its
     /// HTTP/2 stream reset) is [`handle_input_closed`](Connection::handle_input_closed).
-    pub fn http_request(service: &Service, head: Head, body: Option<Bytes>, now: Instant) -> Self {
+    /// `host` is what the host attached to the request, which handlers
+    /// read with [`Context::host`](crate::Context::host).
+    pub fn http_request(
+        service: &Service,
+        head: Head,
+        body: Option<Bytes>,
+        host: Option<crate::handler::Host>,
+        now: Instant,
+    ) -> Self {
         let mut conn = Connection::new(service, crate::Transport::Http, now);
+        conn.host = host;
         conn.timers.stop(Timer::Idle);
         conn.input_closed = true;
         let config = service.http_config();
