@@ -1,28 +1,51 @@
-//! A ready-made server: hyper on a TCP listener, HTTP/1.1 and HTTP/2 with
-//! prior knowledge (h2c) on the same port, with a graceful shutdown.
+//! A ready-made server: hyper on a TCP listener, HTTP/1.1 and HTTP/2 on
+//! the same port (h2c by prior knowledge; with TLS, by ALPN), with a
+//! graceful shutdown.
 
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
 use snodo_proto::Service;
-use std::future::IntoFuture;
+use std::future::{Future, IntoFuture};
 use std::io;
 use std::pin::pin;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpStream};
 
 use crate::McpService;
 
 /// Serve `service` on every connection `listener` accepts until `shutdown`
 /// resolves; then stop accepting and wait for open connections to finish
 /// (up to [`Limits::shutdown_grace`](snodo_proto::Limits) plus
-/// [`Limits::close_linger`](snodo_proto::Limits)). For TLS, or other routes
-/// beside MCP, use [`McpService`] in your own hyper or axum server.
+/// [`Limits::close_linger`](snodo_proto::Limits)). For other routes beside
+/// MCP, use [`McpService`] in your own hyper or axum server.
 pub async fn serve<S>(service: &Service, listener: TcpListener, shutdown: S) -> io::Result<()>
 where
     S: IntoFuture<Output = ()>,
 {
+    serve_with(service, listener, shutdown, |stream| async { Ok(stream) }).await
+}
+
+/// [`serve`], each connection first going through `accept` (a TLS
+/// handshake, say); a connection `accept` fails is dropped.
+pub(crate) async fn serve_with<S, A, F, I>(
+    service: &Service,
+    listener: TcpListener,
+    shutdown: S,
+    accept: A,
+) -> io::Result<()>
+where
+    S: IntoFuture<Output = ()>,
+    A: Fn(TcpStream) -> F,
+    F: Future<Output = io::Result<I>> + Send + 'static,
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let mcp = McpService::new(service.clone());
-    let builder = Builder::new(TokioExecutor::new());
+    let mut builder = Builder::new(TokioExecutor::new());
+    // One HTTP/2 connection runs at most as many requests at once as one
+    // native connection runs calls.
+    let streams = u32::try_from(service.limits().max_concurrent_calls).unwrap_or(u32::MAX);
+    builder.http2().max_concurrent_streams(streams);
     let graceful = GracefulShutdown::new();
     let mut shutdown = pin!(shutdown.into_future());
     loop {
@@ -37,10 +60,18 @@ where
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), mcp.clone());
-        let connection = graceful.watch(connection.into_owned());
+        let (handshake, builder, mcp) = (accept(stream), builder.clone(), mcp.clone());
+        let watcher = graceful.watcher();
         tokio::spawn(async move {
-            if let Err(e) = connection.await {
+            let io = match handshake.await {
+                Ok(io) => io,
+                Err(e) => {
+                    tracing::debug!(%peer, error = %e, "connection refused before HTTP");
+                    return;
+                }
+            };
+            let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), mcp);
+            if let Err(e) = watcher.watch(connection.into_owned()).await {
                 tracing::debug!(%peer, error = %e, "connection ended by an error");
             }
         });
