@@ -5,10 +5,13 @@
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
+use snodo_driver::Options;
 use snodo_proto::Service;
 use std::future::{Future, IntoFuture};
 use std::io;
 use std::pin::pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -19,11 +22,24 @@ use crate::McpService;
 /// (up to [`Limits::shutdown_grace`](snodo_proto::Limits) plus
 /// [`Limits::close_linger`](snodo_proto::Limits)). For other routes beside
 /// MCP, use [`McpService`] in your own hyper or axum server.
-pub async fn serve<S>(service: &Service, listener: TcpListener, shutdown: S) -> io::Result<()>
+///
+/// At most [`Options::max_connections`] connections are served at once; a
+/// connection accepted beyond that is closed at once. (The native
+/// listeners shed their longest-idle connection instead; hyper does not
+/// say when one of its connections is idle.)
+pub async fn serve<S>(
+    service: &Service,
+    listener: TcpListener,
+    shutdown: S,
+    options: Options,
+) -> io::Result<()>
 where
     S: IntoFuture<Output = ()>,
 {
-    serve_with(service, listener, shutdown, |stream| async { Ok(stream) }).await
+    serve_with(service, listener, shutdown, options, |stream| async {
+        Ok(stream)
+    })
+    .await
 }
 
 /// [`serve`], each connection first going through `accept` (a TLS
@@ -32,6 +48,7 @@ pub(crate) async fn serve_with<S, A, F, I>(
     service: &Service,
     listener: TcpListener,
     shutdown: S,
+    options: Options,
     accept: A,
 ) -> io::Result<()>
 where
@@ -47,6 +64,8 @@ where
     let streams = u32::try_from(service.limits().max_concurrent_calls).unwrap_or(u32::MAX);
     builder.http2().max_concurrent_streams(streams);
     let graceful = GracefulShutdown::new();
+    let live = Arc::new(AtomicUsize::new(0));
+    let max = options.max_connections.max(1);
     let mut shutdown = pin!(shutdown.into_future());
     loop {
         let (stream, peer) = tokio::select! {
@@ -59,10 +78,16 @@ where
             },
             () = &mut shutdown => break,
         };
+        if live.load(Ordering::Acquire) >= max {
+            tracing::warn!(%peer, max, "connection limit reached; closing the new connection");
+            continue;
+        }
         let _ = stream.set_nodelay(true);
+        let seat = Seat::take(&live);
         let (handshake, builder, mcp) = (accept(stream), builder.clone(), mcp.clone());
         let watcher = graceful.watcher();
         tokio::spawn(async move {
+            let _seat = seat;
             let io = match handshake.await {
                 Ok(io) => io,
                 Err(e) => {
@@ -86,4 +111,20 @@ where
         tracing::warn!("connections outlived the shutdown grace");
     }
     Ok(())
+}
+
+/// A served connection's place under the cap, given back when dropped.
+struct Seat(Arc<AtomicUsize>);
+
+impl Seat {
+    fn take(live: &Arc<AtomicUsize>) -> Seat {
+        live.fetch_add(1, Ordering::AcqRel);
+        Seat(live.clone())
+    }
+}
+
+impl Drop for Seat {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }

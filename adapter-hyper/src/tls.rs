@@ -59,13 +59,14 @@ pub async fn serve_tls<S>(
     listener: TcpListener,
     config: Arc<ServerConfig>,
     shutdown: S,
+    options: crate::Options,
 ) -> io::Result<()>
 where
     S: IntoFuture<Output = ()>,
 {
     let acceptor = TlsAcceptor::from(config);
     let deadline: Duration = service.http_config().head_timeout;
-    crate::serve::serve_with(service, listener, shutdown, move |stream| {
+    crate::serve::serve_with(service, listener, shutdown, options, move |stream| {
         let handshake = acceptor.accept(stream);
         async move {
             match tokio::time::timeout(deadline, handshake).await {

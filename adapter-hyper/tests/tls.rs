@@ -37,7 +37,15 @@ async fn start(alpn: &[u8]) -> (std::net::SocketAddr, TlsConnector) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
-        snodo_hyper::serve_tls(&service(), listener, config, std::future::pending()).await
+        let options = snodo_hyper::Options::default();
+        snodo_hyper::serve_tls(
+            &service(),
+            listener,
+            config,
+            std::future::pending(),
+            options,
+        )
+        .await
     });
     let mut roots = rustls::RootCertStore::empty();
     roots.add(der).unwrap();

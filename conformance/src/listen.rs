@@ -105,7 +105,8 @@ fn hyper_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) ->
         let listener = tokio::net::TcpListener::bind(addr).await?;
         announce(listener.local_addr()?);
         let _tasks = crate::tasks::run(service, tokio_spawner());
-        snodo_hyper::serve(service, listener, terminated()).await
+        let options = snodo_hyper::Options::default().max_connections(max_connections());
+        snodo_hyper::serve(service, listener, terminated(), options).await
     })
 }
 
@@ -124,7 +125,8 @@ pub fn serve_tls(
         let listener = tokio::net::TcpListener::bind(addr).await?;
         announce(listener.local_addr()?);
         let _tasks = crate::tasks::run(service, tokio_spawner());
-        snodo_hyper::serve_tls(service, listener, config, terminated()).await
+        let options = snodo_hyper::Options::default().max_connections(max_connections());
+        snodo_hyper::serve_tls(service, listener, config, terminated(), options).await
     })
 }
 
