@@ -33,6 +33,6 @@ pub mod tls;
 pub use body::McpBody;
 pub use serve::serve;
 pub use service::{McpService, RequestExtensions};
-pub use snodo_driver::Options;
+pub use snodo_driver::{Options, Shutdown};
 #[cfg(feature = "tls")]
 pub use tls::serve_tls;

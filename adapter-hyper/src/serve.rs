@@ -5,7 +5,7 @@
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
-use snodo_driver::Options;
+use snodo_driver::{Options, Shutdown};
 use snodo_proto::Service;
 use std::future::{Future, IntoFuture};
 use std::io;
@@ -57,7 +57,8 @@ where
     F: Future<Output = io::Result<I>> + Send + 'static,
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let mcp = McpService::new(service.clone());
+    let winding_down = Shutdown::new();
+    let mcp = McpService::new(service.clone()).with_shutdown(winding_down.clone());
     let mut builder = Builder::new(TokioExecutor::new());
     // One HTTP/2 connection runs at most as many requests at once as one
     // native connection runs calls.
@@ -102,6 +103,7 @@ where
         });
     }
     drop(listener);
+    winding_down.shutdown();
     let limits = service.limits();
     let grace = limits.shutdown_grace + limits.close_linger;
     if tokio::time::timeout(grace, graceful.shutdown())

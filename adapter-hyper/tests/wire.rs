@@ -308,6 +308,14 @@ fn many_concurrent_streams_share_one_http2_connection() {
     rt.block_on(async {
         let (base, _stop) = start(service().0).await;
         let c = client(true);
+        // The first request opens the connection, and the server's SETTINGS
+        // (at most `max_concurrent_calls` streams at once) reach the client
+        // before the burst; a client that sends beyond them is refused.
+        let r = c
+            .request(post(&base, "tools/call", &echo(7)))
+            .await
+            .unwrap();
+        assert_eq!(text(r).await.2, ECHOED);
         let calls = (0..200).map(|i| {
             let c = c.clone();
             let base = base.clone();
@@ -411,5 +419,62 @@ fn beyond_the_connection_cap_a_new_connection_is_closed() {
         let mut answer = vec![0; 4096];
         let n = third.read(&mut answer).await.unwrap();
         assert!(String::from_utf8_lossy(&answer[..n]).starts_with("HTTP/1.1 200 OK\r\n"));
+    });
+}
+
+#[test]
+fn a_listen_stream_carries_events_and_ends_on_shutdown() {
+    use snodo_proto::{ChangeEvent, Hub, Notifications};
+    both(|h2| {
+        Box::pin(async move {
+            let hub = Hub::default();
+            let service = Service::builder()
+                .server_info(Implementation::new("t", "1"))
+                .tool(Tool::new("noop", "Nothing"), |_: NoArgs, _ctx| async {
+                    CallToolResult::text("")
+                })
+                .notifications(Notifications {
+                    tools_list_changed: true,
+                    ..Notifications::default()
+                })
+                .hub(hub.clone())
+                .build()
+                .unwrap();
+            let (base, stop) = start(service).await;
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{{{META},"notifications":{{"toolsListChanged":true}}}}}}"#
+            );
+            let r = client(h2)
+                .request(post(&base, "subscriptions/listen", &body))
+                .await
+                .unwrap();
+            assert_eq!(r.headers()["content-type"], "text/event-stream");
+            let mut stream = r.into_body();
+            let mut next = async || {
+                let frame = stream.frame().await.unwrap().unwrap();
+                String::from_utf8(frame.into_data().unwrap().to_vec()).unwrap()
+            };
+            assert_eq!(
+                next().await,
+                "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":5},\"notifications\":{\"toolsListChanged\":true}}}\n\n"
+            );
+            hub.publish(ChangeEvent::ToolsListChanged);
+            assert_eq!(
+                next().await,
+                "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":5}}}\n\n"
+            );
+            // Shutdown ends the stream with its result
+            // (`subscriptions.mdx` § Graceful Closure), then the body.
+            stop.send(()).unwrap();
+            assert_eq!(
+                next().await,
+                "data: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"t\",\"version\":\"1\"},\"io.modelcontextprotocol/subscriptionId\":5},\"resultType\":\"complete\"}}\n\n"
+            );
+            let rest = tokio::time::timeout(Duration::from_secs(5), stream.collect())
+                .await
+                .expect("the body ends after the result")
+                .unwrap();
+            assert!(rest.to_bytes().is_empty(), "nothing after the result");
+        })
     });
 }
