@@ -495,3 +495,63 @@ fn a_listen_stream_carries_events_and_ends_on_shutdown() {
         })
     });
 }
+
+#[test]
+fn authorization_answers_as_on_the_native_listener() {
+    use snodo_proto::{Authorization, Principal, Rejection};
+    both(|h2| {
+        Box::pin(async move {
+            let auth = Authorization::new("https://mcp.example.com/mcp", |t: &str| match t {
+                "good" => Ok(Principal::new("alice", ["notes:read"])),
+                _ => Err(Rejection("The token is not valid for this resource".into())),
+            })
+            .require(["notes:read"]);
+            let service = Service::builder()
+                .server_info(Implementation::new("t", "1"))
+                .authorization(auth)
+                .tool(
+                    Tool::new("echo", "Echo").input_schema(
+                        json!({"type":"object","properties":{"text":{"type":"string"}}}),
+                    ),
+                    |a: serde_json::Value, _ctx| async move {
+                        CallToolResult::text(a["text"].as_str().unwrap_or("").to_owned())
+                    },
+                )
+                .build()
+                .unwrap();
+            let (base, _stop) = start(service).await;
+            let c = client(h2);
+            let r = c
+                .request(post(&base, "tools/call", &echo(7)))
+                .await
+                .unwrap();
+            assert_eq!(
+                r.headers()["www-authenticate"],
+                "Bearer scope=\"notes:read\", resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\""
+            );
+            assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+            let mut req = post(&base, "tools/call", &echo(7));
+            req.headers_mut()
+                .insert("authorization", "Bearer good".parse().unwrap());
+            let r = c.request(req).await.unwrap();
+            assert_eq!(
+                text(r).await,
+                (StatusCode::OK, "application/json".into(), ECHOED.into())
+            );
+            let mut req = Request::get(format!("{base}/.well-known/oauth-protected-resource/mcp"))
+                .body(Full::new(Bytes::new()))
+                .unwrap();
+            req.headers_mut()
+                .insert("host", "127.0.0.1".parse().unwrap());
+            let r = c.request(req).await.unwrap();
+            assert_eq!(
+                text(r).await,
+                (
+                    StatusCode::OK,
+                    "application/json".into(),
+                    r#"{"bearer_methods_supported":["header"],"resource":"https://mcp.example.com/mcp"}"#.into()
+                )
+            );
+        })
+    });
+}

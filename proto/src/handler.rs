@@ -177,6 +177,9 @@ pub(crate) struct Shared {
     pub(crate) round: Round,
     /// What the host put on the request ([`Context::host`]).
     pub(crate) host: Option<Host>,
+    /// Who is calling, when the service requires authorization
+    /// ([`Context::principal`]).
+    pub(crate) principal: Option<Arc<crate::auth::Principal>>,
     cancelled: AtomicBool,
     /// The task running the call ([`CallTask`](crate::CallTask)), woken on
     /// cancellation so it drops the handler's future promptly.
@@ -186,14 +189,22 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub(crate) fn new(meta: RequestMeta, round: Round) -> Arc<Shared> {
-        Shared::with_host(meta, round, None)
+        Shared::of_request(meta, round, None, None)
     }
 
-    pub(crate) fn with_host(meta: RequestMeta, round: Round, host: Option<Host>) -> Arc<Shared> {
+    /// A call's shared state, with what its request brought beside its
+    /// message: the host's data and the authenticated principal.
+    pub(crate) fn of_request(
+        meta: RequestMeta,
+        round: Round,
+        host: Option<Host>,
+        principal: Option<Arc<crate::auth::Principal>>,
+    ) -> Arc<Shared> {
         Arc::new(Shared {
             meta,
             round,
             host,
+            principal,
             ..Shared::default()
         })
     }
@@ -274,6 +285,14 @@ impl Context {
     /// native listeners and on stdio.
     pub fn host<T: core::any::Any>(&self) -> Option<&T> {
         self.shared.host.as_deref()?.downcast_ref::<T>()
+    }
+
+    /// Who is calling: the principal the service's
+    /// [`Authorization`](crate::Authorization) established for this call's
+    /// request. `None` without authorization (and on stdio, whose caller
+    /// the application knows from its environment).
+    pub fn principal(&self) -> Option<&crate::auth::Principal> {
+        self.shared.principal.as_deref()
     }
 
     /// The request's admitted `_meta`: protocol version, client

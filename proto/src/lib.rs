@@ -64,6 +64,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod auth;
 pub mod connection;
 pub mod dispatch;
 pub mod error;
@@ -89,6 +90,7 @@ pub mod subscriptions;
 pub mod time;
 pub mod uri_template;
 
+pub use auth::{Authenticator, Authorization, Principal, Rejection};
 pub use connection::{Closing, CompleteError, Connection, Output, Transport};
 pub use error::{code, ErrorObject};
 pub use extension::{

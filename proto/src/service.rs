@@ -327,6 +327,8 @@ pub(crate) struct Inner {
     pub(crate) legacy_capabilities: Value,
     /// `instructions`, for `server/discover` and `initialize`.
     pub(crate) instructions: Option<String>,
+    /// The authorization HTTP requests need ([`crate::auth`]).
+    pub(crate) auth: Option<crate::auth::Authorization>,
     /// HTTP sessions of the initialize-era dialects.
     #[cfg(feature = "std")]
     pub(crate) sessions: Option<crate::legacy::Sessions>,
@@ -463,6 +465,7 @@ pub struct ServiceBuilder {
     server_info: Implementation,
     include_server_info: bool,
     instructions: Option<String>,
+    auth: Option<crate::auth::Authorization>,
     limits: Limits,
     http: HttpConfig,
     cache: CachePolicy,
@@ -503,11 +506,20 @@ impl Default for ServiceBuilder {
             state_ttl: crate::mrtr::DEFAULT_STATE_TTL,
             extensions: Vec::new(),
             dialects: Dialect::ALL.to_vec(),
+            auth: None,
         }
     }
 }
 
 impl ServiceBuilder {
+    /// Require OAuth 2.1 bearer tokens on Streamable HTTP ([`crate::auth`]):
+    /// every request on the endpoint is authenticated before admission,
+    /// and the Protected Resource Metadata is served. stdio is unaffected.
+    pub fn authorization(mut self, auth: crate::auth::Authorization) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+
     /// The server's identity, published in every result's `_meta`.
     pub fn server_info(mut self, info: Implementation) -> Self {
         self.server_info = info;
@@ -966,6 +978,7 @@ impl ServiceBuilder {
                 legacy,
                 legacy_capabilities,
                 instructions: self.instructions,
+                auth: self.auth,
             }),
         })
     }

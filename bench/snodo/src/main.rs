@@ -1,6 +1,6 @@
 //! `snodo-echo`: one tool, `echo` (`{"text": string}` -> one text block),
 //! served by snodo on the chosen runtime. The command line is the
-//! fixture's: `--listen ADDR --runtime tokio|smol|blocking` or `--stdio`.
+//! fixture's: `--listen ADDR --runtime tokio|smol|blocking|hyper` or `--stdio`.
 //!
 //! tokio runs on a current-thread runtime and smol on one executor thread,
 //! the same single-threaded shape as the peers' servers in this benchmark
@@ -92,8 +92,21 @@ fn main() -> io::Result<()> {
                 snodo_blocking::Options::default(),
             )
         }
+        // On the same current-thread tokio runtime as the tokio row, so the
+        // two rows differ only in the HTTP layer (hyper's against proto's).
+        ("hyper", Mode::Listen(addr)) => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            rt.block_on(async {
+                let listener = tokio::net::TcpListener::bind(addr).await?;
+                announce(listener.local_addr()?);
+                let options = snodo_hyper::Options::default();
+                snodo_hyper::serve(&service, listener, std::future::pending(), options).await
+            })
+        }
         (other, _) => {
-            eprintln!("--runtime must be tokio, smol or blocking, got {other:?}");
+            eprintln!("--runtime must be tokio, smol, blocking or hyper (HTTP only), got {other:?}");
             std::process::exit(2)
         }
     }

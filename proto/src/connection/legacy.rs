@@ -498,7 +498,12 @@ impl Connection {
         let invocation = Invocation::new(
             call,
             lc.request.clone(),
-            Shared::with_host(lc.meta.clone(), round, self.host.clone()),
+            Shared::of_request(
+                lc.meta.clone(),
+                round,
+                self.host.clone(),
+                self.principal.clone(),
+            ),
             lc.handler.as_ref().and_then(Handler::try_clone),
         );
         tracing::debug!(%old, %call, "running the handler again with the client's answers");

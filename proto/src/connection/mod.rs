@@ -282,6 +282,8 @@ pub struct Connection {
     pub(crate) timers: Timers,
     /// What the host attached to the request ([`Connection::http_request`]).
     pub(crate) host: Option<crate::handler::Host>,
+    /// Who sent the request being answered ([`crate::auth`]).
+    pub(crate) principal: Option<Arc<crate::auth::Principal>>,
     pub(crate) closed: bool,
     /// Reports and outcomes from this connection's running calls.
     #[cfg(feature = "std")]
@@ -378,6 +380,7 @@ impl Connection {
             shutting_down: false,
             timers,
             host: None,
+            principal: None,
             closed: false,
             #[cfg(feature = "std")]
             reports: crate::run::Reports::new(service.limits().max_pending_reports),
@@ -902,7 +905,7 @@ impl Connection {
             Request::Extension { .. } => Expect::Extension,
         };
         let deadline = self.service.limits().call_timeout.map(|t| now + t);
-        let shared = Shared::with_host(meta, round, self.host.clone());
+        let shared = Shared::of_request(meta, round, self.host.clone(), self.principal.clone());
         let legacy = session
             .map(|session| legacy::LegacyCall::new(session, &request, &shared.meta, &handler));
         self.insert_call(

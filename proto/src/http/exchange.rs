@@ -169,8 +169,7 @@ impl Connection {
             conn.refuse_http(status, reason, None);
             return conn;
         }
-        let sessions = !service.inner.legacy.is_empty();
-        if let Err(r) = rules::check_head_with(config, &head, sessions) {
+        if let Err(r) = check_head(service, &head) {
             tracing::debug!(status = r.status, "HTTP request refused");
             conn.refuse_http(r.status, &r.message, r.allow);
             return conn;
@@ -521,10 +520,7 @@ impl Connection {
                     return;
                 }
                 Decoded::Head(head) => {
-                    let sessions = !self.service.inner.legacy.is_empty();
-                    if let Err(r) =
-                        rules::check_head_with(self.service.http_config(), &head, sessions)
-                    {
+                    if let Err(r) = check_head(&self.service, &head) {
                         tracing::debug!(status = r.status, "HTTP request refused");
                         self.refuse_http(r.status, &r.message, r.allow);
                         return;
@@ -554,8 +550,29 @@ impl Connection {
         }
     }
 
-    /// A request, past the head checks: a session verb, or a message.
+    /// A request, past the head checks: the resource metadata, or once
+    /// authenticated ([`crate::auth`]) a session verb or a message.
     fn handle_request(&mut self, head: &Head, body: Bytes, now: Instant) {
+        let service = self.service.clone();
+        if let Some(auth) = &service.inner.auth {
+            if auth.is_metadata_path(head.path.as_str()) {
+                if head.method == "GET" {
+                    let doc = auth.metadata_document();
+                    self.http_answer(200, Some("application/json"), &doc, &[], now);
+                } else {
+                    self.refuse_http(405, "Method Not Allowed", Some("Allow: GET"));
+                }
+                return;
+            }
+            match auth.check(head) {
+                Ok(principal) => self.principal = Some(alloc::sync::Arc::new(principal)),
+                Err(challenge) => {
+                    tracing::debug!(status = challenge.status(), "HTTP request not authorized");
+                    self.refuse_auth(auth, &challenge, None, now);
+                    return;
+                }
+            }
+        }
         if head.method != "POST" {
             self.handle_session_verb(head, now);
             return;
@@ -573,7 +590,37 @@ impl Connection {
                 None => return,
             },
         };
+        if let (Some(auth), Some(principal)) = (&service.inner.auth, self.principal.clone()) {
+            if let Dispatch::Invoke(admitted) = &dispatched {
+                if let crate::handler::Request::CallTool { name, .. } = &admitted.request {
+                    let missing = auth.missing_for_tool(&principal, name);
+                    if !missing.is_empty() {
+                        let challenge = crate::auth::Challenge::InsufficientScope(missing);
+                        self.refuse_auth(auth, &challenge, Some(&admitted.id), now);
+                        return;
+                    }
+                }
+            }
+        }
         self.carry_out(dispatched, &body, now);
+    }
+
+    /// Answer a request that authorization refused: its status, the
+    /// `WWW-Authenticate` challenge, and a JSON-RPC error as the body. The
+    /// connection stays usable: the request was well framed.
+    fn refuse_auth(
+        &mut self,
+        auth: &crate::auth::Authorization,
+        challenge: &crate::auth::Challenge,
+        id: Option<&crate::jsonrpc::RequestId>,
+        now: Instant,
+    ) {
+        let mut json = Vec::with_capacity(128);
+        let error = ErrorObject::invalid_request(challenge.message());
+        jsonrpc::write_error(&mut json, id, &error);
+        let header = auth.www_authenticate(challenge);
+        let status = challenge.status();
+        self.http_answer(status, Some("application/json"), &json, &[&header], now);
     }
 
     /// The general path of an HTTP message: a session's, a notification
@@ -631,4 +678,19 @@ impl Connection {
         }
         self.maybe_close();
     }
+}
+
+/// The Streamable HTTP head checks, but for the Protected Resource
+/// Metadata, which is not the MCP endpoint and is answered on its own.
+fn check_head(service: &Service, head: &Head) -> Result<(), rules::Refusal> {
+    let metadata = service
+        .inner
+        .auth
+        .as_ref()
+        .is_some_and(|a| a.is_metadata_path(head.path.as_str()));
+    if metadata {
+        return Ok(());
+    }
+    let sessions = !service.inner.legacy.is_empty();
+    rules::check_head_with(service.http_config(), head, sessions)
 }

@@ -70,6 +70,13 @@ const SERVERS: &[Server] = &[
         stdio: true,
     },
     Server {
+        label: "snodo (hyper)",
+        binary: "snodo-echo",
+        runtime: Some("hyper"),
+        // An HTTP adapter only.
+        stdio: false,
+    },
+    Server {
         label: "rmcp",
         binary: "rmcp-echo",
         runtime: None,

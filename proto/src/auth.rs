@@ -1,0 +1,461 @@
+//! Authorization on Streamable HTTP: snodo as an OAuth 2.1 resource
+//! server (`basic/authorization/index.mdx`).
+//!
+//! With an [`Authorization`] on the service, no request on the MCP
+//! endpoint reaches admission without a bearer token that its
+//! [`Authenticator`] accepted, on the native listener and on a host HTTP
+//! stack alike (both answer through the same exchange code). The rules
+//! written here:
+//!
+//! - the token comes from the one `Authorization` header, scheme `Bearer`
+//!   matched case-insensitively (RFC 6750 § 2.1), never from the query
+//!   string (§ Access Token Usage: "MUST NOT be included in the URI query
+//!   string"); two `Authorization` headers are a malformed request (400);
+//! - no token: 401 with `WWW-Authenticate: Bearer resource_metadata=…`
+//!   and the scopes every request needs (§ Scope Selection Strategy); a
+//!   token the authenticator refuses: 401 `error="invalid_token"`
+//!   (§ Token Handling); a call without the scopes its tool needs: 403
+//!   `error="insufficient_scope"` with all of them in one challenge
+//!   (§ Runtime Insufficient Scope Errors);
+//! - the Protected Resource Metadata (RFC 9728) at the root well-known URI
+//!   and at the path-aware one for the endpoint
+//!   (`authorization-server-discovery.mdx` § Protected Resource Metadata
+//!   Discovery Requirements);
+//! - every value written into `WWW-Authenticate` is a quoted-string with
+//!   `"` and `\` escaped and control characters dropped.
+//!
+//! Validation itself (JWT signatures, issuer, audience, expiry;
+//! introspection) is the [`Authenticator`]'s: proto carries no crypto.
+//! stdio takes no tokens (the spec says stdio servers SHOULD NOT use OAuth
+//! and take credentials from their environment): an application that
+//! knows its stdio caller sets nothing here.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use serde_json::{Map, Value};
+
+use crate::http::codec::Head;
+
+/// Who is calling, as an [`Authenticator`] established it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Principal {
+    /// The subject (`sub`): who the token was issued to act for.
+    pub subject: String,
+    /// The scopes the token grants.
+    pub scopes: Vec<String>,
+    /// Other claims the application asked the authenticator to keep.
+    pub claims: Map<String, Value>,
+}
+
+impl Principal {
+    /// A principal with `subject` and `scopes`.
+    pub fn new(
+        subject: impl Into<String>,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        Principal {
+            subject: subject.into(),
+            scopes: scopes.into_iter().map(Into::into).collect(),
+            claims: Map::new(),
+        }
+    }
+
+    /// Whether the token grants `scope`.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
+    }
+}
+
+/// Why an [`Authenticator`] refused a token: answered 401
+/// `error="invalid_token"` with this description. Say what is wrong in
+/// general terms (expired, wrong audience); never echo the token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection(pub String);
+
+/// Validates bearer tokens. It runs on the connection's thread before
+/// admission, so it must not block: a validator that fetches keys or
+/// introspects does so ahead of time or in the background and answers
+/// from what it holds.
+pub trait Authenticator: Send + Sync + 'static {
+    /// The principal `token` stands for, or why it is refused.
+    fn validate(&self, token: &str) -> Result<Principal, Rejection>;
+}
+
+impl<F> Authenticator for F
+where
+    F: Fn(&str) -> Result<Principal, Rejection> + Send + Sync + 'static,
+{
+    fn validate(&self, token: &str) -> Result<Principal, Rejection> {
+        self(token)
+    }
+}
+
+/// The authorization a service requires on HTTP.
+#[derive(Clone)]
+pub struct Authorization {
+    resource: String,
+    authorization_servers: Vec<String>,
+    scopes_supported: Vec<String>,
+    required: Vec<String>,
+    tool_scopes: BTreeMap<String, Vec<String>>,
+    authenticator: Arc<dyn Authenticator>,
+    metadata_url: String,
+    metadata_path: String,
+}
+
+impl core::fmt::Debug for Authorization {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Authorization")
+            .field("resource", &self.resource)
+            .field("authorization_servers", &self.authorization_servers)
+            .field("required", &self.required)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The root well-known URI of RFC 9728 § 3.
+pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// Longest token looked at; longer ones are refused unread.
+const MAX_TOKEN: usize = 8 * 1024;
+
+impl Authorization {
+    /// `resource` is the MCP endpoint's canonical URI (RFC 8707 § 2, say
+    /// `https://mcp.example.com/mcp`): the audience tokens must be issued
+    /// for, and where the metadata URL is derived from.
+    pub fn new(resource: impl Into<String>, authenticator: impl Authenticator) -> Self {
+        let resource = resource.into();
+        let (origin, path) = split_uri(&resource);
+        let path = path.trim_end_matches('/');
+        let metadata_path = alloc::format!("{METADATA_PATH}{path}");
+        Authorization {
+            metadata_url: alloc::format!("{origin}{metadata_path}"),
+            metadata_path,
+            resource,
+            authorization_servers: Vec::new(),
+            scopes_supported: Vec::new(),
+            required: Vec::new(),
+            tool_scopes: BTreeMap::new(),
+            authenticator: Arc::new(authenticator),
+        }
+    }
+
+    /// An authorization server that issues tokens for this resource
+    /// (`authorization_servers` in the metadata).
+    pub fn authorization_server(mut self, issuer: impl Into<String>) -> Self {
+        self.authorization_servers.push(issuer.into());
+        self
+    }
+
+    /// `scopes_supported` in the metadata: the minimal set for basic use.
+    pub fn scopes_supported(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Scopes every request needs; a token without them gets 403.
+    pub fn require(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.required = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Scopes a call of the tool `name` needs, beyond [`require`](Self::require).
+    pub fn tool_scopes(
+        mut self,
+        name: impl Into<String>,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.tool_scopes
+            .insert(name.into(), scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The resource's canonical URI.
+    pub fn resource(&self) -> &str {
+        &self.resource
+    }
+
+    /// Where the Protected Resource Metadata is served (the path-aware
+    /// well-known URI), as `WWW-Authenticate` names it.
+    pub fn metadata_url(&self) -> &str {
+        &self.metadata_url
+    }
+
+    /// Whether `path` is one of the two metadata URIs.
+    pub(crate) fn is_metadata_path(&self, path: &str) -> bool {
+        path == METADATA_PATH || path == self.metadata_path
+    }
+
+    /// The Protected Resource Metadata document (RFC 9728 § 2).
+    pub(crate) fn metadata_document(&self) -> Vec<u8> {
+        let mut doc = Map::new();
+        doc.insert("resource".into(), Value::String(self.resource.clone()));
+        let list = |v: &[String]| Value::Array(v.iter().cloned().map(Value::String).collect());
+        if !self.authorization_servers.is_empty() {
+            doc.insert(
+                "authorization_servers".into(),
+                list(&self.authorization_servers),
+            );
+        }
+        if !self.scopes_supported.is_empty() {
+            doc.insert("scopes_supported".into(), list(&self.scopes_supported));
+        }
+        doc.insert(
+            "bearer_methods_supported".into(),
+            Value::Array(alloc::vec![Value::String("header".into())]),
+        );
+        let mut out = Vec::new();
+        crate::json::write(&mut out, &doc);
+        out
+    }
+
+    /// Authenticate the request `head`: its principal, or the challenge to
+    /// answer with.
+    pub(crate) fn check(&self, head: &Head) -> Result<Principal, Challenge> {
+        let token = match head.count("authorization") {
+            0 => return Err(Challenge::Missing),
+            1 => bearer(head.get("authorization").unwrap_or_default())?,
+            _ => return Err(Challenge::Malformed("Multiple Authorization headers")),
+        };
+        let principal = self
+            .authenticator
+            .validate(token)
+            .map_err(|r| Challenge::Invalid(r.0))?;
+        let missing = self.missing(&principal, &self.required);
+        if !missing.is_empty() {
+            return Err(Challenge::InsufficientScope(missing));
+        }
+        Ok(principal)
+    }
+
+    /// The scopes a call of `tool` needs that `principal` lacks, all of
+    /// them (one challenge, not one per retry).
+    pub(crate) fn missing_for_tool(&self, principal: &Principal, tool: &str) -> Vec<String> {
+        match self.tool_scopes.get(tool) {
+            Some(needed) => self.missing(principal, needed),
+            None => Vec::new(),
+        }
+    }
+
+    fn missing(&self, principal: &Principal, needed: &[String]) -> Vec<String> {
+        needed
+            .iter()
+            .filter(|s| !principal.has_scope(s))
+            .cloned()
+            .collect()
+    }
+
+    /// The `WWW-Authenticate` line answering `challenge`.
+    pub(crate) fn www_authenticate(&self, challenge: &Challenge) -> String {
+        let mut h = String::from("WWW-Authenticate: Bearer ");
+        let mut params: Vec<(&str, String)> = Vec::new();
+        match challenge {
+            Challenge::Missing => {}
+            Challenge::Malformed(why) => {
+                params.push(("error", "invalid_request".into()));
+                params.push(("error_description", (*why).into()));
+            }
+            Challenge::Invalid(why) => {
+                params.push(("error", "invalid_token".into()));
+                params.push(("error_description", why.clone()));
+            }
+            Challenge::InsufficientScope(_) => {
+                params.push(("error", "insufficient_scope".into()));
+            }
+        }
+        let scope = match challenge {
+            Challenge::InsufficientScope(missing) => missing.join(" "),
+            _ => self.required.join(" "),
+        };
+        if !scope.is_empty() {
+            params.push(("scope", scope));
+        }
+        params.push(("resource_metadata", self.metadata_url.clone()));
+        for (i, (name, value)) in params.iter().enumerate() {
+            if i > 0 {
+                h.push_str(", ");
+            }
+            h.push_str(name);
+            h.push_str("=\"");
+            quote_into(&mut h, value);
+            h.push('"');
+        }
+        h
+    }
+}
+
+/// Why a request was not authenticated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Challenge {
+    /// No bearer token: 401, no error code (RFC 6750 § 3.1).
+    Missing,
+    /// The `Authorization` header is malformed: 400 `invalid_request`.
+    Malformed(&'static str),
+    /// The authenticator refused the token: 401 `invalid_token`.
+    Invalid(String),
+    /// These scopes are missing: 403 `insufficient_scope`.
+    InsufficientScope(Vec<String>),
+}
+
+impl Challenge {
+    pub(crate) fn status(&self) -> u16 {
+        match self {
+            Challenge::Missing | Challenge::Invalid(_) => 401,
+            Challenge::Malformed(_) => 400,
+            Challenge::InsufficientScope(_) => 403,
+        }
+    }
+
+    /// The JSON-RPC error message of the answer's body.
+    pub(crate) fn message(&self) -> &'static str {
+        match self {
+            Challenge::Missing => "Unauthorized: a bearer token is required",
+            Challenge::Invalid(_) => "Unauthorized: the bearer token is not valid",
+            Challenge::Malformed(_) => "Bad Request: malformed Authorization header",
+            Challenge::InsufficientScope(_) => "Forbidden: the token lacks a required scope",
+        }
+    }
+}
+
+/// The token of a `Bearer` credential (RFC 6750 § 2.1: the scheme is
+/// case-insensitive; the token is a `b64token`).
+fn bearer(value: &[u8]) -> Result<&str, Challenge> {
+    let value = core::str::from_utf8(value)
+        .map_err(|_| Challenge::Malformed("Authorization header is not UTF-8"))?;
+    let (scheme, token) = value.trim().split_once(' ').unwrap_or((value.trim(), ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        // Another scheme carries no bearer token.
+        return Err(Challenge::Missing);
+    }
+    let token = token.trim_start_matches(' ');
+    if token.is_empty() {
+        return Err(Challenge::Malformed("Bearer credential without a token"));
+    }
+    if token.len() > MAX_TOKEN {
+        return Err(Challenge::Invalid("The token is too large".into()));
+    }
+    let body = token.trim_end_matches('=');
+    let b64token = !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
+    if !b64token {
+        return Err(Challenge::Malformed("The token is not a b64token"));
+    }
+    Ok(token)
+}
+
+/// `value` as the inside of a quoted-string: `"` and `\` escaped, control
+/// characters (CR and LF above all: no header injection) dropped.
+fn quote_into(out: &mut String, value: &str) {
+    for c in value.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+}
+
+/// `scheme://authority` and the path of an absolute URI.
+fn split_uri(uri: &str) -> (&str, &str) {
+    let after_scheme = uri.find("://").map_or(0, |i| i + 3);
+    match uri[after_scheme..].find('/') {
+        Some(i) => uri.split_at(after_scheme + i),
+        None => (uri, ""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn auth() -> Authorization {
+        Authorization::new("https://mcp.example.com/mcp", |t: &str| {
+            if t == "good" {
+                Ok(Principal::new("alice", ["notes:read"]))
+            } else {
+                Err(Rejection("The token has expired".into()))
+            }
+        })
+        .require(["notes:read"])
+    }
+
+    fn head(auth: &[&str]) -> Head {
+        Head::new(
+            "POST",
+            "/mcp",
+            1,
+            auth.iter().map(|v| ("authorization", *v)),
+        )
+    }
+
+    #[test]
+    fn metadata_urls_follow_rfc_9728() {
+        let a = auth();
+        assert_eq!(
+            a.metadata_url(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        assert!(a.is_metadata_path("/.well-known/oauth-protected-resource"));
+        assert!(a.is_metadata_path("/.well-known/oauth-protected-resource/mcp"));
+        assert!(!a.is_metadata_path("/mcp"));
+        let root = Authorization::new("https://h.example", |_: &str| Err(Rejection("no".into())));
+        assert_eq!(
+            root.metadata_url(),
+            "https://h.example/.well-known/oauth-protected-resource"
+        );
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive_and_the_token_checked() {
+        let a = auth();
+        assert_eq!(a.check(&head(&["Bearer good"])).unwrap().subject, "alice");
+        assert_eq!(a.check(&head(&["bearer good"])).unwrap().subject, "alice");
+        assert_eq!(a.check(&head(&[])), Err(Challenge::Missing));
+        assert_eq!(
+            a.check(&head(&["Basic dXNlcjpwdw=="])),
+            Err(Challenge::Missing)
+        );
+        assert_eq!(
+            a.check(&head(&["Bearer good", "Bearer good"])),
+            Err(Challenge::Malformed("Multiple Authorization headers"))
+        );
+        assert_eq!(
+            a.check(&head(&["Bearer a b"])),
+            Err(Challenge::Malformed("The token is not a b64token"))
+        );
+        assert_eq!(
+            a.check(&head(&["Bearer bad"])),
+            Err(Challenge::Invalid("The token has expired".into()))
+        );
+        let huge = alloc::format!("Bearer {}", "a".repeat(MAX_TOKEN + 1));
+        assert_eq!(
+            a.check(&head(&[huge.as_str()])),
+            Err(Challenge::Invalid("The token is too large".into()))
+        );
+    }
+
+    #[test]
+    fn challenges_are_escaped_and_carry_the_metadata_url() {
+        let a = auth();
+        assert_eq!(
+            a.www_authenticate(&Challenge::Missing),
+            "WWW-Authenticate: Bearer scope=\"notes:read\", resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\""
+        );
+        assert_eq!(
+            a.www_authenticate(&Challenge::Invalid("bad \"quote\" \\ and\r\nX-Injected: 1".into())),
+            "WWW-Authenticate: Bearer error=\"invalid_token\", error_description=\"bad \\\"quote\\\" \\\\ andX-Injected: 1\", scope=\"notes:read\", resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\""
+        );
+        assert_eq!(
+            a.www_authenticate(&Challenge::InsufficientScope(vec!["a".into(), "b".into()])),
+            "WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"a b\", resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\""
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! Authorization on Streamable HTTP (`basic/authorization/index.mdx`):
+//! raw HTTP/1.1 requests in, the literal status, `WWW-Authenticate`
+//! challenge and body out. The authenticator here is a table of tokens:
+//! token validation is the validator crate's; what is under test is what
+//! proto does with its verdict.
+
+mod support;
+
+use snodo_proto::{
+    Authorization, CallToolResult, Context, Implementation, NoArgs, Principal, Rejection, Service,
+    Tool, Transport,
+};
+use support::Harness;
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+const PRM: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+
+fn service() -> Service {
+    let auth = Authorization::new("https://mcp.example.com/mcp", |token: &str| match token {
+        "reader" => Ok(Principal::new("alice", ["notes:read"])),
+        "writer" => Ok(Principal::new("bob", ["notes:read", "notes:write"])),
+        "nobody" => Ok(Principal::new("carol", ["other"])),
+        _ => Err(Rejection("The token is not valid for this resource".into())),
+    })
+    .authorization_server("https://auth.example.com")
+    .scopes_supported(["notes:read"])
+    .require(["notes:read"])
+    .tool_scopes("write_note", ["notes:write"]);
+    Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .authorization(auth)
+        .tool(
+            Tool::new("whoami", "Who is calling"),
+            |_: NoArgs, ctx: Context| async move {
+                CallToolResult::text(
+                    ctx.principal()
+                        .map_or("?", |p| p.subject.as_str())
+                        .to_owned(),
+                )
+            },
+        )
+        .tool(
+            Tool::new("write_note", "Needs notes:write"),
+            |_: NoArgs, _| async { CallToolResult::text("written") },
+        )
+        .build()
+        .unwrap()
+}
+
+fn call(tool: &str, authorization: &[&str]) -> String {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{tool}",{META}}}}}"#
+    );
+    let auth: String = authorization
+        .iter()
+        .map(|a| format!("Authorization: {a}\r\n"))
+        .collect();
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\n{auth}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+fn answer(status: &str, extra: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}\r\n{body}",
+        body.len()
+    )
+}
+
+fn send(request: &str) -> String {
+    Harness::new(&service(), Transport::Http).send(request.as_bytes())
+}
+
+#[test]
+fn a_valid_token_reaches_the_handler_with_its_principal() {
+    let out = send(&call("whoami", &["Bearer reader"]));
+    assert_eq!(
+        out,
+        answer(
+            "200 OK",
+            "",
+            r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t","version":"1"}},"content":[{"text":"alice","type":"text"}],"resultType":"complete"}}"#
+        )
+    );
+    // RFC 6750 § 2.1: the scheme is case-insensitive.
+    assert!(send(&call("whoami", &["bearer writer"])).contains(r#""text":"bob""#));
+}
+
+#[test]
+fn no_token_is_401_with_the_metadata_url_and_the_scope() {
+    assert_eq!(
+        send(&call("whoami", &[])),
+        answer(
+            "401 Unauthorized",
+            &format!(
+                "WWW-Authenticate: Bearer scope=\"notes:read\", resource_metadata=\"{PRM}\"\r\n"
+            ),
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: a bearer token is required"}}"#
+        )
+    );
+    // Another scheme carries no bearer token.
+    assert!(
+        send(&call("whoami", &["Basic YWxpY2U6cHc="])).starts_with("HTTP/1.1 401 Unauthorized\r\n")
+    );
+}
+
+#[test]
+fn a_token_in_the_query_string_is_not_a_token() {
+    let request = call("whoami", &[]).replacen("POST /mcp ", "POST /mcp?access_token=reader ", 1);
+    assert!(
+        send(&request).starts_with("HTTP/1.1 401 Unauthorized\r\n"),
+        "§ Access Token Usage: tokens MUST NOT be in the query string"
+    );
+}
+
+#[test]
+fn a_refused_token_is_401_invalid_token() {
+    assert_eq!(
+        send(&call("whoami", &["Bearer forged"])),
+        answer(
+            "401 Unauthorized",
+            &format!("WWW-Authenticate: Bearer error=\"invalid_token\", error_description=\"The token is not valid for this resource\", scope=\"notes:read\", resource_metadata=\"{PRM}\"\r\n"),
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: the bearer token is not valid"}}"#
+        )
+    );
+}
+
+#[test]
+fn malformed_credentials_are_400_invalid_request() {
+    assert_eq!(
+        send(&call("whoami", &["Bearer reader", "Bearer writer"])),
+        answer(
+            "400 Bad Request",
+            &format!("WWW-Authenticate: Bearer error=\"invalid_request\", error_description=\"Multiple Authorization headers\", scope=\"notes:read\", resource_metadata=\"{PRM}\"\r\n"),
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Bad Request: malformed Authorization header"}}"#
+        )
+    );
+    assert!(send(&call("whoami", &["Bearer a\"b"])).starts_with("HTTP/1.1 400 Bad Request\r\n"));
+}
+
+#[test]
+fn missing_scopes_are_403_insufficient_scope_all_at_once() {
+    // The endpoint's own scope.
+    assert_eq!(
+        send(&call("whoami", &["Bearer nobody"])),
+        answer(
+            "403 Forbidden",
+            &format!("WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"notes:read\", resource_metadata=\"{PRM}\"\r\n"),
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Forbidden: the token lacks a required scope"}}"#
+        )
+    );
+    // A tool's: the call is answered by its id.
+    assert_eq!(
+        send(&call("write_note", &["Bearer reader"])),
+        answer(
+            "403 Forbidden",
+            &format!("WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"notes:write\", resource_metadata=\"{PRM}\"\r\n"),
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Forbidden: the token lacks a required scope"}}"#
+        )
+    );
+    assert!(send(&call("write_note", &["Bearer writer"])).contains(r#""text":"written""#));
+}
+
+#[test]
+fn the_protected_resource_metadata_is_served_at_both_well_known_uris() {
+    let doc = r#"{"authorization_servers":["https://auth.example.com"],"bearer_methods_supported":["header"],"resource":"https://mcp.example.com/mcp","scopes_supported":["notes:read"]}"#;
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let out = send(&format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+        assert_eq!(out, answer("200 OK", "", doc), "{path}");
+    }
+}
+
+#[test]
+fn a_connection_keeps_serving_after_a_refusal() {
+    let mut h = Harness::new(&service(), Transport::Http);
+    assert!(h
+        .send(call("whoami", &[]).as_bytes())
+        .starts_with("HTTP/1.1 401"));
+    assert!(h
+        .send(call("whoami", &["Bearer reader"]).as_bytes())
+        .contains(r#""text":"alice""#));
+    // Each request is authenticated on its own: no principal carries over.
+    assert!(h
+        .send(call("whoami", &[]).as_bytes())
+        .starts_with("HTTP/1.1 401"));
+}
+
+#[test]
+fn stdio_takes_no_tokens() {
+    let mut h = Harness::new(&service(), Transport::Stdio);
+    let line = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"whoami\",{META}}}}}\n"
+    );
+    assert!(h.send(line.as_bytes()).contains(r#""text":"?""#));
+}
