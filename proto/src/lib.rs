@@ -87,7 +87,16 @@ mod shape;
 pub mod stdio;
 pub mod subscriptions;
 pub mod time;
+#[cfg(feature = "std")]
+pub mod trace;
+#[cfg(feature = "typed")]
+pub mod typed;
 pub mod uri_template;
+
+/// The schemars this crate generates tool schemas with, so an
+/// application's `#[derive(JsonSchema)]` is always the same version.
+#[cfg(feature = "typed")]
+pub use schemars;
 
 pub use connection::{Closing, CompleteError, Connection, Output, Transport};
 pub use error::{code, ErrorObject};
