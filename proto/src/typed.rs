@@ -11,8 +11,12 @@
 //! Content). [`ServiceBuilder::state`] hands every handler the application's
 //! state as [`State<S>`], with no `Arc` cloned into each closure.
 //!
+//! Import `schemars` from here (`use snodo_proto::schemars::{self,
+//! JsonSchema};`): `#[derive(JsonSchema)]` finds the crate by that name, so
+//! the derive and the engine always share one schemars version.
+//!
 //! ```
-//! use snodo_proto::schemars::JsonSchema;
+//! use snodo_proto::schemars::{self, JsonSchema};
 //! use snodo_proto::typed::{Json, State};
 //! use snodo_proto::{Context, Service, Tool, ToolError};
 //! use serde::{Deserialize, Serialize};

@@ -15,18 +15,16 @@ use std::hint::black_box;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use snodo_proto::schemars::JsonSchema;
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::typed::Json;
 use snodo_proto::{CallToolResult, Connection, Context, Instant, Output, Service, Tool, Transport};
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 struct Echo {
     text: String,
 }
 
 #[derive(Serialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 struct Echoed {
     text: String,
     length: usize,

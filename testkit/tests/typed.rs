@@ -7,13 +7,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use snodo_proto::schemars::JsonSchema;
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::typed::{Json, State};
 use snodo_proto::{CallToolResult, Context, Service, Tool, ToolAnnotations, ToolError};
 use snodo_testkit::{block_on, TestClient};
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 struct Search {
     /// Words to look for.
     query: String,
@@ -22,14 +21,12 @@ struct Search {
 }
 
 #[derive(Serialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 struct Hits {
     hits: Vec<String>,
 }
 
 // Its schema promises an integer; it serializes a string.
 #[derive(Serialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 struct Liar {
     #[schemars(with = "u32")]
     count: String,
@@ -91,7 +88,6 @@ fn service() -> Service {
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 struct Shout {
     text: String,
 }

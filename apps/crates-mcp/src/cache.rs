@@ -9,7 +9,7 @@ use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
-use snodo_proto::schemars;
+use snodo_proto::schemars::{self, JsonSchema};
 
 /// One crate version found in the cache.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,8 +33,7 @@ pub struct CrateVersion {
 }
 
 /// A dependency as a manifest declares it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Dependency {
     /// The name it is used under.
     pub name: String,

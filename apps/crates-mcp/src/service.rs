@@ -102,7 +102,6 @@ pub fn file_uri(name: &str, version: &str, path: &str) -> String {
 
 /// Arguments of `search_crates`.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct SearchArgs {
     /// Words to look for in crate names, keywords and descriptions
     /// (case-insensitive).
@@ -115,7 +114,6 @@ pub struct SearchArgs {
 
 /// A crate as search lists it.
 #[derive(Serialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct CrateSummary {
     /// Package name.
     pub name: String,
@@ -131,7 +129,6 @@ pub struct CrateSummary {
 
 /// Result of `search_crates`.
 #[derive(Serialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct SearchResult {
     /// Best match first.
     pub crates: Vec<CrateSummary>,
@@ -197,7 +194,6 @@ fn search(catalog: &Catalog, args: &SearchArgs) -> SearchResult {
 
 /// Names one crate version.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct CrateArgs {
     /// Package name, exactly.
     pub name: String,
@@ -207,7 +203,6 @@ pub struct CrateArgs {
 
 /// Result of `crate_info`.
 #[derive(Serialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct CrateInfo {
     /// Package name.
     pub name: String,
@@ -267,7 +262,6 @@ fn info(catalog: &Catalog, args: &CrateArgs) -> Result<CrateInfo, ToolError> {
 
 /// Arguments of `find_in_crate`.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct FindArgs {
     /// Package name, exactly.
     pub name: String,
@@ -287,7 +281,6 @@ pub struct FindArgs {
 
 /// Result of `find_in_crate`.
 #[derive(Serialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct FindResult {
     /// The crate version searched.
     pub name: String,
@@ -304,7 +297,6 @@ pub struct FindResult {
 
 /// Arguments of `compare_versions`.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct CompareArgs {
     /// Package name, exactly.
     pub name: String,
@@ -316,7 +308,6 @@ pub struct CompareArgs {
 
 /// Result of `compare_versions`.
 #[derive(Serialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct Comparison {
     /// Package name.
     pub name: String,
@@ -355,7 +346,6 @@ fn compare(catalog: &Catalog, args: &CompareArgs) -> Result<Comparison, ToolErro
 
 /// Result of `index_cache`.
 #[derive(Serialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct IndexSummary {
     /// Distinct crates.
     pub crates: usize,
@@ -434,7 +424,6 @@ fn mime_of(path: &str) -> &'static str {
 
 /// Arguments of `review_upgrade`.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct ReviewArgs {
     /// The dependency to upgrade.
     pub name: String,

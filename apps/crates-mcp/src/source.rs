@@ -20,7 +20,6 @@ pub const MAX_FILES: usize = 5_000;
 
 /// One line that matched.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-#[schemars(crate = "snodo_proto::schemars")]
 pub struct Match {
     /// Path inside the crate, `/`-separated.
     pub file: String,

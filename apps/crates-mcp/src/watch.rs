@@ -23,10 +23,12 @@ impl Watcher {
     pub fn start(app: Arc<App>, interval: Duration) -> std::io::Result<Watcher> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
+        // Taken now, not on the thread: a change right after `start`
+        // returns must be seen as one.
+        let mut seen = cache::fingerprint(app.registry());
         let thread = std::thread::Builder::new()
             .name("crates-watch".into())
             .spawn(move || {
-                let mut seen = cache::fingerprint(app.registry());
                 // Sleep in short steps so a stop is prompt.
                 let step = Duration::from_millis(50).min(interval);
                 let mut slept = Duration::ZERO;
