@@ -104,6 +104,32 @@ fn publishable(schema: Schema) -> Value {
     value
 }
 
+/// The `inputSchema` of arguments `A`: [`schema_for`], with `"type":
+/// "object"` added at the root when schemars left it out but every
+/// alternative is an object (an internally tagged enum:
+/// `#[serde(tag = "kind")]`), since `server/tools.mdx` § Tool requires
+/// it there. Any other root without it (a plain enum, a number) is
+/// refused when the service is built.
+pub fn input_schema_for<A: JsonSchema + ?Sized>() -> Value {
+    let mut schema = schema_for::<A>();
+    if let Some(root) = schema.as_object_mut() {
+        let all_objects = |key: &str| {
+            root.get(key)
+                .and_then(Value::as_array)
+                .is_some_and(|alts| {
+                    !alts.is_empty()
+                        && alts
+                            .iter()
+                            .all(|a| a.get("type").and_then(Value::as_str) == Some("object"))
+                })
+        };
+        if !root.contains_key("type") && (all_objects("oneOf") || all_objects("anyOf")) {
+            root.insert(String::from("type"), Value::from("object"));
+        }
+    }
+    schema
+}
+
 impl JsonSchema for NoArgs {
     fn schema_name() -> alloc::borrow::Cow<'static, str> {
         alloc::borrow::Cow::Borrowed("NoArgs")
@@ -196,7 +222,7 @@ impl<T: ToolOutput, E: Into<crate::handler::ToolError>> ToolOutput for Result<T,
 /// structured, its `outputSchema` from `R`. A schema the application set by
 /// hand on `tool` is replaced: the type is the one truth.
 fn typed_declaration<A: JsonSchema, R: ToolOutput>(mut tool: Tool) -> Tool {
-    tool.input_schema = schema_for::<A>();
+    tool.input_schema = input_schema_for::<A>();
     tool.output_schema = R::output_schema();
     tool
 }
