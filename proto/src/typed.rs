@@ -76,8 +76,7 @@ use serde_json::Value;
 
 use crate::error::ErrorObject;
 use crate::handler::{
-    Context, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, NoArgs, Outcome,
-    ResourceArgs,
+    Context, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, NoArgs, Outcome, ResourceArgs,
 };
 use crate::model::{
     CallToolResult, Completion, CompletionRequest, Prompt, PromptArgument, Resource,
@@ -114,14 +113,12 @@ pub fn input_schema_for<A: JsonSchema + ?Sized>() -> Value {
     let mut schema = schema_for::<A>();
     if let Some(root) = schema.as_object_mut() {
         let all_objects = |key: &str| {
-            root.get(key)
-                .and_then(Value::as_array)
-                .is_some_and(|alts| {
-                    !alts.is_empty()
-                        && alts
-                            .iter()
-                            .all(|a| a.get("type").and_then(Value::as_str) == Some("object"))
-                })
+            root.get(key).and_then(Value::as_array).is_some_and(|alts| {
+                !alts.is_empty()
+                    && alts
+                        .iter()
+                        .all(|a| a.get("type").and_then(Value::as_str) == Some("object"))
+            })
         };
         if !root.contains_key("type") && (all_objects("oneOf") || all_objects("anyOf")) {
             root.insert(String::from("type"), Value::from("object"));

@@ -89,7 +89,10 @@ impl<T> Answer<T> {
         match self {
             Answer::Complete(t) => t,
             Answer::InputRequired(p) => {
-                panic!("the server asked for input: {}", Value::Object(p.input_requests))
+                panic!(
+                    "the server asked for input: {}",
+                    Value::Object(p.input_requests)
+                )
             }
         }
     }
@@ -298,7 +301,11 @@ impl TestClient {
 
     /// `tools/call`: the final result; panics if the tool asks for input
     /// (use [`call_tool_rounds`](TestClient::call_tool_rounds) for that).
-    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Result<CallToolResult, RpcError> {
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, RpcError> {
         Ok(self.call_tool_rounds(name, arguments).await?.complete())
     }
 
@@ -308,11 +315,8 @@ impl TestClient {
         name: &str,
         arguments: Value,
     ) -> Result<Answer<CallToolResult>, RpcError> {
-        self.rounds(
-            "tools/call",
-            json!({"name": name, "arguments": arguments}),
-        )
-        .await
+        self.rounds("tools/call", json!({"name": name, "arguments": arguments}))
+            .await
     }
 
     /// `resources/read`: the final result.
@@ -329,7 +333,11 @@ impl TestClient {
     }
 
     /// `prompts/get` with string arguments: the final result.
-    pub async fn get_prompt(&mut self, name: &str, arguments: Value) -> Result<GetPromptResult, RpcError> {
+    pub async fn get_prompt(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<GetPromptResult, RpcError> {
         Ok(self.get_prompt_rounds(name, arguments).await?.complete())
     }
 
@@ -370,9 +378,7 @@ impl TestClient {
         if let Some(state) = &pending.request_state {
             params.insert("requestState".into(), state.clone());
         }
-        let result = self
-            .request(&pending.method, Value::Object(params))
-            .await?;
+        let result = self.request(&pending.method, Value::Object(params)).await?;
         Ok(answer(&pending.method, pending.params, result))
     }
 
@@ -468,8 +474,12 @@ impl TestClient {
         self.partial.extend_from_slice(bytes);
         while let Some(end) = self.partial.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = self.partial.drain(..=end).collect();
-            let message: Value = serde_json::from_slice(&line[..end])
-                .unwrap_or_else(|e| panic!("the server wrote a line that is not JSON ({e}): {}", String::from_utf8_lossy(&line)));
+            let message: Value = serde_json::from_slice(&line[..end]).unwrap_or_else(|e| {
+                panic!(
+                    "the server wrote a line that is not JSON ({e}): {}",
+                    String::from_utf8_lossy(&line)
+                )
+            });
             self.inbox.push_back(message);
         }
     }
@@ -546,7 +556,11 @@ fn decode<T: DeserializeOwned>(value: Value) -> T {
         .unwrap_or_else(|e| panic!("the server's answer does not decode ({e}): {value}"))
 }
 
-fn answer<T: DeserializeOwned>(method: &str, params: Map<String, Value>, mut result: Value) -> Answer<T> {
+fn answer<T: DeserializeOwned>(
+    method: &str,
+    params: Map<String, Value>,
+    mut result: Value,
+) -> Answer<T> {
     if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
         let input_requests = match result.get_mut("inputRequests").map(Value::take) {
             Some(Value::Object(m)) => m,

@@ -108,8 +108,11 @@ fn an_mrtr_round_is_asked_answered_and_completed() {
             "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
         }}})
     );
-    let done = block_on(client.retry(pending, json!({"who": {"action": "accept", "content": {"name": "Ada"}}})))
-        .unwrap();
+    let done = block_on(client.retry(
+        pending,
+        json!({"who": {"action": "accept", "content": {"name": "Ada"}}}),
+    ))
+    .unwrap();
     let Answer::Complete(result) = done else {
         panic!("the retry was answered with another input request")
     };
@@ -120,13 +123,20 @@ fn an_mrtr_round_is_asked_answered_and_completed() {
 fn a_listen_stream_hears_what_the_hub_publishes() {
     let hub = Hub::new(16, Overflow::DropOldest);
     let mut client = TestClient::new(&service(hub.clone()));
-    let stream = block_on(client.listen(json!({"toolsListChanged": true, "resourceSubscriptions": ["mem://note"]}))).unwrap();
+    let stream = block_on(
+        client.listen(json!({"toolsListChanged": true, "resourceSubscriptions": ["mem://note"]})),
+    )
+    .unwrap();
     assert_eq!(
         stream.honoured,
         json!({"toolsListChanged": true, "resourceSubscriptions": ["mem://note"]})
     );
-    hub.publish(ChangeEvent::ResourceUpdated { uri: "mem://other".into() });
-    hub.publish(ChangeEvent::ResourceUpdated { uri: "mem://note".into() });
+    hub.publish(ChangeEvent::ResourceUpdated {
+        uri: "mem://other".into(),
+    });
+    hub.publish(ChangeEvent::ResourceUpdated {
+        uri: "mem://note".into(),
+    });
     hub.publish(ChangeEvent::ToolsListChanged);
     let first = block_on(client.next_event(&stream));
     let second = block_on(client.next_event(&stream));
@@ -163,18 +173,33 @@ fn a_handler_that_waits_reports_progress_before_its_answer() {
 fn resources_and_typed_prompts_answer_through_the_client() {
     let mut client = TestClient::new(&service(Hub::default()));
     let read = block_on(client.read_resource("mem://note")).unwrap();
-    assert_eq!(read.contents, vec![ResourceContents::text("mem://note", "text/plain", "remember")]);
+    assert_eq!(
+        read.contents,
+        vec![ResourceContents::text(
+            "mem://note",
+            "text/plain",
+            "remember"
+        )]
+    );
     let e = block_on(client.read_resource("mem://nothing")).unwrap_err();
-    assert_eq!((e.code, e.data), (-32602, Some(json!({"uri": "mem://nothing"}))));
+    assert_eq!(
+        (e.code, e.data),
+        (-32602, Some(json!({"uri": "mem://nothing"})))
+    );
     let prompts: Vec<Value> = block_on(client.list_all("prompts/list", "prompts")).unwrap();
     assert_eq!(
         prompts,
-        [json!({"name": "essay", "description": "Write an essay", "arguments": [
-            {"name": "topic", "description": "What to write about.", "required": true}
-        ]})]
+        [
+            json!({"name": "essay", "description": "Write an essay", "arguments": [
+                {"name": "topic", "description": "What to write about.", "required": true}
+            ]})
+        ]
     );
     let essay = block_on(client.get_prompt("essay", json!({"topic": "owls"}))).unwrap();
-    assert_eq!(essay.messages[0].content, snodo_proto::Content::text("Write about owls."));
+    assert_eq!(
+        essay.messages[0].content,
+        snodo_proto::Content::text("Write about owls.")
+    );
     let e = block_on(client.get_prompt("essay", json!({}))).unwrap_err();
     assert_eq!(e.code, -32602);
 }
@@ -187,7 +212,8 @@ struct Fields<'a>(&'a mut BTreeMap<String, String>);
 
 impl tracing::field::Visit for Fields<'_> {
     fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-        self.0.insert(field.name().to_string(), format!("{value:?}"));
+        self.0
+            .insert(field.name().to_string(), format!("{value:?}"));
     }
     fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
         self.0.insert(field.name().to_string(), value.to_string());
@@ -230,8 +256,14 @@ fn every_handler_call_runs_in_a_span_with_its_outcome_and_trace_parent_and_no_ar
         "traceparent",
         json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
     );
-    let pending = block_on(client.call_tool_rounds("greet", json!({}))).unwrap().input_required();
-    block_on(client.retry(pending, json!({"who": {"action": "accept", "content": {"name": "Secret Agent"}}}))).unwrap();
+    let pending = block_on(client.call_tool_rounds("greet", json!({})))
+        .unwrap()
+        .input_required();
+    block_on(client.retry(
+        pending,
+        json!({"who": {"action": "accept", "content": {"name": "Secret Agent"}}}),
+    ))
+    .unwrap();
     block_on(client.call_tool("count", json!({}))).unwrap();
     block_on(client.get_prompt("essay", json!({"topic": "classified"}))).unwrap();
     block_on(client.read_resource("mem://gone")).unwrap_err();
@@ -241,24 +273,57 @@ fn every_handler_call_runs_in_a_span_with_its_outcome_and_trace_parent_and_no_ar
         .iter()
         .filter(|f| f.get("name").map(String::as_str) == Some("mcp.call"))
         .map(|f| {
-            ["method", "tool", "prompt", "outcome", "error_code", "trace_id", "parent_span_id", "closed"]
-                .iter()
-                .filter_map(|k| f.get(*k).map(|v| (*k, v.as_str())))
-                .collect()
+            [
+                "method",
+                "tool",
+                "prompt",
+                "outcome",
+                "error_code",
+                "trace_id",
+                "parent_span_id",
+                "closed",
+            ]
+            .iter()
+            .filter_map(|k| f.get(*k).map(|v| (*k, v.as_str())))
+            .collect()
         })
         .collect();
-    let trace = [("trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"), ("parent_span_id", "00f067aa0ba902b7"), ("closed", "true")];
+    let trace = [
+        ("trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"),
+        ("parent_span_id", "00f067aa0ba902b7"),
+        ("closed", "true"),
+    ];
     let with_trace = |head: &[(&'static str, &'static str)]| -> Vec<(&'static str, &'static str)> {
         head.iter().copied().chain(trace).collect()
     };
     assert_eq!(
         calls,
         vec![
-            with_trace(&[("method", "tools/call"), ("tool", "greet"), ("outcome", "input_required")]),
-            with_trace(&[("method", "tools/call"), ("tool", "greet"), ("outcome", "ok")]),
-            with_trace(&[("method", "tools/call"), ("tool", "count"), ("outcome", "ok")]),
-            with_trace(&[("method", "prompts/get"), ("prompt", "essay"), ("outcome", "ok")]),
-            with_trace(&[("method", "resources/read"), ("outcome", "error"), ("error_code", "-32602")]),
+            with_trace(&[
+                ("method", "tools/call"),
+                ("tool", "greet"),
+                ("outcome", "input_required")
+            ]),
+            with_trace(&[
+                ("method", "tools/call"),
+                ("tool", "greet"),
+                ("outcome", "ok")
+            ]),
+            with_trace(&[
+                ("method", "tools/call"),
+                ("tool", "count"),
+                ("outcome", "ok")
+            ]),
+            with_trace(&[
+                ("method", "prompts/get"),
+                ("prompt", "essay"),
+                ("outcome", "ok")
+            ]),
+            with_trace(&[
+                ("method", "resources/read"),
+                ("outcome", "error"),
+                ("error_code", "-32602")
+            ]),
         ]
     );
     // Neither arguments nor results are recorded anywhere.

@@ -75,27 +75,49 @@ struct Report {
 
 fn service() -> Service {
     Service::builder()
-        .typed_tool(Tool::new("nested", "Nested arguments"), |a: Nested, _: Context| async move {
-            format!("{} in {}", a.user_name, a.address.city)
-        })
-        .typed_tool(Tool::new("shape", "A tagged enum"), |s: Shape, _: Context| async move {
-            match s {
-                Shape::Circle { radius } => format!("circle {radius}"),
-                Shape::Square { side } => format!("square {side}"),
-            }
-        })
-        .typed_tool(Tool::new("empty", "No fields"), |_: Empty, _: Context| async {
-            CallToolResult::text("empty")
-        })
-        .typed_tool(Tool::new("report", "Structured output"), |_: Empty, _: Context| async {
-            Json(Report {
-                lines: vec!["a".into()],
-                at: Address {
-                    city: "Oslo".into(),
-                    zip: None,
-                },
-            })
-        })
+        .typed_tool(
+            Tool::new("nested", "Nested arguments"),
+            |a: Nested, _: Context| async move {
+                let mode = match a.mode {
+                    Mode::Fast => "fast",
+                    Mode::Thorough => "thorough",
+                };
+                format!(
+                    "{} in {}: {} tags, {} scores, verbose {}, {mode}, offset {:?}",
+                    a.user_name,
+                    a.address.city,
+                    a.tags.len(),
+                    a.scores.len(),
+                    a.verbose,
+                    a.offset
+                )
+            },
+        )
+        .typed_tool(
+            Tool::new("shape", "A tagged enum"),
+            |s: Shape, _: Context| async move {
+                match s {
+                    Shape::Circle { radius } => format!("circle {radius}"),
+                    Shape::Square { side } => format!("square {side}"),
+                }
+            },
+        )
+        .typed_tool(
+            Tool::new("empty", "No fields"),
+            |_: Empty, _: Context| async { CallToolResult::text("empty") },
+        )
+        .typed_tool(
+            Tool::new("report", "Structured output"),
+            |_: Empty, _: Context| async {
+                Json(Report {
+                    lines: vec!["a".into()],
+                    at: Address {
+                        city: "Oslo".into(),
+                        zip: None,
+                    },
+                })
+            },
+        )
         .build()
         .unwrap()
 }
@@ -152,17 +174,37 @@ fn the_generated_schema_accepts_what_the_type_accepts_and_refuses_the_rest() {
         json!({"userName": "ada", "address": {"city": "Oslo"}, "tags": [], "scores": {"x": 1}, "mode": "fast", "offset": -3}),
     ))
     .unwrap();
-    assert_eq!(ok.content, CallToolResult::text("ada in Oslo").content);
+    assert_eq!(
+        ok.content,
+        CallToolResult::text("ada in Oslo: 0 tags, 1 scores, verbose false, fast, offset Some(-3)")
+            .content
+    );
     for (bad, why) in [
-        (json!({"userName": "ada", "address": {"city": "Oslo"}, "tags": [], "scores": {}, "mode": "slow"}), "/mode: \"slow\" is not one of \"fast\" or \"thorough\""),
-        (json!({"userName": "ada", "address": {}, "tags": [], "scores": {}, "mode": "fast"}), "/address: \"city\" is a required property"),
-        (json!({"userName": "ada", "address": {"city": "Oslo"}, "tags": [], "scores": {"x": -1}, "mode": "fast"}), "/scores/x: -1 is less than the minimum of 0"),
-        (json!({"userName": "ada", "address": {"city": "Oslo"}, "tags": [], "scores": {}, "mode": "fast", "offset": 11}), "/offset: 11 is greater than the maximum of 10"),
+        (
+            json!({"userName": "ada", "address": {"city": "Oslo"}, "tags": [], "scores": {}, "mode": "slow"}),
+            "/mode: \"slow\" is not one of \"fast\" or \"thorough\"",
+        ),
+        (
+            json!({"userName": "ada", "address": {}, "tags": [], "scores": {}, "mode": "fast"}),
+            "/address: \"city\" is a required property",
+        ),
+        (
+            json!({"userName": "ada", "address": {"city": "Oslo"}, "tags": [], "scores": {"x": -1}, "mode": "fast"}),
+            "/scores/x: -1 is less than the minimum of 0",
+        ),
+        (
+            json!({"userName": "ada", "address": {"city": "Oslo"}, "tags": [], "scores": {}, "mode": "fast", "offset": 11}),
+            "/offset: 11 is greater than the maximum of 10",
+        ),
     ] {
         let e = block_on(client.call_tool("nested", bad)).unwrap_err();
-        assert_eq!((e.code, e.message), (-32602, format!("Invalid arguments for tool nested: {why}")));
+        assert_eq!(
+            (e.code, e.message),
+            (-32602, format!("Invalid arguments for tool nested: {why}"))
+        );
     }
-    let circle = block_on(client.call_tool("shape", json!({"kind": "circle", "radius": 2.0}))).unwrap();
+    let circle =
+        block_on(client.call_tool("shape", json!({"kind": "circle", "radius": 2.0}))).unwrap();
     assert_eq!(circle.content, CallToolResult::text("circle 2").content);
     let e = block_on(client.call_tool("shape", json!({"kind": "triangle"}))).unwrap_err();
     assert_eq!(e.code, -32602);
@@ -175,7 +217,10 @@ fn a_tagged_enum_gets_type_object_at_its_root_and_a_plain_enum_is_refused() {
     assert_eq!(shape["oneOf"].as_array().map(Vec::len), Some(2));
     // A plain enum is a string: no tool can take it as its arguments.
     let built = Service::builder()
-        .typed_tool(Tool::new("mode", "A plain enum"), |_: Mode, _: Context| async { "x" })
+        .typed_tool(
+            Tool::new("mode", "A plain enum"),
+            |_: Mode, _: Context| async { "x" },
+        )
         .build();
     assert_eq!(
         built.unwrap_err(),

@@ -57,7 +57,9 @@ fn service() -> Service {
             |lib: State<Library>, args: Search, _: Context| async move {
                 lib.searches.fetch_add(1, Ordering::Relaxed);
                 if args.query.is_empty() {
-                    return Err(ToolError::from("the query is empty: name a word to look for"));
+                    return Err(ToolError::from(
+                        "the query is empty: name a word to look for",
+                    ));
                 }
                 let hits = lib
                     .books
@@ -139,7 +141,9 @@ fn a_structured_result_carries_structured_content_and_its_text() {
     let mut client = TestClient::new(&service());
     let answer = exchange(
         &mut client,
-        &format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"search","arguments":{{"query":"D"}},{META}}}}}"#),
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"search","arguments":{{"query":"D"}},{META}}}}}"#
+        ),
     );
     let mut result = answer["result"].clone();
     result.as_object_mut().unwrap().remove("_meta");
@@ -159,19 +163,27 @@ fn arguments_that_fail_the_generated_schema_are_invalid_params() {
     let mut client = TestClient::new(&service());
     let answer = exchange(
         &mut client,
-        &format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"search","arguments":{{"limit":3}},{META}}}}}"#),
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"search","arguments":{{"limit":3}},{META}}}}}"#
+        ),
     );
     assert_eq!(
         answer,
-        literal(r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid arguments for tool search: \"query\" is a required property"}}"#)
+        literal(
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid arguments for tool search: \"query\" is a required property"}}"#
+        )
     );
     let answer = exchange(
         &mut client,
-        &format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"search","arguments":{{"query":"D","limit":300}},{META}}}}}"#),
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"search","arguments":{{"query":"D","limit":300}},{META}}}}}"#
+        ),
     );
     assert_eq!(
         answer,
-        literal(r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid arguments for tool search: /limit: 300 is greater than the maximum of 255"}}"#)
+        literal(
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid arguments for tool search: /limit: 300 is greater than the maximum of 255"}}"#
+        )
     );
     // Neither reached the handler.
     let count = block_on(client.call_tool("searches", json!({}))).unwrap();
@@ -185,13 +197,17 @@ fn a_check_only_the_handler_can_make_is_a_tool_execution_error() {
     let mut client = TestClient::new(&service());
     let answer = exchange(
         &mut client,
-        &format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"search","arguments":{{"query":""}},{META}}}}}"#),
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"search","arguments":{{"query":""}},{META}}}}}"#
+        ),
     );
     let mut result = answer["result"].clone();
     result.as_object_mut().unwrap().remove("_meta");
     assert_eq!(
         result,
-        literal(r#"{"resultType":"complete","content":[{"type":"text","text":"the query is empty: name a word to look for"}],"isError":true}"#)
+        literal(
+            r#"{"resultType":"complete","content":[{"type":"text","text":"the query is empty: name a word to look for"}],"isError":true}"#
+        )
     );
 }
 
@@ -202,11 +218,15 @@ fn a_result_that_strays_from_its_output_schema_is_not_sent() {
     let mut client = TestClient::new(&service());
     let answer = exchange(
         &mut client,
-        &format!(r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"liar",{META}}}}}"#),
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"liar",{META}}}}}"#
+        ),
     );
     assert_eq!(
         answer,
-        literal(r#"{"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"Tool returned structured content that does not match its outputSchema"}}"#)
+        literal(
+            r#"{"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"Tool returned structured content that does not match its outputSchema"}}"#
+        )
     );
 }
 

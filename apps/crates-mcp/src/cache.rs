@@ -45,7 +45,6 @@ pub struct Dependency {
     pub optional: bool,
 }
 
-
 /// Every crate version in the cache, by name, oldest version first.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Catalog {
@@ -247,7 +246,10 @@ pub fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
             Some((c, p)) => (c, Some(p)),
             None => (v, None),
         };
-        (core.split('.').map(|n| n.parse().unwrap_or(0)).collect(), pre)
+        (
+            core.split('.').map(|n| n.parse().unwrap_or(0)).collect(),
+            pre,
+        )
     }
     fn pre_cmp(a: &str, b: &str) -> std::cmp::Ordering {
         for (x, y) in a.split('.').zip(b.split('.')) {
@@ -279,15 +281,38 @@ mod tests {
 
     #[test]
     fn versions_order_as_semver() {
-        let mut v = vec!["1.10.0", "1.2.0", "1.2.0-beta.2", "1.2.0-beta.10", "0.9.1", "1.2.0-alpha"];
+        let mut v = vec![
+            "1.10.0",
+            "1.2.0",
+            "1.2.0-beta.2",
+            "1.2.0-beta.10",
+            "0.9.1",
+            "1.2.0-alpha",
+        ];
         v.sort_by(|a, b| compare_versions(a, b));
-        assert_eq!(v, ["0.9.1", "1.2.0-alpha", "1.2.0-beta.2", "1.2.0-beta.10", "1.2.0", "1.10.0"]);
+        assert_eq!(
+            v,
+            [
+                "0.9.1",
+                "1.2.0-alpha",
+                "1.2.0-beta.2",
+                "1.2.0-beta.10",
+                "1.2.0",
+                "1.10.0"
+            ]
+        );
     }
 
     #[test]
     fn only_paths_inside_the_root_are_safe() {
-        assert_eq!(safe_relative("src/lib.rs"), Some(PathBuf::from("src/lib.rs")));
-        assert_eq!(safe_relative("./README.md"), Some(PathBuf::from("README.md")));
+        assert_eq!(
+            safe_relative("src/lib.rs"),
+            Some(PathBuf::from("src/lib.rs"))
+        );
+        assert_eq!(
+            safe_relative("./README.md"),
+            Some(PathBuf::from("README.md"))
+        );
         for bad in ["../x", "src/../../x", "/etc/passwd", "", "."] {
             assert_eq!(safe_relative(bad), None, "{bad}");
         }

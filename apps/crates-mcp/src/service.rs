@@ -328,7 +328,10 @@ pub struct Comparison {
 fn compare(catalog: &Catalog, args: &CompareArgs) -> Result<Comparison, ToolError> {
     let from = lookup(catalog, &args.name, Some(&args.from))?;
     let to = lookup(catalog, &args.name, Some(&args.to))?;
-    let (a, b) = (source::public_items(&from.dir), source::public_items(&to.dir));
+    let (a, b) = (
+        source::public_items(&from.dir),
+        source::public_items(&to.dir),
+    );
     let fa: BTreeSet<&String> = from.features.keys().collect();
     let fb: BTreeSet<&String> = to.features.keys().collect();
     Ok(Comparison {

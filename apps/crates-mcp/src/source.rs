@@ -31,7 +31,16 @@ pub struct Match {
 
 /// The item keywords a definition starts with.
 const ITEM_KEYWORDS: &[&str] = &[
-    "fn", "struct", "enum", "trait", "type", "const", "static", "mod", "union", "macro_rules!",
+    "fn",
+    "struct",
+    "enum",
+    "trait",
+    "type",
+    "const",
+    "static",
+    "mod",
+    "union",
+    "macro_rules!",
 ];
 
 /// Every `.rs` file under `dir`, relative and sorted (`target/` and hidden

@@ -57,8 +57,18 @@ fn the_catalog_lists_every_tool_with_generated_schemas_titles_and_annotations() 
         vec![
             json!(["search_crates", "Search crates", read_only, ["query"]]),
             json!(["crate_info", "Crate info", read_only, ["name"]]),
-            json!(["find_in_crate", "Find in crate", read_only, ["name", "text"]]),
-            json!(["compare_versions", "Compare versions", read_only, ["name", "from", "to"]]),
+            json!([
+                "find_in_crate",
+                "Find in crate",
+                read_only,
+                ["name", "text"]
+            ]),
+            json!([
+                "compare_versions",
+                "Compare versions",
+                read_only,
+                ["name", "from", "to"]
+            ]),
             json!(["index_cache", "Index the cache", read_only, null]),
         ]
     );
@@ -71,12 +81,17 @@ fn the_catalog_lists_every_tool_with_generated_schemas_titles_and_annotations() 
             t.name
         );
     }
-    let templates: Vec<Value> = block_on(c.list_all("resources/templates/list", "resourceTemplates")).unwrap();
+    let templates: Vec<Value> =
+        block_on(c.list_all("resources/templates/list", "resourceTemplates")).unwrap();
     assert_eq!(
         templates,
         vec![
-            literal(r#"{"uriTemplate":"crates://{name}/{version}/readme","name":"readme","description":"A crate version's README","mimeType":"text/markdown"}"#),
-            literal(r#"{"uriTemplate":"crates://{name}/{version}/file/{+path}","name":"source-file","description":"A file of a crate version's source, by its path in the crate"}"#),
+            literal(
+                r#"{"uriTemplate":"crates://{name}/{version}/readme","name":"readme","description":"A crate version's README","mimeType":"text/markdown"}"#
+            ),
+            literal(
+                r#"{"uriTemplate":"crates://{name}/{version}/file/{+path}","name":"source-file","description":"A file of a crate version's source, by its path in the crate"}"#
+            ),
         ]
     );
     let prompts: Vec<Value> = block_on(c.list_all("prompts/list", "prompts")).unwrap();
@@ -111,8 +126,22 @@ fn search_ranks_names_before_keywords_before_descriptions() {
             .collect()
     };
     // "ansi" is only a keyword of colorize; "tiny" a name prefix.
-    assert_eq!(names(structured(&mut c, "search_crates", json!({"query": "ansi"}))), ["colorize"]);
-    assert_eq!(names(structured(&mut c, "search_crates", json!({"query": "TINY parser"}))), ["tinyjson"]);
+    assert_eq!(
+        names(structured(
+            &mut c,
+            "search_crates",
+            json!({"query": "ansi"})
+        )),
+        ["colorize"]
+    );
+    assert_eq!(
+        names(structured(
+            &mut c,
+            "search_crates",
+            json!({"query": "TINY parser"})
+        )),
+        ["tinyjson"]
+    );
     // Every word must match: none does both.
     assert_eq!(
         structured(&mut c, "search_crates", json!({"query": "json terminal"})),
@@ -120,7 +149,10 @@ fn search_ranks_names_before_keywords_before_descriptions() {
     );
     // "o" is in both names; the limit keeps the first.
     let v = structured(&mut c, "search_crates", json!({"query": "o", "limit": 1}));
-    assert_eq!((names(v.clone()), v["total"].clone()), (vec!["colorize".to_string()], json!(2)));
+    assert_eq!(
+        (names(v.clone()), v["total"].clone()),
+        (vec!["colorize".to_string()], json!(2))
+    );
 }
 
 #[test]
@@ -129,12 +161,18 @@ fn search_arguments_outside_their_schema_are_invalid_params() {
     let e = block_on(c.call_tool("search_crates", json!({"query": ""}))).unwrap_err();
     assert_eq!(
         (e.code, e.message.as_str()),
-        (-32602, "Invalid arguments for tool search_crates: /query: \"\" is shorter than 1 character")
+        (
+            -32602,
+            "Invalid arguments for tool search_crates: /query: \"\" is shorter than 1 character"
+        )
     );
     let e = block_on(c.call_tool("search_crates", json!({"query": "x", "limit": 0}))).unwrap_err();
     assert_eq!(
         (e.code, e.message.as_str()),
-        (-32602, "Invalid arguments for tool search_crates: /limit: 0 is less than the minimum of 1")
+        (
+            -32602,
+            "Invalid arguments for tool search_crates: /limit: 0 is less than the minimum of 1"
+        )
     );
 }
 
@@ -152,7 +190,11 @@ fn crate_info_shows_versions_features_and_dependencies() {
         )
     );
     assert_eq!(
-        structured(&mut c, "crate_info", json!({"name": "colorize", "version": "1.0.0"})),
+        structured(
+            &mut c,
+            "crate_info",
+            json!({"name": "colorize", "version": "1.0.0"})
+        ),
         literal(
             r#"{"name":"colorize","version":"1.0.0","versions":["1.0.0"],
                 "description":"Colour terminal text",
@@ -168,7 +210,11 @@ fn crate_info_shows_versions_features_and_dependencies() {
         "No crate named \"serde\" is in the local registry cache; search_crates finds names"
     );
     assert_eq!(
-        tool_error(&mut c, "crate_info", json!({"name": "tinyjson", "version": "9.9.9"})),
+        tool_error(
+            &mut c,
+            "crate_info",
+            json!({"name": "tinyjson", "version": "9.9.9"})
+        ),
         "tinyjson 9.9.9 is not in the local registry cache; it has 0.1.0, 0.2.0"
     );
 }
@@ -177,25 +223,41 @@ fn crate_info_shows_versions_features_and_dependencies() {
 fn find_in_crate_finds_text_and_definitions() {
     let mut c = client();
     assert_eq!(
-        structured(&mut c, "find_in_crate", json!({"name": "tinyjson", "text": "Deserializer", "symbol": true})),
+        structured(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "tinyjson", "text": "Deserializer", "symbol": true})
+        ),
         literal(
             r#"{"name":"tinyjson","version":"0.2.0","truncated":false,
                 "matches":[{"file":"src/de/mod.rs","line":6,"text":"pub struct Deserializer<'a> {"}]}"#
         )
     );
     assert_eq!(
-        structured(&mut c, "find_in_crate", json!({"name": "tinyjson", "version": "0.1.0", "text": "Value::Null", "limit": 1})),
+        structured(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "tinyjson", "version": "0.1.0", "text": "Value::Null", "limit": 1})
+        ),
         literal(
             r#"{"name":"tinyjson","version":"0.1.0","truncated":true,
                 "matches":[{"file":"src/lib.rs","line":14,"text":"\"null\" => Some(Value::Null),"}]}"#
         )
     );
     assert_eq!(
-        structured(&mut c, "find_in_crate", json!({"name": "colorize", "text": "blue"})),
+        structured(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "colorize", "text": "blue"})
+        ),
         json!({"name": "colorize", "version": "1.0.0", "truncated": false, "matches": []})
     );
     assert_eq!(
-        tool_error(&mut c, "find_in_crate", json!({"name": "nope", "text": "x"})),
+        tool_error(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "nope", "text": "x"})
+        ),
         "No crate named \"nope\" is in the local registry cache; search_crates finds names"
     );
 }
@@ -204,7 +266,11 @@ fn find_in_crate_finds_text_and_definitions() {
 fn compare_versions_names_what_an_upgrade_adds_and_breaks() {
     let mut c = client();
     assert_eq!(
-        structured(&mut c, "compare_versions", json!({"name": "tinyjson", "from": "0.1.0", "to": "0.2.0"})),
+        structured(
+            &mut c,
+            "compare_versions",
+            json!({"name": "tinyjson", "from": "0.1.0", "to": "0.2.0"})
+        ),
         literal(
             r#"{"name":"tinyjson","from":"0.1.0","to":"0.2.0",
                 "added":["fn de::new","fn de::value","fn to_writer","mod de","struct de::Deserializer"],
@@ -214,7 +280,11 @@ fn compare_versions_names_what_an_upgrade_adds_and_breaks() {
         )
     );
     assert_eq!(
-        tool_error(&mut c, "compare_versions", json!({"name": "tinyjson", "from": "0.1.0", "to": "0.3.0"})),
+        tool_error(
+            &mut c,
+            "compare_versions",
+            json!({"name": "tinyjson", "from": "0.1.0", "to": "0.3.0"})
+        ),
         "tinyjson 0.3.0 is not in the local registry cache; it has 0.1.0, 0.2.0"
     );
 }
@@ -222,15 +292,24 @@ fn compare_versions_names_what_an_upgrade_adds_and_breaks() {
 #[test]
 fn readmes_and_source_files_are_resources() {
     let mut c = client();
-    let readme = block_on(c.request("resources/read", json!({"uri": "crates://colorize/1.0.0/readme"}))).unwrap();
+    let readme = block_on(c.request(
+        "resources/read",
+        json!({"uri": "crates://colorize/1.0.0/readme"}),
+    ))
+    .unwrap();
     assert_eq!(
         readme["contents"],
-        literal(r##"[{"uri":"crates://colorize/1.0.0/readme","mimeType":"text/markdown","text":"# colorize\n\n`red(\"text\")` wraps text in ANSI colour codes.\n"}]"##)
+        literal(
+            r##"[{"uri":"crates://colorize/1.0.0/readme","mimeType":"text/markdown","text":"# colorize\n\n`red(\"text\")` wraps text in ANSI colour codes.\n"}]"##
+        )
     );
     let file = block_on(c.read_resource("crates://tinyjson/0.2.0/file/src/de/mod.rs")).unwrap();
     let file = serde_json::to_value(&file.contents[0]).unwrap();
     assert_eq!(file["mimeType"], "text/x-rust");
-    assert!(file["text"].as_str().unwrap().starts_with("//! Reading JSON text.\n"));
+    assert!(file["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("//! Reading JSON text.\n"));
     // Unknown crates, missing files and paths leaving the crate: not found
     // (`server/resources.mdx` § Error Handling: -32602 with the uri).
     for uri in [
@@ -256,12 +335,20 @@ fn the_upgrade_review_prompt_carries_the_comparison_and_the_new_readme() {
         json!({"name": "review_upgrade", "arguments": {"name": "tinyjson", "from": "0.1.0", "to": "0.2.0"}}),
     ))
     .unwrap();
-    assert_eq!(prompt["description"], "Upgrade review of tinyjson 0.1.0 → 0.2.0");
+    assert_eq!(
+        prompt["description"],
+        "Upgrade review of tinyjson 0.1.0 → 0.2.0"
+    );
     let messages = prompt["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 2);
     let first = messages[0]["content"]["text"].as_str().unwrap();
-    assert!(first.starts_with("Review the upgrade of the dependency `tinyjson` from 0.1.0 to 0.2.0."));
-    assert!(first.contains("\"removed\": [\n    \"fn to_string\"\n  ]"), "{first}");
+    assert!(
+        first.starts_with("Review the upgrade of the dependency `tinyjson` from 0.1.0 to 0.2.0.")
+    );
+    assert!(
+        first.contains("\"removed\": [\n    \"fn to_string\"\n  ]"),
+        "{first}"
+    );
     assert_eq!(
         messages[1],
         literal(
@@ -269,10 +356,17 @@ fn the_upgrade_review_prompt_carries_the_comparison_and_the_new_readme() {
                 "text":"# tinyjson 0.2\n\nParse JSON text into a `Value`; write it with `to_writer`.\n`to_string` is gone: use `to_writer` with a `String`.\n"}}}"##
         )
     );
-    let e = block_on(c.get_prompt("review_upgrade", json!({"name": "tinyjson", "from": "0.1.0", "to": "7"}))).unwrap_err();
+    let e = block_on(c.get_prompt(
+        "review_upgrade",
+        json!({"name": "tinyjson", "from": "0.1.0", "to": "7"}),
+    ))
+    .unwrap_err();
     assert_eq!(
         (e.code, e.message.as_str()),
-        (-32602, "tinyjson 7 is not in the local registry cache; it has 0.1.0, 0.2.0")
+        (
+            -32602,
+            "tinyjson 7 is not in the local registry cache; it has 0.1.0, 0.2.0"
+        )
     );
     let e = block_on(c.get_prompt("review_upgrade", json!({"name": "tinyjson"}))).unwrap_err();
     assert_eq!(e.code, -32602);
@@ -321,7 +415,10 @@ fn indexing_reports_progress_and_tells_readme_subscribers_what_changed() {
         json!({"name": "index_cache", "arguments": {}, "_meta": {"progressToken": "ix"}}),
     ))
     .unwrap();
-    assert_eq!(result["structuredContent"], json!({"crates": 2, "versions": 3, "skipped": 0}));
+    assert_eq!(
+        result["structuredContent"],
+        json!({"crates": 2, "versions": 3, "skipped": 0})
+    );
     let progress: Vec<Value> = c
         .take_notifications()
         .into_iter()
@@ -340,14 +437,28 @@ fn indexing_reports_progress_and_tells_readme_subscribers_what_changed() {
     // tinyjson 0.2.0's manifest changes and colorize goes away.
     let manifest = registry.join(TINYJSON_02).join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&manifest, text.replace("A tiny JSON parser", "A tinier JSON parser")).unwrap();
-    std::fs::remove_dir_all(registry.join("src/index.crates.io-0000000000000000/colorize-1.0.0")).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("A tiny JSON parser", "A tinier JSON parser"),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(registry.join("src/index.crates.io-0000000000000000/colorize-1.0.0"))
+        .unwrap();
     let result = block_on(c.call_tool("index_cache", json!({}))).unwrap();
-    assert_eq!(result.structured_content, Some(json!({"crates": 1, "versions": 2, "skipped": 0})));
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"crates": 1, "versions": 2, "skipped": 0}))
+    );
     let uris: Vec<Value> = (0..2)
         .map(|_| block_on(c.next_event(&stream))["params"]["uri"].clone())
         .collect();
-    assert_eq!(uris, [json!("crates://colorize/1.0.0/readme"), json!("crates://tinyjson/0.2.0/readme")]);
+    assert_eq!(
+        uris,
+        [
+            json!("crates://colorize/1.0.0/readme"),
+            json!("crates://tinyjson/0.2.0/readme")
+        ]
+    );
     let _ = std::fs::remove_dir_all(&registry);
 }
 
@@ -356,7 +467,9 @@ fn the_watcher_notices_a_new_crate_version_on_disk() {
     let registry = scratch_registry();
     let app = App::open(&registry);
     let mut c = TestClient::new(&service(app.clone()).unwrap());
-    let stream = block_on(c.listen(json!({"resourceSubscriptions": ["crates://tinyjson/0.3.0/readme"]}))).unwrap();
+    let stream =
+        block_on(c.listen(json!({"resourceSubscriptions": ["crates://tinyjson/0.3.0/readme"]})))
+            .unwrap();
     let _watcher = Watcher::start(app, Duration::from_millis(100)).unwrap();
 
     // cargo unpacks tinyjson 0.3.0.
@@ -365,7 +478,11 @@ fn the_watcher_notices_a_new_crate_version_on_disk() {
     copy_dir(&from, &to);
     let manifest = to.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&manifest, text.replace("version = \"0.2.0\"", "version = \"0.3.0\"")).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("version = \"0.2.0\"", "version = \"0.3.0\""),
+    )
+    .unwrap();
 
     // Polled, not awaited: a watcher that missed the change fails the
     // test instead of hanging it.
@@ -379,7 +496,9 @@ fn the_watcher_notices_a_new_crate_version_on_disk() {
     };
     assert_eq!(
         events[..],
-        [literal(r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"uri":"crates://tinyjson/0.3.0/readme"}}"#)]
+        [literal(
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"uri":"crates://tinyjson/0.3.0/readme"}}"#
+        )]
     );
     let info = structured(&mut c, "crate_info", json!({"name": "tinyjson"}));
     assert_eq!(info["versions"], json!(["0.1.0", "0.2.0", "0.3.0"]));
