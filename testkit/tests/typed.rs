@@ -9,7 +9,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::typed::{Json, State};
-use snodo_proto::{CallToolResult, Context, Service, Tool, ToolAnnotations, ToolError};
+use snodo_proto::{
+    CallToolResult, Connection, Context, Instant, Output, Service, Tool, ToolAnnotations,
+    ToolError, Transport,
+};
 use snodo_testkit::{block_on, TestClient};
 
 #[derive(Deserialize, JsonSchema)]
@@ -238,4 +241,85 @@ fn every_handler_sees_the_same_state() {
     }
     let count = block_on(client.call_tool("searches", json!({}))).unwrap();
     assert_eq!(count.content, CallToolResult::text("3").content);
+}
+
+/// `body` POSTed over Streamable HTTP to a fresh connection, with the
+/// headers the 2026-07-28 transport requires: the status and the body of
+/// the answer.
+fn http_exchange(service: &Service, tool: &str, body: &str) -> (u16, Value) {
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: {tool}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut conn = Connection::new(service, Transport::Http, Instant::ZERO);
+    conn.handle_input(request.as_bytes(), Instant::ZERO);
+    let mut written = Vec::new();
+    while let Some(out) = conn.poll_output() {
+        match out {
+            Output::Transmit(bytes) => written.extend_from_slice(&bytes),
+            Output::Invoke(invocation) => {
+                let mut task = conn.task(invocation);
+                let outcome = task.poll_inline().expect("ready at once");
+                conn.complete(task.call(), outcome, Instant::ZERO).unwrap();
+            }
+            Output::Cancel(_) | Output::Close => {}
+        }
+    }
+    let text = String::from_utf8(written).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a whole response");
+    let status = head[9..12].parse().unwrap();
+    assert!(head.contains("Content-Type: application/json"), "{head}");
+    (status, serde_json::from_str(body).unwrap())
+}
+
+#[test]
+fn the_same_answers_over_streamable_http() {
+    let service = service();
+    let (status, answer) = http_exchange(
+        &service,
+        "liar",
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"liar",{META}}}}}"#
+        ),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        answer,
+        literal(
+            r#"{"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"Tool returned structured content that does not match its outputSchema"}}"#
+        )
+    );
+    let (status, answer) = http_exchange(
+        &service,
+        "search",
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"search","arguments":{{"limit":3}},{META}}}}}"#
+        ),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        answer,
+        literal(
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid arguments for tool search: \"query\" is a required property"}}"#
+        )
+    );
+    let (status, mut answer) = http_exchange(
+        &service,
+        "search",
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"search","arguments":{{"query":"D"}},{META}}}}}"#
+        ),
+    );
+    assert_eq!(status, 200);
+    answer["result"].as_object_mut().unwrap().remove("_meta");
+    assert_eq!(
+        answer["result"],
+        literal(
+            r#"{"resultType":"complete",
+                "content":[{"type":"text","text":"{\"hits\":[\"Dune\",\"Dracula\"]}"}],
+                "structuredContent":{"hits":["Dune","Dracula"]}}"#
+        )
+    );
 }
