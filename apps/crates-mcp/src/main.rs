@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! snodo-crates stdio                       # for desktop clients
-//! snodo-crates http [127.0.0.1:8379]       # Streamable HTTP at /mcp
+//! snodo-crates http [127.0.0.1:8379]       # Streamable HTTP at /mcp (prints the address)
 //! snodo-crates --registry DIR stdio        # another registry cache
 //! ```
 //!
@@ -84,7 +84,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Mode::Stdio => snodo_tokio::serve_stdio(&service, Options::default()).await?,
         Mode::Http(addr) => {
             let listener = snodo_tokio::bind_http(addr).await?;
-            eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
+            // The bound address first on stdout (a launcher reads it when
+            // asking for port 0), then the endpoint for a human on stderr.
+            let local = listener.local_addr()?;
+            println!("{local}");
+            eprintln!("MCP endpoint: http://{local}/mcp");
             let ctrl_c = async {
                 let _ = tokio::signal::ctrl_c().await;
             };
