@@ -100,7 +100,39 @@ fn publishable(schema: Schema) -> Value {
         root.remove("$schema");
         root.remove("title");
     }
+    drop_width_formats(&mut value);
     value
+}
+
+/// The `format`s schemars gives Rust's number types (`uint8`, `int64`,
+/// `double`, …). JSON Schema 2020-12 defines none of them (§ 7.3 of its
+/// validation vocabulary), so validators ignore them and strict ones (the
+/// TypeScript client's Ajv) warn about every one; the bounds they stand
+/// for are in `minimum` and `maximum` already.
+fn drop_width_formats(value: &mut Value) {
+    const WIDTHS: &[&str] = &[
+        "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32",
+        "uint64", "uint128", "float", "double",
+    ];
+    match value {
+        Value::Object(map) => {
+            let numeric = |t: &Value| matches!(t.as_str(), Some("integer" | "number"));
+            let is_number = map.get("type").is_some_and(|t| {
+                numeric(t) || t.as_array().is_some_and(|ts| ts.iter().any(numeric))
+            });
+            if is_number
+                && map
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .is_some_and(|f| WIDTHS.contains(&f))
+            {
+                map.remove("format");
+            }
+            map.values_mut().for_each(drop_width_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_width_formats),
+        _ => {}
+    }
 }
 
 /// The `inputSchema` of arguments `A`: [`schema_for`], with `"type":

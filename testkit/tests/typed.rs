@@ -124,7 +124,7 @@ fn tools_list_publishes_schemas_generated_from_the_types() {
          "inputSchema":{"type":"object",
            "properties":{
              "query":{"type":"string","description":"Words to look for."},
-             "limit":{"type":["integer","null"],"format":"uint8","minimum":0,"maximum":255,"description":"At most this many hits."}},
+             "limit":{"type":["integer","null"],"minimum":0,"maximum":255,"description":"At most this many hits."}},
            "required":["query"]},
          "outputSchema":{"type":"object","properties":{"hits":{"type":"array","items":{"type":"string"}}},"required":["hits"]},
          "annotations":{"readOnlyHint":true}},
@@ -132,7 +132,7 @@ fn tools_list_publishes_schemas_generated_from_the_types() {
          "inputSchema":{"type":"object","additionalProperties":false}},
         {"name":"liar","description":"Returns what its schema does not promise",
          "inputSchema":{"type":"object","additionalProperties":false},
-         "outputSchema":{"type":"object","properties":{"count":{"type":"integer","format":"uint32","minimum":0}},"required":["count"]}}
+         "outputSchema":{"type":"object","properties":{"count":{"type":"integer","minimum":0}},"required":["count"]}}
         ]"#,
     );
     assert_eq!(answer["id"], 1);
