@@ -26,4 +26,4 @@ pub mod service;
 pub mod source;
 pub mod watch;
 
-pub use service::{service, App};
+pub use service::{service, service_with_tasks, App};

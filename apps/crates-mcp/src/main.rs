@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use snodo_crates::{watch::Watcher, App};
-use snodo_tasks::{MemoryStore, RunnerConfig, TaskRunner, TaskSupport, Tasks};
+use snodo_tasks::{RunnerConfig, TaskRunner};
 use snodo_tokio::Options;
 
 const USAGE: &str = "usage: snodo-crates [--registry DIR] (stdio | http [ADDR])";
@@ -64,13 +64,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // `index_cache` may run as a task for clients that ask
     // (`io.modelcontextprotocol/tasks`).
-    let service = snodo_crates::service::builder(app.clone())
-        .extension(
-            Tasks::new(MemoryStore::new())
-                .tool("index_cache", TaskSupport::Optional)
-                .build(),
-        )
-        .build()?;
+    let service = snodo_crates::service_with_tasks(app.clone())?;
     let runner = TaskRunner::new(&service, RunnerConfig::default())?;
     let handle = tokio::runtime::Handle::current();
     let _tasks = snodo_tasks::drive::start(

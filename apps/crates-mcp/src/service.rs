@@ -591,3 +591,18 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
 pub fn service(app: Arc<App>) -> Result<Service, BuildError> {
     builder(app).build()
 }
+
+/// The service over `app` with the Tasks extension
+/// (`io.modelcontextprotocol/tasks`, tasks kept in memory): `index_cache`
+/// runs as a task for clients that declare the extension and ask, and as
+/// a plain call for the rest. Run its tasks with a
+/// [`snodo_tasks::TaskRunner`] (see `main.rs`).
+pub fn service_with_tasks(app: Arc<App>) -> Result<Service, BuildError> {
+    builder(app)
+        .extension(
+            snodo_tasks::Tasks::new(snodo_tasks::MemoryStore::new())
+                .tool("index_cache", snodo_tasks::TaskSupport::Optional)
+                .build(),
+        )
+        .build()
+}

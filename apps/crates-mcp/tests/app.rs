@@ -504,3 +504,43 @@ fn the_watcher_notices_a_new_crate_version_on_disk() {
     assert_eq!(info["versions"], json!(["0.1.0", "0.2.0", "0.3.0"]));
     let _ = std::fs::remove_dir_all(&registry);
 }
+
+#[test]
+fn indexing_runs_as_a_task_for_a_client_that_asks() {
+    let app = App::open(seeded());
+    let service = snodo_crates::service_with_tasks(app).unwrap();
+    let runner = snodo_tasks::TaskRunner::new(&service, Default::default()).unwrap();
+    let _driver = snodo_tasks::drive::start(runner, snodo_tasks::drive::thread_spawner()).unwrap();
+    let mut c = TestClient::new(&service)
+        .with_capabilities(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    let created = block_on(c.request(
+        "tools/call",
+        json!({"name": "index_cache", "arguments": {}}),
+    ))
+    .unwrap();
+    assert_eq!(
+        (&created["resultType"], &created["status"]),
+        (&json!("task"), &json!("working"))
+    );
+    let id = created["taskId"].clone();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let done = loop {
+        let task = block_on(c.request("tasks/get", json!({"taskId": id}))).unwrap();
+        if task["status"] != "working" || std::time::Instant::now() > deadline {
+            break task;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(done["status"], "completed");
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"crates": 2, "versions": 3, "skipped": 0})
+    );
+    // Without the extension declared it is a plain call.
+    let mut plain = TestClient::new(&service);
+    let result = block_on(plain.call_tool("index_cache", json!({}))).unwrap();
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"crates": 2, "versions": 3, "skipped": 0}))
+    );
+}
