@@ -10,6 +10,15 @@
 //!   `Json<T>` (schema from the type, the value serialized from it).
 //!
 //! `cargo bench -p snodo-testkit --bench typed`
+//!
+//! 2026-12-01, the 2-core machine shared with other builds, medians of
+//! three runs of 2,000 samples (`-- --sample-count 2000`): `hand_text`
+//! 1.97-2.00 µs, `typed_text` 1.99-2.01 µs; `hand_structured` 2.43-2.45
+//! µs, `typed_structured` 2.47-2.49 µs. A typed tool costs what the same
+//! tool with a hand-written schema costs: the schema is generated once, at
+//! registration, and the call path is the same (validate the `Value`,
+//! deserialize the type); a structured result serializes a struct where
+//! the hand-written one builds a `json!` value.
 
 use std::hint::black_box;
 
