@@ -8,13 +8,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::typed::{Json, State};
 use snodo_proto::{
-    BuildError, ChangeEvent, Content, Context, ErrorObject, GetPromptResult, Hub, Implementation,
-    NoArgs, Notifications, Overflow, Prompt, PromptMessage, ReadResourceResult, ResourceArgs,
-    ResourceContents, ResourceError, ResourceTemplate, Service, ServiceBuilder, Tool,
-    ToolAnnotations, ToolError,
+    BuildError, ChangeEvent, Completion, CompletionRequest, Content, Context, ErrorObject,
+    GetPromptResult, Hub, Implementation, NoArgs, Notifications, Overflow, Prompt, PromptMessage,
+    ReadResourceResult, ResourceArgs, ResourceContents, ResourceError, ResourceTemplate, Service,
+    ServiceBuilder, Tool, ToolAnnotations, ToolError,
 };
 
 use crate::cache::{self, Catalog, CrateVersion, Dependency};
@@ -474,6 +475,49 @@ fn review(app: &App, args: ReviewArgs) -> Result<GetPromptResult, ErrorObject> {
     Ok(result)
 }
 
+// ------------------------------------------------------------ completion
+
+/// Completions for the prompt's and the templates' arguments: crate names
+/// by prefix for `name`, and for `version`, `from` and `to` the versions of
+/// the crate already chosen (`context.arguments.name`), newest first.
+fn complete(app: &App, req: &CompletionRequest) -> Completion {
+    let catalog = app.catalog();
+    let mut values: Vec<String> = match req.argument.as_str() {
+        "name" => catalog
+            .crates
+            .keys()
+            .filter(|n| n.starts_with(&req.value))
+            .cloned()
+            .collect(),
+        "version" | "from" | "to" => {
+            let name = req
+                .context
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            catalog
+                .crates
+                .get(name)
+                .map(|vs| {
+                    vs.iter()
+                        .rev()
+                        .map(|v| v.version.clone())
+                        .filter(|v| v.starts_with(&req.value))
+                        .collect()
+                })
+                .unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    let total = values.len();
+    values.truncate(100);
+    Completion {
+        has_more: Some(total > values.len()),
+        total: Some(total as u64),
+        values,
+    }
+}
+
 // --------------------------------------------------------------- service
 
 fn read_only() -> ToolAnnotations {
@@ -583,6 +627,11 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
                 "Review upgrading a dependency from one version to another",
             ),
             |app: State<App>, args: ReviewArgs, _: Context| async move { review(&app, args) },
+        )
+        .completer(
+            |app: State<App>, req: CompletionRequest, _: Context| async move {
+                Ok(complete(&app, &req))
+            },
         )
         .into_builder()
 }

@@ -544,3 +544,28 @@ fn indexing_runs_as_a_task_for_a_client_that_asks() {
         Some(json!({"crates": 2, "versions": 3, "skipped": 0}))
     );
 }
+
+#[test]
+fn crate_names_and_versions_complete() {
+    let mut c = client();
+    let names = block_on(c.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "review_upgrade"}, "argument": {"name": "name", "value": "ti"}}),
+    ))
+    .unwrap();
+    assert_eq!(
+        names["completion"],
+        json!({"values": ["tinyjson"], "total": 1, "hasMore": false})
+    );
+    let versions = block_on(c.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/resource", "uri": "crates://{name}/{version}/readme"},
+               "argument": {"name": "version", "value": "0."},
+               "context": {"arguments": {"name": "tinyjson"}}}),
+    ))
+    .unwrap();
+    assert_eq!(
+        versions["completion"],
+        json!({"values": ["0.2.0", "0.1.0"], "total": 2, "hasMore": false})
+    );
+}

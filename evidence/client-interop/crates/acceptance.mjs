@@ -281,6 +281,22 @@ const STEPS = [
     },
   },
   {
+    name: 'completion: crate names, then the chosen crate\'s versions',
+    async run({ client }) {
+      const names = await client.complete({
+        ref: { type: 'ref/prompt', name: 'review_upgrade' },
+        argument: { name: 'name', value: 'col' },
+      });
+      assert.deepEqual(names.completion, { values: ['colorize'], total: 1, hasMore: false });
+      const versions = await client.complete({
+        ref: { type: 'ref/prompt', name: 'review_upgrade' },
+        argument: { name: 'to', value: '' },
+        context: { arguments: { name: 'tinyjson' } },
+      });
+      assert.deepEqual(versions.completion, { values: ['0.2.0', '0.1.0'], total: 2, hasMore: false });
+    },
+  },
+  {
     name: 'resources/read: a README, a source file, and a path leaving the crate',
     async run({ client }) {
       const readme = await client.readResource({ uri: 'crates://colorize/1.0.0/readme' });
