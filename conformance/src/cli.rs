@@ -14,7 +14,7 @@ use tracing_subscriber::EnvFilter;
 
 const USAGE: &str = "\
 usage: snodo-fixture --stdio [--runtime tokio|smol|blocking]
-       snodo-fixture --listen ADDR [--runtime tokio|smol|blocking]
+       snodo-fixture --listen ADDR [--runtime tokio|smol|blocking|hyper]
        snodo-fixture --help
 
 Serve the snodo MCP conformance fixture (protocol revision 2026-07-28).
@@ -24,9 +24,11 @@ options:
   --listen ADDR                serve Streamable HTTP at http://ADDR/mcp; port 0
                                picks a free port; the bound address is printed
                                as the first line on stdout
-  --runtime tokio|smol|blocking
+  --runtime tokio|smol|blocking|hyper
                                adapter serving the transport (default:
-                               blocking for --stdio, tokio for --listen)
+                               blocking for --stdio, tokio for --listen);
+                               hyper (HTTP/1.1 and h2c on one port) serves
+                               --listen only
   -h, --help                   print this help
 
 Set SNODO_STATE_KEY to a hex secret (at least 32 bytes) to seal MRTR
@@ -52,6 +54,8 @@ pub enum Runtime {
     Smol,
     /// `snodo-blocking`.
     Blocking,
+    /// `snodo-hyper` (HTTP only).
+    Hyper,
 }
 
 /// What the command line asks for.
@@ -83,7 +87,7 @@ impl std::fmt::Display for ArgError {
                 "--listen needs an address such as 127.0.0.1:0, got {a:?}"
             ),
             ArgError::BadRuntime(r) => {
-                write!(f, "--runtime must be tokio, smol or blocking, got {r:?}")
+                write!(f, "--runtime must be tokio, smol or blocking (or hyper, with --listen), got {r:?}")
             }
             ArgError::NoMode => f.write_str("choose a transport: --stdio or --listen ADDR"),
             ArgError::Conflict => f.write_str("--stdio and --listen exclude each other"),
@@ -110,6 +114,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, ArgError> {
                     "tokio" => Runtime::Tokio,
                     "smol" => Runtime::Smol,
                     "blocking" => Runtime::Blocking,
+                    "hyper" => Runtime::Hyper,
                     _ => return Err(ArgError::BadRuntime(value)),
                 });
             }
@@ -117,6 +122,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, ArgError> {
         }
     }
     match (stdio, listen, runtime) {
+        (true, None, Some(Runtime::Hyper)) => Err(ArgError::BadRuntime("hyper".into())),
         (true, None, rt) => Ok(Command::Stdio(rt.unwrap_or(Runtime::Blocking))),
         (true, Some(_), _) => Err(ArgError::Conflict),
         (false, Some(addr), rt) => Ok(Command::Listen(addr, rt.unwrap_or(Runtime::Tokio))),
@@ -260,6 +266,15 @@ mod tests {
         assert_eq!(
             parse(args(&["--runtime", "smol", "--listen", "127.0.0.1:0"])),
             Ok(Command::Listen(addr, Runtime::Smol))
+        );
+        assert_eq!(
+            parse(args(&["--listen", "127.0.0.1:0", "--runtime", "hyper"])),
+            Ok(Command::Listen(addr, Runtime::Hyper))
+        );
+        // hyper serves HTTP only.
+        assert_eq!(
+            parse(args(&["--stdio", "--runtime", "hyper"])),
+            Err(ArgError::BadRuntime("hyper".into()))
         );
     }
 

@@ -1,16 +1,37 @@
 //! Streamable HTTP (`basic/transports/streamable-http.mdx`), sans-I/O.
 //!
 //! [`codec`] frames HTTP/1.1; [`rules`] holds every Streamable HTTP rule
-//! (endpoint and method, `Origin`/`Host`, `Accept`/`Content-Type`, header
-//! mirrors, status codes). The per-connection exchange state lives in
-//! [`Connection`](crate::Connection).
+//! about a request (endpoint and method, `Origin`/`Host`,
+//! `Accept`/`Content-Type`, header mirrors, status codes); `exchange`
+//! answers the requests of one connection (202, SSE, 100-continue, 408,
+//! hang-ups, idle close) and `session` is the HTTP surface of the
+//! initialize-era sessions (GET stream, DELETE, `Mcp-Session-Id`). A
+//! [`Connection`](crate::Connection) on [`Transport::Http`](crate::Transport)
+//! is the shared call core with these on its wire side.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
 
 pub mod codec;
+pub(crate) mod exchange;
 pub mod rules;
+pub(crate) mod session;
+
+/// The head of an answer to a request given to
+/// [`Connection::http_request`](crate::Connection::http_request), for a
+/// host HTTP stack to send ([`Output::Respond`](crate::Output::Respond)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Response {
+    /// The status code.
+    pub status: u16,
+    /// Header fields, names lower-cased: `content-type`, and as the answer
+    /// needs `mcp-session-id`, `allow`, `cache-control`, `x-accel-buffering`.
+    pub headers: Vec<(String, String)>,
+    /// The body's length when it is known up front (a JSON answer); `None`
+    /// for an SSE stream, whose body ends with [`Output::Close`](crate::Output::Close).
+    pub content_length: Option<usize>,
+}
 
 /// Which `Origin` headers are accepted (`§ Security & Endpoint`: a present
 /// but invalid Origin is answered 403). A request without `Origin` (not a
