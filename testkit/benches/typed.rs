@@ -105,7 +105,7 @@ fn call(conn: &mut Connection, request: &[u8]) -> usize {
                 let outcome = task.poll_inline().expect("the handler is ready at once");
                 conn.complete(task.call(), outcome, Instant::ZERO).unwrap();
             }
-            Output::Cancel(_) | Output::Close => {}
+            Output::Cancel(_) | Output::Close | Output::Respond(_) => {}
         }
     }
     written

@@ -463,8 +463,9 @@ impl TestClient {
                         None => self.running.push(task),
                     }
                 }
-                // The task's flag is set: it ends at its next poll.
-                Output::Cancel(_) => {}
+                // Cancel: the task's flag is set, it ends at its next poll.
+                // Respond: only on a connection made for one HTTP request.
+                Output::Cancel(_) | Output::Respond(_) => {}
                 Output::Close => self.closed = true,
             }
         }

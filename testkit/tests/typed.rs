@@ -264,7 +264,7 @@ fn http_exchange(service: &Service, tool: &str, body: &str) -> (u16, Value) {
                 let outcome = task.poll_inline().expect("ready at once");
                 conn.complete(task.call(), outcome, Instant::ZERO).unwrap();
             }
-            Output::Cancel(_) | Output::Close => {}
+            Output::Cancel(_) | Output::Close | Output::Respond(_) => {}
         }
     }
     let text = String::from_utf8(written).unwrap();
