@@ -54,6 +54,12 @@
 //! assert_eq!(response["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "snodo");
 //! ```
 //!
+//! Tools with typed arguments and results, whose schemas are generated
+//! from their Rust types, and application state handed to every handler:
+//! [`typed`] (feature `typed`, on by default). Testing a service without a
+//! socket: the `snodo-testkit` crate's `TestClient`. Each handler call runs
+//! in a `tracing` span: [`trace`].
+//!
 //! Without the default `std` feature the crate is `no_std + alloc`; JSON
 //! Schema validation of tool arguments (which needs `std`) is then left to
 //! the handlers.
