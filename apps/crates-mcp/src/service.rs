@@ -382,8 +382,12 @@ fn index(app: &App, ctx: &Context) -> IndexSummary {
 /// Read `rel` inside `c`'s directory, refusing paths that leave it.
 fn read_text(c: &CrateVersion, rel: &str) -> Option<String> {
     let rel = cache::safe_relative(rel)?;
-    let path = c.dir.join(rel);
-    let meta = fs::symlink_metadata(&path).ok()?;
+    // Resolved, so a symbolic link inside the crate cannot lead out of it.
+    let path = c.dir.join(rel).canonicalize().ok()?;
+    if !path.starts_with(c.dir.canonicalize().ok()?) {
+        return None;
+    }
+    let meta = fs::metadata(&path).ok()?;
     if !meta.is_file() || meta.len() > MAX_RESOURCE {
         return None;
     }

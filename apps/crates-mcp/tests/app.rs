@@ -569,3 +569,29 @@ fn crate_names_and_versions_complete() {
         json!({"values": ["0.2.0", "0.1.0"], "total": 2, "hasMore": false})
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_inside_a_crate_does_not_lead_out_of_it() {
+    let registry = scratch_registry();
+    let secret = registry.join("secret.txt");
+    std::fs::write(&secret, "not a crate file").unwrap();
+    let crate_dir = registry.join(TINYJSON_02);
+    std::os::unix::fs::symlink(&secret, crate_dir.join("src/leak.rs")).unwrap();
+    std::os::unix::fs::symlink(&registry, crate_dir.join("up")).unwrap();
+    let mut c = TestClient::new(&service(App::open(&registry)).unwrap());
+    for uri in [
+        "crates://tinyjson/0.2.0/file/src/leak.rs",
+        "crates://tinyjson/0.2.0/file/up/secret.txt",
+    ] {
+        let e = block_on(c.read_resource(uri)).unwrap_err();
+        assert_eq!(
+            (e.code, e.data),
+            (-32602, Some(json!({ "uri": uri }))),
+            "{uri}"
+        );
+    }
+    // A file inside still reads.
+    block_on(c.read_resource("crates://tinyjson/0.2.0/file/src/lib.rs")).unwrap();
+    let _ = std::fs::remove_dir_all(&registry);
+}
