@@ -27,7 +27,12 @@
 mod body;
 mod serve;
 mod service;
+#[cfg(feature = "tls")]
+pub mod tls;
 
 pub use body::McpBody;
 pub use serve::serve;
 pub use service::{McpService, RequestExtensions};
+pub use snodo_driver::{Options, Shutdown};
+#[cfg(feature = "tls")]
+pub use tls::serve_tls;

@@ -3,7 +3,7 @@
 use http::{HeaderName, HeaderValue, Request, Response, StatusCode, Version};
 use http_body::Body;
 use http_body_util::{BodyExt, Limited};
-use snodo_driver::{Exchange, Part};
+use snodo_driver::{Exchange, Part, Shutdown};
 use snodo_proto::http::codec::Head;
 use snodo_proto::{Context, Host, Service};
 use snodo_tokio::Tokio;
@@ -23,6 +23,8 @@ pub struct McpService {
     /// The host routes: every request that reaches this service is for the
     /// MCP endpoint, whatever path is left of it after the host's prefix.
     mounted: bool,
+    /// Raised: answers in progress wind down (listen streams end).
+    shutdown: Option<Shutdown>,
 }
 
 impl McpService {
@@ -34,6 +36,7 @@ impl McpService {
         McpService {
             service,
             mounted: false,
+            shutdown: None,
         }
     }
 
@@ -44,7 +47,18 @@ impl McpService {
         McpService {
             service,
             mounted: true,
+            shutdown: None,
         }
+    }
+
+    /// Wind down the answers in progress when `shutdown` is raised, as a
+    /// native connection does: a listen stream ends with its result, calls
+    /// get up to [`Limits::shutdown_grace`](snodo_proto::Limits) to finish.
+    /// Raise it before the host server's own graceful shutdown, which waits
+    /// for every answer to end.
+    pub fn with_shutdown(mut self, shutdown: Shutdown) -> Self {
+        self.shutdown = Some(shutdown);
+        self
     }
 
     /// Answer one request.
@@ -81,7 +95,8 @@ impl McpService {
             Err(_) => return bare(StatusCode::BAD_REQUEST),
         };
         let host: Host = Arc::new(extensions);
-        let mut exchange = Exchange::new(Tokio, &self.service, head, body, Some(host));
+        let stop = self.shutdown.as_ref();
+        let mut exchange = Exchange::new(Tokio, &self.service, head, body, Some(host), stop);
         match poll_fn(|cx| exchange.poll_part(cx)).await {
             Some(Part::Head(head)) => {
                 let length = head.content_length;

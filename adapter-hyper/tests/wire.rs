@@ -59,13 +59,27 @@ fn service() -> (Service, mpsc::Receiver<bool>) {
                 CallToolResult::text("done")
             },
         )
-        .tool(Tool::new("hang", "Never answer"), move |_: NoArgs, ctx| {
-            let probe = Probe(ctx, dropped_tx.clone());
-            async move {
-                let _probe = probe;
-                std::future::pending::<CallToolResult>().await
+        .tool(Tool::new("hang", "Never answer"), {
+            let dropped_tx = dropped_tx.clone();
+            move |_: NoArgs, ctx| {
+                let probe = Probe(ctx, dropped_tx.clone());
+                async move {
+                    let _probe = probe;
+                    std::future::pending::<CallToolResult>().await
+                }
             }
         })
+        .tool(
+            Tool::new("stream_hang", "Report progress, then never answer"),
+            move |_: NoArgs, ctx: Context| {
+                ctx.progress(1.0, None, None);
+                let probe = Probe(ctx, dropped_tx.clone());
+                async move {
+                    let _probe = probe;
+                    std::future::pending::<CallToolResult>().await
+                }
+            },
+        )
         .build()
         .expect("a valid service");
     (service, dropped)
@@ -76,10 +90,10 @@ async fn start(service: Service) -> (String, tokio::sync::oneshot::Sender<()>) {
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
-        snodo_hyper::serve(&service, listener, async {
+        let stopped = async {
             let _ = stopped.await;
-        })
-        .await
+        };
+        snodo_hyper::serve(&service, listener, stopped, snodo_hyper::Options::default()).await
     });
     (format!("http://{addr}"), stop)
 }
@@ -217,6 +231,23 @@ fn refusals_match_the_native_listener() {
                     r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Too many request header fields"}}"#.into()
                 )
             );
+            // A head over `HttpConfig::max_head_bytes` (16 KiB): 431. On
+            // HTTP/2 hyper's own header-list limit (16 KiB too) may refuse
+            // it first, so this one is HTTP/1.1's.
+            if !h2 {
+                let mut req = post(&base, "tools/call", &echo(1));
+                req.headers_mut()
+                    .insert("x-pad", "y".repeat(17 * 1024).parse().unwrap());
+                let r = c.request(req).await.unwrap();
+                assert_eq!(
+                    text(r).await,
+                    (
+                        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                        "application/json".into(),
+                        r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request header fields too large"}}"#.into()
+                    )
+                );
+            }
             // A hostile Origin: 403.
             let mut req = post(&base, "tools/call", &echo(1));
             req.headers_mut()
@@ -294,6 +325,14 @@ fn many_concurrent_streams_share_one_http2_connection() {
     rt.block_on(async {
         let (base, _stop) = start(service().0).await;
         let c = client(true);
+        // The first request opens the connection, and the server's SETTINGS
+        // (at most `max_concurrent_calls` streams at once) reach the client
+        // before the burst; a client that sends beyond them is refused.
+        let r = c
+            .request(post(&base, "tools/call", &echo(7)))
+            .await
+            .unwrap();
+        assert_eq!(text(r).await.2, ECHOED);
         let calls = (0..200).map(|i| {
             let c = c.clone();
             let base = base.clone();
@@ -311,5 +350,148 @@ fn many_concurrent_streams_share_one_http2_connection() {
         for h in handles {
             h.await.unwrap();
         }
+    });
+}
+
+#[test]
+fn a_reset_during_an_sse_answer_cancels_its_call() {
+    both(|h2| {
+        Box::pin(async move {
+            let (service, dropped) = service();
+            let (base, _stop) = start(service).await;
+            let body = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"stream_hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"p"}}}"#;
+            let mut req = post(&base, "tools/call", body);
+            req.headers_mut()
+                .insert("mcp-name", "stream_hang".parse().unwrap());
+            let c = client(h2);
+            let r = c.request(req).await.unwrap();
+            assert_eq!(r.headers()["content-type"], "text/event-stream");
+            let mut stream = r.into_body();
+            let first = stream.frame().await.unwrap().unwrap().into_data().unwrap();
+            assert_eq!(
+                &first[..],
+                concat!(
+                    r#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1.0,"progressToken":"p"}}"#,
+                    "\n\n"
+                )
+                .as_bytes()
+            );
+            // The client stops reading mid-stream: an HTTP/2 RST_STREAM, or
+            // the HTTP/1.1 connection closed.
+            drop(stream);
+            drop(c);
+            let flagged =
+                tokio::task::spawn_blocking(move || dropped.recv_timeout(Duration::from_secs(5)))
+                    .await
+                    .unwrap()
+                    .expect("the handler's future was dropped");
+            assert!(flagged, "the call was flagged cancelled first");
+        })
+    });
+}
+
+#[test]
+fn beyond_the_connection_cap_a_new_connection_is_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let service = service().0;
+        tokio::spawn(async move {
+            let options = snodo_hyper::Options::default().max_connections(1);
+            snodo_hyper::serve(&service, listener, std::future::pending(), options).await
+        });
+        let body = echo(7);
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        // The first connection is served and kept open.
+        let mut first = tokio::net::TcpStream::connect(addr).await.unwrap();
+        first.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = vec![0; 4096];
+        let n = first.read(&mut answer).await.unwrap();
+        let answer = String::from_utf8_lossy(&answer[..n]);
+        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+        assert!(answer.ends_with(ECHOED), "{answer}");
+        // The second finds the cap reached: closed without an answer.
+        let mut second = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let _ = second.write_all(request.as_bytes()).await;
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), second.read_to_end(&mut rest)).await;
+        assert!(
+            matches!(read, Ok(Ok(0)) | Ok(Err(_))),
+            "the connection over the cap was served: {rest:?}"
+        );
+        // Once the first leaves, a new client is served again.
+        drop(first);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let mut third = tokio::net::TcpStream::connect(addr).await.unwrap();
+        third.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = vec![0; 4096];
+        let n = third.read(&mut answer).await.unwrap();
+        assert!(String::from_utf8_lossy(&answer[..n]).starts_with("HTTP/1.1 200 OK\r\n"));
+    });
+}
+
+#[test]
+fn a_listen_stream_carries_events_and_ends_on_shutdown() {
+    use snodo_proto::{ChangeEvent, Hub, Notifications};
+    both(|h2| {
+        Box::pin(async move {
+            let hub = Hub::default();
+            let service = Service::builder()
+                .server_info(Implementation::new("t", "1"))
+                .tool(Tool::new("noop", "Nothing"), |_: NoArgs, _ctx| async {
+                    CallToolResult::text("")
+                })
+                .notifications(Notifications {
+                    tools_list_changed: true,
+                    ..Notifications::default()
+                })
+                .hub(hub.clone())
+                .build()
+                .unwrap();
+            let (base, stop) = start(service).await;
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{{{META},"notifications":{{"toolsListChanged":true}}}}}}"#
+            );
+            let r = client(h2)
+                .request(post(&base, "subscriptions/listen", &body))
+                .await
+                .unwrap();
+            assert_eq!(r.headers()["content-type"], "text/event-stream");
+            let mut stream = r.into_body();
+            let mut next = async || {
+                let frame = stream.frame().await.unwrap().unwrap();
+                String::from_utf8(frame.into_data().unwrap().to_vec()).unwrap()
+            };
+            assert_eq!(
+                next().await,
+                "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":5},\"notifications\":{\"toolsListChanged\":true}}}\n\n"
+            );
+            hub.publish(ChangeEvent::ToolsListChanged);
+            assert_eq!(
+                next().await,
+                "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":5}}}\n\n"
+            );
+            // Shutdown ends the stream with its result
+            // (`subscriptions.mdx` § Graceful Closure), then the body.
+            stop.send(()).unwrap();
+            assert_eq!(
+                next().await,
+                "data: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"t\",\"version\":\"1\"},\"io.modelcontextprotocol/subscriptionId\":5},\"resultType\":\"complete\"}}\n\n"
+            );
+            let rest = tokio::time::timeout(Duration::from_secs(5), stream.collect())
+                .await
+                .expect("the body ends after the result")
+                .unwrap();
+            assert!(rest.to_bytes().is_empty(), "nothing after the result");
+        })
     });
 }

@@ -105,7 +105,28 @@ fn hyper_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) ->
         let listener = tokio::net::TcpListener::bind(addr).await?;
         announce(listener.local_addr()?);
         let _tasks = crate::tasks::run(service, tokio_spawner());
-        snodo_hyper::serve(service, listener, terminated()).await
+        let options = snodo_hyper::Options::default().max_connections(max_connections());
+        snodo_hyper::serve(service, listener, terminated(), options).await
+    })
+}
+
+/// The fixture on hyper over TLS (`--tls-cert`, `--tls-key`).
+pub fn serve_tls(
+    service: &Service,
+    addr: SocketAddr,
+    tls: &crate::cli::Tls,
+    announce: fn(SocketAddr),
+) -> io::Result<()> {
+    let config = snodo_hyper::tls::config_from_pem(&tls.cert, &tls.key)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        announce(listener.local_addr()?);
+        let _tasks = crate::tasks::run(service, tokio_spawner());
+        let options = snodo_hyper::Options::default().max_connections(max_connections());
+        snodo_hyper::serve_tls(service, listener, config, terminated(), options).await
     })
 }
 

@@ -6,6 +6,8 @@
 //! handler tasks for the connection and decides nothing.
 
 use bytes::Bytes;
+use std::future::Future;
+use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -15,6 +17,7 @@ use snodo_proto::{Connection, Host, Output, Response, Service};
 
 use crate::drive::clock;
 use crate::runtime::{Runtime, Timer};
+use crate::signal::Shutdown;
 
 /// A part of an answer.
 #[derive(Debug)]
@@ -36,6 +39,9 @@ pub enum Part {
 pub struct Exchange<R: Runtime> {
     rt: R,
     conn: Option<Connection>,
+    /// The server's shutdown, once asked for: the connection winds down
+    /// (a listen stream ends with its result) within the shutdown grace.
+    stop: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
     clock: Clock,
     timer: R::Timer,
     armed: Option<Instant>,
@@ -44,13 +50,16 @@ pub struct Exchange<R: Runtime> {
 impl<R: Runtime> Exchange<R> {
     /// Answer `head` and `body` (`None`: larger than
     /// [`Limits::max_message_bytes`](snodo_proto::Limits)) with `service`;
-    /// `host` is what handlers see as [`Context::host`](snodo_proto::Context::host).
+    /// `host` is what handlers see as [`Context::host`](snodo_proto::Context::host);
+    /// once `shutdown` is raised the answer winds down as a native
+    /// connection's does.
     pub fn new(
         rt: R,
         service: &Service,
         head: Head,
         body: Option<Bytes>,
         host: Option<Host>,
+        shutdown: Option<&Shutdown>,
     ) -> Self {
         let clock = clock(&rt);
         let now = clock.at(rt.now());
@@ -59,6 +68,7 @@ impl<R: Runtime> Exchange<R> {
         Exchange {
             rt,
             conn: Some(conn),
+            stop: shutdown.map(|s| Box::pin(s.requested()) as Pin<Box<_>>),
             clock,
             timer,
             armed: None,
@@ -105,6 +115,13 @@ impl<R: Runtime> Exchange<R> {
                 conn.handle_timeout(now());
                 continue;
             }
+            if let Some(stop) = self.stop.as_mut() {
+                if stop.as_mut().poll(cx).is_ready() {
+                    self.stop = None;
+                    conn.begin_shutdown(now());
+                    continue;
+                }
+            }
             if conn.poll_changes(cx).is_ready() {
                 conn.handle_changes(now());
                 continue;
@@ -127,6 +144,7 @@ impl<R: Runtime> Drop for Exchange<R> {
         let mut rest = Exchange {
             rt: self.rt.clone(),
             conn: Some(conn),
+            stop: self.stop.take(),
             clock: self.clock,
             timer: self.rt.timer(self.rt.now()),
             armed: None,
