@@ -107,8 +107,9 @@ fn publishable(schema: Schema) -> Value {
 /// The `format`s schemars gives Rust's number types (`uint8`, `int64`,
 /// `double`, …). JSON Schema 2020-12 defines none of them (§ 7.3 of its
 /// validation vocabulary), so validators ignore them and strict ones (the
-/// TypeScript client's Ajv) warn about every one; the bounds they stand
-/// for are in `minimum` and `maximum` already.
+/// TypeScript client's Ajv) warn about every one. What a client can use
+/// of them stays: schemars also writes `minimum: 0` for unsigned types and
+/// both bounds for the 8- and 16-bit ones.
 fn drop_width_formats(value: &mut Value) {
     const WIDTHS: &[&str] = &[
         "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32",
