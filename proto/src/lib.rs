@@ -54,6 +54,12 @@
 //! assert_eq!(response["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "snodo");
 //! ```
 //!
+//! Tools with typed arguments and results, whose schemas are generated
+//! from their Rust types, and application state handed to every handler:
+//! [`typed`] (feature `typed`, on by default). Testing a service without a
+//! socket: the `snodo-testkit` crate's `TestClient`. Each handler call runs
+//! in a `tracing` span: [`trace`].
+//!
 //! Without the default `std` feature the crate is `no_std + alloc`; JSON
 //! Schema validation of tool arguments (which needs `std`) is then left to
 //! the handlers.
@@ -88,9 +94,18 @@ mod shape;
 pub mod stdio;
 pub mod subscriptions;
 pub mod time;
+#[cfg(feature = "std")]
+pub mod trace;
+#[cfg(feature = "typed")]
+pub mod typed;
 pub mod uri_template;
 
 pub use auth::{Authenticator, Authorization, Principal, Rejection};
+/// The schemars this crate generates tool schemas with, so an
+/// application's `#[derive(JsonSchema)]` is always the same version.
+#[cfg(feature = "typed")]
+pub use schemars;
+
 pub use connection::{Closing, CompleteError, Connection, Output, Transport};
 pub use error::{code, ErrorObject};
 pub use extension::{

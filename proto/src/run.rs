@@ -140,6 +140,19 @@ pub struct CallTask {
     future: Option<BoxFuture<Outcome>>,
     shared: Arc<Shared>,
     reports: Arc<Reports>,
+    /// The call's `mcp.call` span ([`crate::trace`]): entered while the
+    /// handler is polled, closed when the task is dropped.
+    span: tracing::Span,
+    /// Whether the outcome was recorded on the span.
+    ended: bool,
+}
+
+impl Drop for CallTask {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.span.record("outcome", "cancelled");
+        }
+    }
 }
 
 impl core::fmt::Debug for CallTask {
@@ -155,6 +168,8 @@ impl CallTask {
         let call = invocation.call;
         let shared = invocation.shared.clone();
         let sink: Arc<dyn CallSink> = reports.clone();
+        let span = crate::trace::call_span(&invocation);
+        let _entered = span.enter();
         let future = match catch_unwind(AssertUnwindSafe(|| invocation.run(sink))) {
             Ok(future) => future,
             Err(payload) => {
@@ -162,12 +177,21 @@ impl CallTask {
                 Box::pin(core::future::ready(outcome))
             }
         };
+        drop(_entered);
         CallTask {
             call,
             future: Some(future),
             shared,
             reports,
+            span,
+            ended: false,
         }
+    }
+
+    /// Record `outcome` on the call's span.
+    fn ended(&mut self, outcome: &Outcome) {
+        self.ended = true;
+        crate::trace::record_outcome(&self.span, outcome);
     }
 
     /// The call this task runs.
@@ -181,9 +205,13 @@ impl CallTask {
     pub fn poll_inline(&mut self) -> Option<Outcome> {
         let future = self.future.as_mut()?;
         let mut cx = Context::from_waker(Waker::noop());
-        match poll_caught(self.call, future, &mut cx) {
+        let poll = self
+            .span
+            .in_scope(|| poll_caught(self.call, future, &mut cx));
+        match poll {
             Poll::Ready(outcome) => {
                 self.future = None;
+                self.ended(&outcome);
                 Some(outcome)
             }
             Poll::Pending => None,
@@ -210,9 +238,11 @@ impl Future for CallTask {
             this.future = None;
             return Poll::Ready(());
         }
-        match poll_caught(this.call, future, cx) {
+        let poll = this.span.in_scope(|| poll_caught(this.call, future, cx));
+        match poll {
             Poll::Ready(outcome) => {
                 this.future = None;
+                this.ended(&outcome);
                 this.reports.push(Report::Done(this.call, outcome));
                 Poll::Ready(())
             }

@@ -1,0 +1,70 @@
+//! A complete program, as the README's "Using it" proposes: a typed tool
+//! with state and a structured result, served on stdio or Streamable HTTP.
+//!
+//! ```text
+//! cargo run -p snodo-crates --example using_it -- stdio
+//! cargo run -p snodo-crates --example using_it -- http 127.0.0.1:8378
+//! ```
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+use snodo_proto::schemars::{self, JsonSchema};
+use snodo_proto::typed::{Json, State};
+use snodo_proto::{Context, Service, Tool, ToolError};
+use snodo_tokio::{bind_http, serve_http, serve_stdio, Options};
+
+/// The application's state: handlers receive it as `State<Counter>`.
+#[derive(Default)]
+struct Counter {
+    greeted: AtomicU64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Greet {
+    /// Who to greet.
+    name: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Greeting {
+    message: String,
+    /// How many greetings this server has made.
+    count: u64,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let service = Service::builder()
+        .state(Counter::default())
+        .tool(
+            Tool::new("greet", "Say hello to someone").title("Greet"),
+            |counter: State<Counter>, args: Greet, _ctx: Context| async move {
+                if args.name.trim().is_empty() {
+                    // A tool execution error: the model reads it and retries.
+                    return Err(ToolError::from("name is empty: say who to greet"));
+                }
+                let count = counter.greeted.fetch_add(1, Ordering::Relaxed) + 1;
+                Ok(Json(Greeting {
+                    message: format!("Hello, {}!", args.name),
+                    count,
+                }))
+            },
+        )
+        .build()?;
+
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("http") => {
+            let addr = args.get(1).map_or("127.0.0.1:8378", String::as_str);
+            let listener = bind_http(addr).await?;
+            eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
+            let ctrl_c = async {
+                let _ = tokio::signal::ctrl_c().await;
+            };
+            serve_http(&service, listener, ctrl_c, Options::default()).await?;
+        }
+        _ => serve_stdio(&service, Options::default()).await?,
+    }
+    Ok(())
+}

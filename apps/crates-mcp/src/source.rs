@@ -1,0 +1,230 @@
+//! A crate's Rust sources: finding text or an item's definition, and the
+//! public items a version declares (what an upgrade can break).
+//!
+//! This reads source text line by line, as `grep` would, not through a
+//! Rust parser: it is fast on a whole cache and good enough to point a
+//! reviewer at the right file and line, which is its job.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use snodo_proto::schemars::{self, JsonSchema};
+
+/// Largest source file read, in bytes; larger ones (generated tables) are
+/// skipped.
+pub const MAX_FILE: u64 = 2 * 1024 * 1024;
+/// Most `.rs` files walked in one crate.
+pub const MAX_FILES: usize = 5_000;
+
+/// One line that matched.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Match {
+    /// Path inside the crate, `/`-separated.
+    pub file: String,
+    /// 1-based line number.
+    pub line: usize,
+    /// The line, trimmed, at most 200 characters.
+    pub text: String,
+}
+
+/// The item keywords a definition starts with.
+const ITEM_KEYWORDS: &[&str] = &[
+    "fn",
+    "struct",
+    "enum",
+    "trait",
+    "type",
+    "const",
+    "static",
+    "mod",
+    "union",
+    "macro_rules!",
+];
+
+/// Every `.rs` file under `dir`, relative and sorted (`target/` and hidden
+/// directories skipped).
+pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() && !name.starts_with('.') && name != "target" {
+                stack.push(path);
+            } else if kind.is_file() && name.ends_with(".rs") {
+                if let Ok(rel) = path.strip_prefix(dir) {
+                    out.push(rel.to_path_buf());
+                }
+            }
+            if out.len() >= MAX_FILES {
+                break;
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn read_source(dir: &Path, rel: &Path) -> Option<String> {
+    let path = dir.join(rel);
+    if fs::metadata(&path).ok()?.len() > MAX_FILE {
+        return None;
+    }
+    fs::read_to_string(path).ok()
+}
+
+fn display(rel: &Path) -> String {
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn clip(line: &str) -> String {
+    let t = line.trim();
+    match t.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &t[..i]),
+        None => t.to_string(),
+    }
+}
+
+/// Whether `line` defines an item named `symbol` (`pub fn symbol`,
+/// `struct symbol<T>`, `macro_rules! symbol`, …).
+pub fn defines(line: &str, symbol: &str) -> bool {
+    let words: Vec<&str> = line
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .windows(2)
+        .any(|w| ITEM_KEYWORDS.contains(&w[0]) && w[1] == symbol)
+}
+
+/// Lines of `dir`'s Rust files containing `text` (case-sensitive), or,
+/// with `symbol`, defining an item named `text`; at most `limit`.
+/// Returns the matches and whether more were left out.
+pub fn find(dir: &Path, text: &str, symbol: bool, limit: usize) -> (Vec<Match>, bool) {
+    let mut found = Vec::new();
+    for rel in rust_files(dir) {
+        let Some(source) = read_source(dir, &rel) else {
+            continue;
+        };
+        for (i, line) in source.lines().enumerate() {
+            let hit = if symbol {
+                defines(line, text)
+            } else {
+                line.contains(text)
+            };
+            if hit {
+                if found.len() == limit {
+                    return (found, true);
+                }
+                found.push(Match {
+                    file: display(&rel),
+                    line: i + 1,
+                    text: clip(line),
+                });
+            }
+        }
+    }
+    (found, false)
+}
+
+/// The public items of a crate's sources: `kind name` per `pub` item
+/// (`pub(crate)` and narrower are not public), prefixed by the file's
+/// module path (`src/de/mod.rs` → `de`).
+pub fn public_items(dir: &Path) -> BTreeSet<String> {
+    let mut items = BTreeSet::new();
+    for rel in rust_files(dir) {
+        let display = display(&rel);
+        let Some(module) = module_path(&display) else {
+            continue;
+        };
+        let Some(source) = read_source(dir, &rel) else {
+            continue;
+        };
+        for line in source.lines() {
+            let t = line.trim_start();
+            let Some(rest) = t.strip_prefix("pub ") else {
+                continue;
+            };
+            let words: Vec<&str> = rest
+                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            let mut i = 0;
+            while words
+                .get(i)
+                .is_some_and(|w| matches!(*w, "async" | "unsafe" | "extern" | "C"))
+            {
+                i += 1;
+            }
+            // `pub const fn f` is a function; `pub const N` a constant.
+            if words.get(i) == Some(&"const") && words.get(i + 1) == Some(&"fn") {
+                i += 1;
+            }
+            let (Some(&kind), name) = (words.get(i), words.get(i + 1).copied()) else {
+                continue;
+            };
+            if !ITEM_KEYWORDS.contains(&kind) {
+                continue;
+            }
+            if let Some(name) = name.filter(|n| !n.is_empty()) {
+                let path = if module.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{module}::{name}")
+                };
+                items.insert(format!("{kind} {path}"));
+            }
+        }
+    }
+    items
+}
+
+/// `src/a/b.rs` → `a::b`, `src/a/mod.rs` → `a`, `src/lib.rs` → ``;
+/// `None` outside `src/` (tests, examples, build scripts) and for
+/// `src/bin/`.
+fn module_path(file: &str) -> Option<String> {
+    let inner = file.strip_prefix("src/")?;
+    if inner.starts_with("bin/") || inner == "main.rs" {
+        return None;
+    }
+    let inner = inner.strip_suffix(".rs")?;
+    let parts: Vec<&str> = inner
+        .split('/')
+        .filter(|p| !matches!(*p, "mod" | "lib"))
+        .collect();
+    Some(parts.join("::"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_are_told_from_uses() {
+        assert!(defines("pub fn parse(input: &str)", "parse"));
+        assert!(defines("    struct Parser<'a> {", "Parser"));
+        assert!(defines("macro_rules! parse {", "parse"));
+        assert!(!defines("let x = parse(input);", "parse"));
+        assert!(!defines("pub fn parse_all()", "parse"));
+    }
+
+    #[test]
+    fn module_paths_follow_the_file_layout() {
+        assert_eq!(module_path("src/lib.rs").as_deref(), Some(""));
+        assert_eq!(module_path("src/de/mod.rs").as_deref(), Some("de"));
+        assert_eq!(module_path("src/de/value.rs").as_deref(), Some("de::value"));
+        assert_eq!(module_path("tests/it.rs"), None);
+        assert_eq!(module_path("src/bin/tool.rs"), None);
+    }
+}

@@ -1,0 +1,597 @@
+//! The crate-knowledge server against the seeded registry cache in
+//! `tests/registry` (three tiny crate versions: tinyjson 0.1.0 and 0.2.0,
+//! colorize 1.0.0), through the in-process client: the catalog, every
+//! tool's outcomes with its errors, the resources, the prompt, indexing
+//! with progress, and change notifications. Expected answers are literal
+//! JSON.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use snodo_crates::watch::Watcher;
+use snodo_crates::{service, App};
+use snodo_testkit::{block_on, TestClient};
+
+fn seeded() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/registry")
+}
+
+fn client() -> TestClient {
+    TestClient::new(&service(App::open(seeded())).unwrap())
+}
+
+fn literal(text: &str) -> Value {
+    serde_json::from_str(text).expect("the expected value is JSON")
+}
+
+/// `structuredContent` of a successful call.
+fn structured(client: &mut TestClient, tool: &str, args: Value) -> Value {
+    let result = block_on(client.call_tool(tool, args)).unwrap();
+    assert_eq!(result.is_error, None, "{tool}: {:?}", result.content);
+    result.structured_content.expect("a structured result")
+}
+
+/// The text of a tool execution error.
+fn tool_error(client: &mut TestClient, tool: &str, args: Value) -> String {
+    let result = block_on(client.call_tool(tool, args)).unwrap();
+    assert_eq!(result.is_error, Some(true));
+    serde_json::to_value(&result.content[0]).unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn the_catalog_lists_every_tool_with_generated_schemas_titles_and_annotations() {
+    let mut c = client();
+    let tools = block_on(c.list_tools()).unwrap();
+    let summary: Vec<Value> = tools
+        .iter()
+        .map(|t| json!([t.name, t.title, t.annotations, t.input_schema["required"]]))
+        .collect();
+    let read_only = json!({"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false});
+    assert_eq!(
+        summary,
+        vec![
+            json!(["search_crates", "Search crates", read_only, ["query"]]),
+            json!(["crate_info", "Crate info", read_only, ["name"]]),
+            json!([
+                "find_in_crate",
+                "Find in crate",
+                read_only,
+                ["name", "text"]
+            ]),
+            json!([
+                "compare_versions",
+                "Compare versions",
+                read_only,
+                ["name", "from", "to"]
+            ]),
+            json!(["index_cache", "Index the cache", read_only, null]),
+        ]
+    );
+    for t in &tools {
+        assert_eq!(t.input_schema["type"], "object", "{}", t.name);
+        assert_eq!(
+            t.output_schema.as_ref().map(|s| s["type"].clone()),
+            Some(json!("object")),
+            "{}",
+            t.name
+        );
+    }
+    let templates: Vec<Value> =
+        block_on(c.list_all("resources/templates/list", "resourceTemplates")).unwrap();
+    assert_eq!(
+        templates,
+        vec![
+            literal(
+                r#"{"uriTemplate":"crates://{name}/{version}/readme","name":"readme","description":"A crate version's README","mimeType":"text/markdown"}"#
+            ),
+            literal(
+                r#"{"uriTemplate":"crates://{name}/{version}/file/{+path}","name":"source-file","description":"A file of a crate version's source, by its path in the crate"}"#
+            ),
+        ]
+    );
+    let prompts: Vec<Value> = block_on(c.list_all("prompts/list", "prompts")).unwrap();
+    assert_eq!(
+        prompts,
+        vec![literal(
+            r#"{"name":"review_upgrade","description":"Review upgrading a dependency from one version to another",
+                "arguments":[
+                  {"name":"from","description":"The version in use.","required":true},
+                  {"name":"name","description":"The dependency to upgrade.","required":true},
+                  {"name":"to","description":"The version to upgrade to.","required":true}]}"#
+        )]
+    );
+}
+
+#[test]
+fn search_ranks_names_before_keywords_before_descriptions() {
+    let mut c = client();
+    assert_eq!(
+        structured(&mut c, "search_crates", json!({"query": "json"})),
+        literal(
+            r#"{"total":1,"crates":[{"name":"tinyjson","latest":"0.2.0","versions":["0.1.0","0.2.0"],
+                "description":"A tiny JSON parser","keywords":["json","parser","serde"]}]}"#
+        )
+    );
+    let names = |v: Value| -> Vec<String> {
+        v["crates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // "ansi" is only a keyword of colorize; "tiny" a name prefix.
+    assert_eq!(
+        names(structured(
+            &mut c,
+            "search_crates",
+            json!({"query": "ansi"})
+        )),
+        ["colorize"]
+    );
+    assert_eq!(
+        names(structured(
+            &mut c,
+            "search_crates",
+            json!({"query": "TINY parser"})
+        )),
+        ["tinyjson"]
+    );
+    // Every word must match: none does both.
+    assert_eq!(
+        structured(&mut c, "search_crates", json!({"query": "json terminal"})),
+        json!({"crates": [], "total": 0})
+    );
+    // "o" is in both names; the limit keeps the first.
+    let v = structured(&mut c, "search_crates", json!({"query": "o", "limit": 1}));
+    assert_eq!(
+        (names(v.clone()), v["total"].clone()),
+        (vec!["colorize".to_string()], json!(2))
+    );
+}
+
+#[test]
+fn search_arguments_outside_their_schema_are_invalid_params() {
+    let mut c = client();
+    let e = block_on(c.call_tool("search_crates", json!({"query": ""}))).unwrap_err();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            -32602,
+            "Invalid arguments for tool search_crates: /query: \"\" is shorter than 1 character"
+        )
+    );
+    let e = block_on(c.call_tool("search_crates", json!({"query": "x", "limit": 0}))).unwrap_err();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            -32602,
+            "Invalid arguments for tool search_crates: /limit: 0 is less than the minimum of 1"
+        )
+    );
+}
+
+#[test]
+fn crate_info_shows_versions_features_and_dependencies() {
+    let mut c = client();
+    assert_eq!(
+        structured(&mut c, "crate_info", json!({"name": "tinyjson"})),
+        literal(
+            r#"{"name":"tinyjson","version":"0.2.0","versions":["0.1.0","0.2.0"],
+                "description":"A tiny JSON parser",
+                "features":{"default":["std"],"preserve_order":[],"std":[]},
+                "dependencies":[],
+                "readme":"crates://tinyjson/0.2.0/readme"}"#
+        )
+    );
+    assert_eq!(
+        structured(
+            &mut c,
+            "crate_info",
+            json!({"name": "colorize", "version": "1.0.0"})
+        ),
+        literal(
+            r#"{"name":"colorize","version":"1.0.0","versions":["1.0.0"],
+                "description":"Colour terminal text",
+                "features":{"default":[],"json":["dep:tinyjson"]},
+                "dependencies":[
+                  {"name":"tinyjson","req":"0.2","kind":"normal","optional":true},
+                  {"name":"tinyjson","req":"0.2","kind":"dev","optional":false}],
+                "readme":"crates://colorize/1.0.0/readme"}"#
+        )
+    );
+    assert_eq!(
+        tool_error(&mut c, "crate_info", json!({"name": "serde"})),
+        "No crate named \"serde\" is in the local registry cache; search_crates finds names"
+    );
+    assert_eq!(
+        tool_error(
+            &mut c,
+            "crate_info",
+            json!({"name": "tinyjson", "version": "9.9.9"})
+        ),
+        "tinyjson 9.9.9 is not in the local registry cache; it has 0.1.0, 0.2.0"
+    );
+}
+
+#[test]
+fn find_in_crate_finds_text_and_definitions() {
+    let mut c = client();
+    assert_eq!(
+        structured(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "tinyjson", "text": "Deserializer", "symbol": true})
+        ),
+        literal(
+            r#"{"name":"tinyjson","version":"0.2.0","truncated":false,
+                "matches":[{"file":"src/de/mod.rs","line":6,"text":"pub struct Deserializer<'a> {"}]}"#
+        )
+    );
+    assert_eq!(
+        structured(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "tinyjson", "version": "0.1.0", "text": "Value::Null", "limit": 1})
+        ),
+        literal(
+            r#"{"name":"tinyjson","version":"0.1.0","truncated":true,
+                "matches":[{"file":"src/lib.rs","line":14,"text":"\"null\" => Some(Value::Null),"}]}"#
+        )
+    );
+    assert_eq!(
+        structured(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "colorize", "text": "blue"})
+        ),
+        json!({"name": "colorize", "version": "1.0.0", "truncated": false, "matches": []})
+    );
+    assert_eq!(
+        tool_error(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "nope", "text": "x"})
+        ),
+        "No crate named \"nope\" is in the local registry cache; search_crates finds names"
+    );
+}
+
+#[test]
+fn compare_versions_names_what_an_upgrade_adds_and_breaks() {
+    let mut c = client();
+    assert_eq!(
+        structured(
+            &mut c,
+            "compare_versions",
+            json!({"name": "tinyjson", "from": "0.1.0", "to": "0.2.0"})
+        ),
+        literal(
+            r#"{"name":"tinyjson","from":"0.1.0","to":"0.2.0",
+                "added":["fn de::new","fn de::value","fn to_writer","mod de","struct de::Deserializer"],
+                "removed":["fn to_string"],
+                "features_added":["preserve_order"],
+                "features_removed":[]}"#
+        )
+    );
+    assert_eq!(
+        tool_error(
+            &mut c,
+            "compare_versions",
+            json!({"name": "tinyjson", "from": "0.1.0", "to": "0.3.0"})
+        ),
+        "tinyjson 0.3.0 is not in the local registry cache; it has 0.1.0, 0.2.0"
+    );
+}
+
+#[test]
+fn readmes_and_source_files_are_resources() {
+    let mut c = client();
+    let readme = block_on(c.request(
+        "resources/read",
+        json!({"uri": "crates://colorize/1.0.0/readme"}),
+    ))
+    .unwrap();
+    assert_eq!(
+        readme["contents"],
+        literal(
+            r##"[{"uri":"crates://colorize/1.0.0/readme","mimeType":"text/markdown","text":"# colorize\n\n`red(\"text\")` wraps text in ANSI colour codes.\n"}]"##
+        )
+    );
+    let file = block_on(c.read_resource("crates://tinyjson/0.2.0/file/src/de/mod.rs")).unwrap();
+    let file = serde_json::to_value(&file.contents[0]).unwrap();
+    assert_eq!(file["mimeType"], "text/x-rust");
+    assert!(file["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("//! Reading JSON text.\n"));
+    // Unknown crates, missing files and paths leaving the crate: not found
+    // (`server/resources.mdx` § Error Handling: -32602 with the uri).
+    for uri in [
+        "crates://serde/1.0.0/readme",
+        "crates://tinyjson/0.2.0/file/src/missing.rs",
+        "crates://tinyjson/0.2.0/file/../colorize-1.0.0/src/lib.rs",
+        "crates://tinyjson/0.2.0/file//etc/passwd",
+    ] {
+        let e = block_on(c.read_resource(uri)).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str(), e.data),
+            (-32602, "Resource not found", Some(json!({ "uri": uri }))),
+            "{uri}"
+        );
+    }
+}
+
+#[test]
+fn the_upgrade_review_prompt_carries_the_comparison_and_the_new_readme() {
+    let mut c = client();
+    let prompt = block_on(c.request(
+        "prompts/get",
+        json!({"name": "review_upgrade", "arguments": {"name": "tinyjson", "from": "0.1.0", "to": "0.2.0"}}),
+    ))
+    .unwrap();
+    assert_eq!(
+        prompt["description"],
+        "Upgrade review of tinyjson 0.1.0 → 0.2.0"
+    );
+    let messages = prompt["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2);
+    let first = messages[0]["content"]["text"].as_str().unwrap();
+    assert!(
+        first.starts_with("Review the upgrade of the dependency `tinyjson` from 0.1.0 to 0.2.0.")
+    );
+    assert!(
+        first.contains("\"removed\": [\n    \"fn to_string\"\n  ]"),
+        "{first}"
+    );
+    assert_eq!(
+        messages[1],
+        literal(
+            r##"{"role":"user","content":{"type":"resource","resource":{"uri":"crates://tinyjson/0.2.0/readme","mimeType":"text/markdown",
+                "text":"# tinyjson 0.2\n\nParse JSON text into a `Value`; write it with `to_writer`.\n`to_string` is gone: use `to_writer` with a `String`.\n"}}}"##
+        )
+    );
+    let e = block_on(c.get_prompt(
+        "review_upgrade",
+        json!({"name": "tinyjson", "from": "0.1.0", "to": "7"}),
+    ))
+    .unwrap_err();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            -32602,
+            "tinyjson 7 is not in the local registry cache; it has 0.1.0, 0.2.0"
+        )
+    );
+    let e = block_on(c.get_prompt("review_upgrade", json!({"name": "tinyjson"}))).unwrap_err();
+    assert_eq!(e.code, -32602);
+}
+
+/// A copy of the seeded registry the test may change.
+fn scratch_registry() -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "snodo-crates-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&seeded(), &dir);
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+const TINYJSON_02: &str = "src/index.crates.io-0000000000000000/tinyjson-0.2.0";
+
+#[test]
+fn indexing_reports_progress_and_tells_readme_subscribers_what_changed() {
+    let registry = scratch_registry();
+    let mut c = TestClient::new(&service(App::open(&registry)).unwrap());
+    let stream = block_on(c.listen(json!({"resourceSubscriptions": ["crates://tinyjson/0.2.0/readme", "crates://colorize/1.0.0/readme"]}))).unwrap();
+    assert_eq!(
+        stream.honoured,
+        json!({"resourceSubscriptions": ["crates://colorize/1.0.0/readme", "crates://tinyjson/0.2.0/readme"]})
+    );
+
+    // Unchanged: the index is the same, nothing is notified.
+    let result = block_on(c.request(
+        "tools/call",
+        json!({"name": "index_cache", "arguments": {}, "_meta": {"progressToken": "ix"}}),
+    ))
+    .unwrap();
+    assert_eq!(
+        result["structuredContent"],
+        json!({"crates": 2, "versions": 3, "skipped": 0})
+    );
+    let progress: Vec<Value> = c
+        .take_notifications()
+        .into_iter()
+        .map(|n| n["params"].clone())
+        .collect();
+    assert_eq!(
+        progress,
+        vec![
+            json!({"progressToken": "ix", "progress": 1.0, "total": 3.0, "message": "1 of 3 crate versions read"}),
+            json!({"progressToken": "ix", "progress": 2.0, "total": 3.0, "message": "2 of 3 crate versions read"}),
+            json!({"progressToken": "ix", "progress": 3.0, "total": 3.0, "message": "3 of 3 crate versions read"}),
+        ]
+    );
+    assert_eq!(c.take_events(&stream), Vec::<Value>::new());
+
+    // tinyjson 0.2.0's manifest changes and colorize goes away.
+    let manifest = registry.join(TINYJSON_02).join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("A tiny JSON parser", "A tinier JSON parser"),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(registry.join("src/index.crates.io-0000000000000000/colorize-1.0.0"))
+        .unwrap();
+    let result = block_on(c.call_tool("index_cache", json!({}))).unwrap();
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"crates": 1, "versions": 2, "skipped": 0}))
+    );
+    let uris: Vec<Value> = (0..2)
+        .map(|_| block_on(c.next_event(&stream))["params"]["uri"].clone())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            json!("crates://colorize/1.0.0/readme"),
+            json!("crates://tinyjson/0.2.0/readme")
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&registry);
+}
+
+#[test]
+fn the_watcher_notices_a_new_crate_version_on_disk() {
+    let registry = scratch_registry();
+    let app = App::open(&registry);
+    let mut c = TestClient::new(&service(app.clone()).unwrap());
+    let stream =
+        block_on(c.listen(json!({"resourceSubscriptions": ["crates://tinyjson/0.3.0/readme"]})))
+            .unwrap();
+    let _watcher = Watcher::start(app, Duration::from_millis(100)).unwrap();
+
+    // cargo unpacks tinyjson 0.3.0.
+    let from = registry.join(TINYJSON_02);
+    let to = registry.join("src/index.crates.io-0000000000000000/tinyjson-0.3.0");
+    copy_dir(&from, &to);
+    let manifest = to.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("version = \"0.2.0\"", "version = \"0.3.0\""),
+    )
+    .unwrap();
+
+    // Polled, not awaited: a watcher that missed the change fails the
+    // test instead of hanging it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let events = loop {
+        let events = c.take_events(&stream);
+        if !events.is_empty() || std::time::Instant::now() > deadline {
+            break events;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(
+        events[..],
+        [literal(
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"uri":"crates://tinyjson/0.3.0/readme"}}"#
+        )]
+    );
+    let info = structured(&mut c, "crate_info", json!({"name": "tinyjson"}));
+    assert_eq!(info["versions"], json!(["0.1.0", "0.2.0", "0.3.0"]));
+    let _ = std::fs::remove_dir_all(&registry);
+}
+
+#[test]
+fn indexing_runs_as_a_task_for_a_client_that_asks() {
+    let app = App::open(seeded());
+    let service = snodo_crates::service_with_tasks(app).unwrap();
+    let runner = snodo_tasks::TaskRunner::new(&service, Default::default()).unwrap();
+    let _driver = snodo_tasks::drive::start(runner, snodo_tasks::drive::thread_spawner()).unwrap();
+    let mut c = TestClient::new(&service)
+        .with_capabilities(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    let created = block_on(c.request(
+        "tools/call",
+        json!({"name": "index_cache", "arguments": {}}),
+    ))
+    .unwrap();
+    assert_eq!(
+        (&created["resultType"], &created["status"]),
+        (&json!("task"), &json!("working"))
+    );
+    let id = created["taskId"].clone();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let done = loop {
+        let task = block_on(c.request("tasks/get", json!({"taskId": id}))).unwrap();
+        if task["status"] != "working" || std::time::Instant::now() > deadline {
+            break task;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(done["status"], "completed");
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"crates": 2, "versions": 3, "skipped": 0})
+    );
+    // Without the extension declared it is a plain call.
+    let mut plain = TestClient::new(&service);
+    let result = block_on(plain.call_tool("index_cache", json!({}))).unwrap();
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"crates": 2, "versions": 3, "skipped": 0}))
+    );
+}
+
+#[test]
+fn crate_names_and_versions_complete() {
+    let mut c = client();
+    let names = block_on(c.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "review_upgrade"}, "argument": {"name": "name", "value": "ti"}}),
+    ))
+    .unwrap();
+    assert_eq!(
+        names["completion"],
+        json!({"values": ["tinyjson"], "total": 1, "hasMore": false})
+    );
+    let versions = block_on(c.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/resource", "uri": "crates://{name}/{version}/readme"},
+               "argument": {"name": "version", "value": "0."},
+               "context": {"arguments": {"name": "tinyjson"}}}),
+    ))
+    .unwrap();
+    assert_eq!(
+        versions["completion"],
+        json!({"values": ["0.2.0", "0.1.0"], "total": 2, "hasMore": false})
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_inside_a_crate_does_not_lead_out_of_it() {
+    let registry = scratch_registry();
+    let secret = registry.join("secret.txt");
+    std::fs::write(&secret, "not a crate file").unwrap();
+    let crate_dir = registry.join(TINYJSON_02);
+    std::os::unix::fs::symlink(&secret, crate_dir.join("src/leak.rs")).unwrap();
+    std::os::unix::fs::symlink(&registry, crate_dir.join("up")).unwrap();
+    let mut c = TestClient::new(&service(App::open(&registry)).unwrap());
+    for uri in [
+        "crates://tinyjson/0.2.0/file/src/leak.rs",
+        "crates://tinyjson/0.2.0/file/up/secret.txt",
+    ] {
+        let e = block_on(c.read_resource(uri)).unwrap_err();
+        assert_eq!(
+            (e.code, e.data),
+            (-32602, Some(json!({ "uri": uri }))),
+            "{uri}"
+        );
+    }
+    // A file inside still reads.
+    block_on(c.read_resource("crates://tinyjson/0.2.0/file/src/lib.rs")).unwrap();
+    let _ = std::fs::remove_dir_all(&registry);
+}

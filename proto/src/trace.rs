@@ -1,0 +1,122 @@
+//! One `tracing` span per handler call: what ran, how it ended, and the
+//! caller's W3C trace context; never the arguments or the result.
+//!
+//! The span is named `mcp.call` and opens when the call's
+//! [`CallTask`](crate::CallTask) is made, is entered on every poll of the
+//! handler (so the handler's own events and spans nest under it), and
+//! closes when the task is dropped. Its duration is the span's lifetime as
+//! the subscriber measures it (`tracing-subscriber`'s `FmtSpan::CLOSE`
+//! prints `time.busy` and `time.idle`; an OpenTelemetry layer records start
+//! and end): `proto` reads no clock.
+//!
+//! | field | value |
+//! |---|---|
+//! | `method` | `tools/call`, `resources/read`, `prompts/get`, `completion/complete`, or an extension's method |
+//! | `tool` / `prompt` | the tool's or prompt's name (a resource's URI is left out: a template's variables are arguments) |
+//! | `call` | the call's number on its connection |
+//! | `outcome` | `ok`, `tool_error` (a result with `isError: true`), `input_required`, `error` (a JSON-RPC error; a handler's panic is its call's `-32603`) or `cancelled` (ended with no outcome) |
+//! | `error_code` | the JSON-RPC error code, for `error` |
+//! | `trace_id`, `parent_span_id` | from the request's `_meta.traceparent` (`basic/index.mdx` § `_meta`: W3C Trace Context), when it is well formed |
+//!
+//! A `tracing` span cannot take a remote parent by itself; the trace and
+//! parent ids are recorded as fields so an OpenTelemetry layer, or a log
+//! query, joins the call to the client's trace.
+
+use crate::handler::{Invocation, Outcome, Request};
+
+/// The span of `invocation`'s call.
+pub(crate) fn call_span(invocation: &Invocation) -> tracing::Span {
+    let (method, tool, prompt): (&str, Option<&str>, Option<&str>) = match &invocation.request {
+        Request::CallTool { name, .. } => ("tools/call", Some(name), None),
+        Request::ReadResource { .. } => ("resources/read", None, None),
+        Request::GetPrompt { name, .. } => ("prompts/get", None, Some(name)),
+        Request::Complete(_) => ("completion/complete", None, None),
+        Request::Extension { method, .. } => (method.as_str(), None, None),
+    };
+    let parent = invocation
+        .meta()
+        .trace
+        .traceparent
+        .as_deref()
+        .and_then(traceparent);
+    let span = tracing::info_span!(
+        "mcp.call",
+        method,
+        tool,
+        prompt,
+        call = invocation.call.as_u64(),
+        outcome = tracing::field::Empty,
+        error_code = tracing::field::Empty,
+        trace_id = tracing::field::Empty,
+        parent_span_id = tracing::field::Empty,
+    );
+    if let Some((trace_id, parent_id)) = parent {
+        span.record("trace_id", trace_id);
+        span.record("parent_span_id", parent_id);
+    }
+    span
+}
+
+/// Record how the call ended.
+pub(crate) fn record_outcome(span: &tracing::Span, outcome: &Outcome) {
+    let label = match outcome {
+        Outcome::CallTool(r) if r.is_error == Some(true) => "tool_error",
+        Outcome::InputRequired(_) => "input_required",
+        Outcome::Error(e) => {
+            span.record("error_code", e.code);
+            "error"
+        }
+        _ => "ok",
+    };
+    span.record("outcome", label);
+}
+
+/// The trace id and parent id of a W3C `traceparent`
+/// (`version-traceid-parentid-flags`, lowercase hex, neither id all
+/// zeros); `None` for anything else, which is then ignored.
+pub(crate) fn traceparent(value: &str) -> Option<(&str, &str)> {
+    let mut parts = value.split('-');
+    let (version, trace_id, parent_id, flags) =
+        (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let hex = |s: &str, len: usize| {
+        s.len() == len && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    };
+    let nonzero = |s: &str| s.bytes().any(|b| b != b'0');
+    // Version ff is invalid; a future version may append fields, 00 may not.
+    let ok = hex(version, 2)
+        && version != "ff"
+        && (version != "00" || parts.next().is_none())
+        && hex(trace_id, 32)
+        && nonzero(trace_id)
+        && hex(parent_id, 16)
+        && nonzero(parent_id)
+        && hex(flags, 2);
+    ok.then_some((trace_id, parent_id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::traceparent;
+
+    #[test]
+    fn traceparent_is_read_only_when_well_formed() {
+        let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        assert_eq!(
+            traceparent(good),
+            Some(("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"))
+        );
+        for bad in [
+            "",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+        ] {
+            assert_eq!(traceparent(bad), None, "{bad:?}");
+        }
+        // A later version may carry more fields.
+        assert!(traceparent("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x").is_some());
+    }
+}

@@ -1,0 +1,464 @@
+//! Typed tools: schemas generated from Rust types, structured output, and
+//! application state handed to handlers (feature `typed`, on by default).
+//!
+//! A tool's arguments are a `serde` type that also derives
+//! [`schemars::JsonSchema`]; its `inputSchema` is generated from that type
+//! (JSON Schema 2020-12, the MCP default: `basic/index.mdx` § JSON Schema
+//! Usage), so the published schema and the type the handler receives cannot
+//! drift apart. A handler that returns [`Json<T>`] publishes `T`'s schema
+//! as the tool's `outputSchema` and answers with `structuredContent` plus
+//! its serialized JSON as a text block (`server/tools.mdx` § Structured
+//! Content). [`ServiceBuilder::state`] hands every handler the application's
+//! state as [`State<S>`], with no `Arc` cloned into each closure.
+//!
+//! Import `schemars` from here (`use snodo_proto::schemars::{self,
+//! JsonSchema};`): `#[derive(JsonSchema)]` finds the crate by that name, so
+//! the derive and the engine always share one schemars version.
+//!
+//! ```
+//! use snodo_proto::schemars::{self, JsonSchema};
+//! use snodo_proto::typed::{Json, State};
+//! use snodo_proto::{Context, Service, Tool, ToolError};
+//! use serde::{Deserialize, Serialize};
+//!
+//! struct Shop {
+//!     prices: Vec<(String, u32)>,
+//! }
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Lookup {
+//!     /// The article to price.
+//!     article: String,
+//! }
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Price {
+//!     cents: u32,
+//! }
+//!
+//! let service = Service::builder()
+//!     .state(Shop { prices: vec![("tea".into(), 350)] })
+//!     .tool(
+//!         Tool::new("price", "Price of an article"),
+//!         |shop: State<Shop>, args: Lookup, _ctx: Context| async move {
+//!             match shop.prices.iter().find(|(a, _)| *a == args.article) {
+//!                 Some((_, cents)) => Ok(Json(Price { cents: *cents })),
+//!                 None => Err(ToolError::from(format!("no article {}", args.article))),
+//!             }
+//!         },
+//!     )
+//!     .build()
+//!     .unwrap();
+//! let tool = service.tools().next().unwrap();
+//! assert_eq!(tool.input_schema["type"], "object");
+//! assert_eq!(tool.input_schema["required"][0], "article");
+//! assert_eq!(tool.output_schema.as_ref().unwrap()["properties"]["cents"]["type"], "integer");
+//! ```
+//!
+//! Invalid arguments never reach the handler: they fail the generated
+//! schema and are answered `-32602` "Invalid arguments for tool …", the
+//! error `schema.ts` gives for invalid tool arguments (`InvalidParamsError`).
+//! Checks only the handler can make (a date in the past, an unknown
+//! article) are tool execution errors, returned as `Err(ToolError)` and
+//! sent as a result with `isError: true` (`server/tools.mdx` § Error
+//! Handling), which the model can read and correct.
+
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::future::Future;
+use core::ops::Deref;
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::ErrorObject;
+use crate::handler::{
+    Context, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, NoArgs, Outcome, ResourceArgs,
+};
+use crate::model::{
+    CallToolResult, Completion, CompletionRequest, Prompt, PromptArgument, Resource,
+    ResourceTemplate, Tool,
+};
+use crate::mrtr::{InputRequired, Reply};
+use crate::service::{BuildError, Service, ServiceBuilder};
+
+/// The JSON Schema of `T` as a tool publishes it: 2020-12, definitions
+/// under `$defs`, with the root's `$schema` (2020-12 is the default
+/// dialect, so it says nothing) and `title` (the Rust type's name, which
+/// means nothing to a client) left out.
+pub fn schema_for<T: JsonSchema + ?Sized>() -> Value {
+    let generator = SchemaGenerator::new(SchemaSettings::draft2020_12());
+    publishable(generator.into_root_schema_for::<T>())
+}
+
+fn publishable(schema: Schema) -> Value {
+    let mut value = schema.to_value();
+    if let Some(root) = value.as_object_mut() {
+        root.remove("$schema");
+        root.remove("title");
+    }
+    drop_width_formats(&mut value);
+    value
+}
+
+/// The `format`s schemars gives Rust's number types (`uint8`, `int64`,
+/// `double`, …). JSON Schema 2020-12 defines none of them (§ 7.3 of its
+/// validation vocabulary), so validators ignore them and strict ones (the
+/// TypeScript client's Ajv) warn about every one. What a client can use
+/// of them stays: schemars also writes `minimum: 0` for unsigned types and
+/// both bounds for the 8- and 16-bit ones.
+fn drop_width_formats(value: &mut Value) {
+    const WIDTHS: &[&str] = &[
+        "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32",
+        "uint64", "uint128", "float", "double",
+    ];
+    match value {
+        Value::Object(map) => {
+            let numeric = |t: &Value| matches!(t.as_str(), Some("integer" | "number"));
+            let is_number = map.get("type").is_some_and(|t| {
+                numeric(t) || t.as_array().is_some_and(|ts| ts.iter().any(numeric))
+            });
+            if is_number
+                && map
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .is_some_and(|f| WIDTHS.contains(&f))
+            {
+                map.remove("format");
+            }
+            map.values_mut().for_each(drop_width_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_width_formats),
+        _ => {}
+    }
+}
+
+/// The `inputSchema` of arguments `A`: [`schema_for`], with `"type":
+/// "object"` added at the root when schemars left it out but every
+/// alternative is an object (an internally tagged enum:
+/// `#[serde(tag = "kind")]`), since `server/tools.mdx` § Tool requires
+/// it there. Any other root without it (a plain enum, a number) is
+/// refused when the service is built.
+pub fn input_schema_for<A: JsonSchema + ?Sized>() -> Value {
+    let mut schema = schema_for::<A>();
+    if let Some(root) = schema.as_object_mut() {
+        let all_objects = |key: &str| {
+            root.get(key).and_then(Value::as_array).is_some_and(|alts| {
+                !alts.is_empty()
+                    && alts
+                        .iter()
+                        .all(|a| a.get("type").and_then(Value::as_str) == Some("object"))
+            })
+        };
+        if !root.contains_key("type") && (all_objects("oneOf") || all_objects("anyOf")) {
+            root.insert(String::from("type"), Value::from("object"));
+        }
+    }
+    schema
+}
+
+impl JsonSchema for NoArgs {
+    fn schema_name() -> alloc::borrow::Cow<'static, str> {
+        alloc::borrow::Cow::Borrowed("NoArgs")
+    }
+
+    /// `{"type": "object", "additionalProperties": false}`: the schema
+    /// `server/tools.mdx` § Tool recommends for a tool without parameters.
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schemars::json_schema!({"type": "object", "additionalProperties": false})
+    }
+}
+
+/// A tool's structured result: published as the tool's `outputSchema`
+/// (from `T`'s [`JsonSchema`]) and sent as `structuredContent`, with its
+/// serialized JSON in a text block for clients that read only `content`
+/// (`server/tools.mdx` § Structured Content).
+///
+/// The engine validates every structured result against the published
+/// `outputSchema` before it is sent; a `T` whose `Serialize` strays from
+/// its schema is answered `-32603` rather than sent to a client that was
+/// promised the schema (`server/tools.mdx` § Output Schema: servers MUST
+/// provide structured results that conform).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize> IntoToolOutcome for Json<T> {
+    fn into_outcome(self) -> Outcome {
+        match serde_json::to_value(&self.0) {
+            Ok(value) => Outcome::CallTool(CallToolResult::structured(value)),
+            Err(e) => {
+                tracing::error!(error = %e, "a tool's structured result failed to serialize");
+                Outcome::Error(ErrorObject::internal("Internal error"))
+            }
+        }
+    }
+}
+
+/// What a typed tool's handler may return, and the `outputSchema` that
+/// return type implies: [`Json<T>`] has one, an unstructured result
+/// ([`CallToolResult`], `String`, `&'static str`) none; `Result` and
+/// [`Reply`] take their success type's.
+pub trait ToolOutput: IntoToolOutcome {
+    /// The `outputSchema` to publish, if the output is structured.
+    fn output_schema() -> Option<Value>;
+}
+
+impl<T: Serialize + JsonSchema> ToolOutput for Json<T> {
+    fn output_schema() -> Option<Value> {
+        Some(schema_for::<T>())
+    }
+}
+
+impl ToolOutput for CallToolResult {
+    fn output_schema() -> Option<Value> {
+        None
+    }
+}
+
+impl ToolOutput for String {
+    fn output_schema() -> Option<Value> {
+        None
+    }
+}
+
+impl ToolOutput for &'static str {
+    fn output_schema() -> Option<Value> {
+        None
+    }
+}
+
+impl ToolOutput for InputRequired {
+    fn output_schema() -> Option<Value> {
+        None
+    }
+}
+
+impl<T: ToolOutput> ToolOutput for Reply<T> {
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
+}
+
+impl<T: ToolOutput, E: Into<crate::handler::ToolError>> ToolOutput for Result<T, E> {
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
+}
+
+/// `tool` with its `inputSchema` generated from `A` and, when `R` is
+/// structured, its `outputSchema` from `R`. A schema the application set by
+/// hand on `tool` is replaced: the type is the one truth.
+fn typed_declaration<A: JsonSchema, R: ToolOutput>(mut tool: Tool) -> Tool {
+    tool.input_schema = input_schema_for::<A>();
+    tool.output_schema = R::output_schema();
+    tool
+}
+
+/// `prompt` with its arguments taken from `A`'s schema when it declares
+/// none: one per property, with its doc comment as description, required
+/// when the schema requires it (`server/prompts.mdx` § Prompt: prompt
+/// arguments are strings, so `A`'s fields should be `String`s or
+/// `Option<String>`s).
+fn typed_prompt<A: JsonSchema>(mut prompt: Prompt) -> Prompt {
+    if prompt.arguments.is_some() {
+        return prompt;
+    }
+    let schema = schema_for::<A>();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, prop) in props {
+            let description = prop
+                .get("description")
+                .and_then(Value::as_str)
+                .map(String::from);
+            prompt = prompt.argument(PromptArgument {
+                name: name.clone(),
+                title: prop.get("title").and_then(Value::as_str).map(String::from),
+                description,
+                required: required.contains(&name.as_str()).then_some(true),
+            });
+        }
+    }
+    prompt
+}
+
+impl ServiceBuilder {
+    /// Register a tool whose `inputSchema` is generated from its argument
+    /// type `A` and whose `outputSchema` comes from its return type (see
+    /// [`ToolOutput`]). Any schema set on `tool` is replaced.
+    pub fn typed_tool<A, F, Fut, R>(self, tool: Tool, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: ToolOutput,
+    {
+        self.tool(typed_declaration::<A, R>(tool), handler)
+    }
+
+    /// Register a prompt whose arguments are declared from `A`'s schema
+    /// (unless `prompt` declares its own).
+    pub fn typed_prompt<A, F, Fut, R>(self, prompt: Prompt, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptOutcome,
+    {
+        self.prompt(typed_prompt::<A>(prompt), handler)
+    }
+
+    /// Hand `state` to every handler registered from here on: they receive
+    /// it as [`State<S>`]. Configure limits, HTTP, the hub and the rest
+    /// first (or with [`WithState::configure`]), then register handlers.
+    pub fn state<S: Send + Sync + 'static>(self, state: S) -> WithState<S> {
+        self.state_arc(Arc::new(state))
+    }
+
+    /// [`state`](ServiceBuilder::state) for state the application also
+    /// keeps a handle to (a watcher thread publishing changes, say).
+    pub fn state_arc<S: Send + Sync + 'static>(self, state: Arc<S>) -> WithState<S> {
+        WithState {
+            builder: self,
+            state,
+        }
+    }
+}
+
+/// The application's state, as a handler receives it: a shared reference
+/// (`Deref<Target = S>`), cheap to move into the handler's future.
+/// Interior mutability (a `Mutex`, atomics) is the application's choice.
+#[derive(Debug)]
+pub struct State<S: ?Sized>(pub Arc<S>);
+
+impl<S: ?Sized> Clone for State<S> {
+    fn clone(&self) -> Self {
+        State(self.0.clone())
+    }
+}
+
+impl<S: ?Sized> Deref for State<S> {
+    type Target = S;
+    fn deref(&self) -> &S {
+        &self.0
+    }
+}
+
+impl<S: ?Sized> State<S> {
+    /// The shared handle, for work that outlives the call (a spawned task).
+    pub fn arc(&self) -> Arc<S> {
+        self.0.clone()
+    }
+}
+
+/// A [`ServiceBuilder`] with application state: every handler registered
+/// through it receives a [`State<S>`] first. Made by
+/// [`ServiceBuilder::state`].
+pub struct WithState<S> {
+    builder: ServiceBuilder,
+    state: Arc<S>,
+}
+
+impl<S: Send + Sync + 'static> WithState<S> {
+    /// The state handlers receive.
+    pub fn shared(&self) -> &Arc<S> {
+        &self.state
+    }
+
+    /// Change anything else on the underlying builder (limits, HTTP, the
+    /// hub, extensions, a tool without state).
+    pub fn configure(mut self, f: impl FnOnce(ServiceBuilder) -> ServiceBuilder) -> Self {
+        self.builder = f(self.builder);
+        self
+    }
+
+    /// A typed tool (as [`ServiceBuilder::typed_tool`]) whose handler
+    /// receives the state first.
+    pub fn tool<A, F, Fut, R>(mut self, tool: Tool, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(State<S>, A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: ToolOutput,
+    {
+        let state = self.state.clone();
+        self.builder = self.builder.typed_tool(tool, move |args: A, ctx| {
+            handler(State(state.clone()), args, ctx)
+        });
+        self
+    }
+
+    /// A static resource whose reader receives the state first.
+    pub fn resource<F, Fut, R>(mut self, resource: Resource, handler: F) -> Self
+    where
+        F: Fn(State<S>, ResourceArgs, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceOutcome,
+    {
+        let state = self.state.clone();
+        self.builder = self.builder.resource(resource, move |args, ctx| {
+            handler(State(state.clone()), args, ctx)
+        });
+        self
+    }
+
+    /// A resource template whose reader receives the state first.
+    pub fn resource_template<F, Fut, R>(mut self, template: ResourceTemplate, handler: F) -> Self
+    where
+        F: Fn(State<S>, ResourceArgs, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceOutcome,
+    {
+        let state = self.state.clone();
+        self.builder = self.builder.resource_template(template, move |args, ctx| {
+            handler(State(state.clone()), args, ctx)
+        });
+        self
+    }
+
+    /// A typed prompt (as [`ServiceBuilder::typed_prompt`]) whose handler
+    /// receives the state first.
+    pub fn prompt<A, F, Fut, R>(mut self, prompt: Prompt, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(State<S>, A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptOutcome,
+    {
+        let state = self.state.clone();
+        self.builder = self.builder.typed_prompt(prompt, move |args: A, ctx| {
+            handler(State(state.clone()), args, ctx)
+        });
+        self
+    }
+
+    /// The completer, receiving the state first.
+    pub fn completer<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(State<S>, CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+    {
+        let state = self.state.clone();
+        self.builder = self
+            .builder
+            .completer(move |req, ctx| handler(State(state.clone()), req, ctx));
+        self
+    }
+
+    /// Validate everything and build the service.
+    pub fn build(self) -> Result<Service, BuildError> {
+        self.builder.build()
+    }
+
+    /// The underlying builder, the state left behind.
+    pub fn into_builder(self) -> ServiceBuilder {
+        self.builder
+    }
+}

@@ -1,0 +1,232 @@
+//! Schemas generated for typed tools are JSON Schema 2020-12 with `type:
+//! object` at the root (`server/tools.mdx` § Tool), and the tools that
+//! carry them are valid `Tool`s of the pinned `schema.json`
+//! (`evidence/wire-schema/mcp-2026-07-28.schema.json`), checked on the
+//! `tools/list` answer as the wire carries it. Each type's arguments are
+//! then checked both ways: a valid instance is accepted and reaches the
+//! handler; an invalid one is refused with `-32602`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use snodo_proto::schemars::{self, JsonSchema};
+use snodo_proto::typed::{input_schema_for, Json};
+use snodo_proto::{BuildError, CallToolResult, Context, Service, Tool};
+use snodo_testkit::{block_on, TestClient};
+
+const SCHEMA_JSON: &str = include_str!("../../evidence/wire-schema/mcp-2026-07-28.schema.json");
+
+/// A validator of `$defs/<name>` of the pinned schema, every `$ref`
+/// resolved inside the document.
+fn definition(name: &str) -> jsonschema::Validator {
+    let mut doc: Value = serde_json::from_str(SCHEMA_JSON).unwrap();
+    doc["$ref"] = json!(format!("#/$defs/{name}"));
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&doc)
+        .unwrap()
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Nested {
+    /// Who asks.
+    user_name: String,
+    address: Address,
+    tags: Vec<String>,
+    scores: BTreeMap<String, u32>,
+    #[serde(default)]
+    verbose: bool,
+    mode: Mode,
+    #[schemars(range(min = -10, max = 10))]
+    offset: Option<i64>,
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct Address {
+    city: String,
+    zip: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Mode {
+    Fast,
+    Thorough,
+}
+
+/// An internally tagged enum: every alternative an object.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Shape {
+    Circle { radius: f64 },
+    Square { side: f64 },
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Empty {}
+
+#[derive(Serialize, JsonSchema)]
+struct Report {
+    lines: Vec<String>,
+    at: Address,
+}
+
+fn service() -> Service {
+    Service::builder()
+        .typed_tool(
+            Tool::new("nested", "Nested arguments"),
+            |a: Nested, _: Context| async move {
+                let mode = match a.mode {
+                    Mode::Fast => "fast",
+                    Mode::Thorough => "thorough",
+                };
+                format!(
+                    "{} in {}: {} tags, {} scores, verbose {}, {mode}, offset {:?}",
+                    a.user_name,
+                    a.address.city,
+                    a.tags.len(),
+                    a.scores.len(),
+                    a.verbose,
+                    a.offset
+                )
+            },
+        )
+        .typed_tool(
+            Tool::new("shape", "A tagged enum"),
+            |s: Shape, _: Context| async move {
+                match s {
+                    Shape::Circle { radius } => format!("circle {radius}"),
+                    Shape::Square { side } => format!("square {side}"),
+                }
+            },
+        )
+        .typed_tool(
+            Tool::new("empty", "No fields"),
+            |_: Empty, _: Context| async { CallToolResult::text("empty") },
+        )
+        .typed_tool(
+            Tool::new("report", "Structured output"),
+            |_: Empty, _: Context| async {
+                Json(Report {
+                    lines: vec!["a".into()],
+                    at: Address {
+                        city: "Oslo".into(),
+                        zip: None,
+                    },
+                })
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn generated_schemas_are_2020_12_objects_and_valid_tools_of_schema_json() {
+    let mut client = TestClient::new(&service());
+    let page = block_on(client.request("tools/list", json!({}))).unwrap();
+    definition("ListToolsResult")
+        .validate(&page)
+        .unwrap_or_else(|e| panic!("tools/list is not a ListToolsResult: {e}"));
+    let meta = jsonschema::draft202012::meta::validator();
+    let tool_def = definition("Tool");
+    let tools = page["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 4);
+    for tool in tools {
+        let name = &tool["name"];
+        tool_def
+            .validate(tool)
+            .unwrap_or_else(|e| panic!("{name} is not a schema.json Tool: {e}"));
+        let input = &tool["inputSchema"];
+        assert_eq!(input["type"], "object", "{name}");
+        meta.validate(input)
+            .unwrap_or_else(|e| panic!("{name}: inputSchema is not 2020-12: {e}"));
+        if let Some(output) = tool.get("outputSchema") {
+            meta.validate(output)
+                .unwrap_or_else(|e| panic!("{name}: outputSchema is not 2020-12: {e}"));
+        }
+    }
+    // The one structured tool's outputSchema, definitions under `$defs`.
+    assert_eq!(
+        tools[3]["outputSchema"],
+        json!({
+            "type": "object",
+            "properties": {
+                "lines": {"type": "array", "items": {"type": "string"}},
+                "at": {"$ref": "#/$defs/Address"}
+            },
+            "required": ["lines", "at"],
+            "$defs": {"Address": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "zip": {"type": ["string", "null"]}},
+                "required": ["city"]
+            }}
+        })
+    );
+}
+
+#[test]
+fn the_generated_schema_accepts_what_the_type_accepts_and_refuses_the_rest() {
+    let mut client = TestClient::new(&service());
+    let ok = block_on(client.call_tool(
+        "nested",
+        json!({"userName": "ada", "address": {"city": "Oslo"}, "tags": [], "scores": {"x": 1}, "mode": "fast", "offset": -3}),
+    ))
+    .unwrap();
+    assert_eq!(
+        ok.content,
+        CallToolResult::text("ada in Oslo: 0 tags, 1 scores, verbose false, fast, offset Some(-3)")
+            .content
+    );
+    for (bad, why) in [
+        (
+            json!({"userName": "ada", "address": {"city": "Oslo"}, "tags": [], "scores": {}, "mode": "slow"}),
+            "/mode: \"slow\" is not one of \"fast\" or \"thorough\"",
+        ),
+        (
+            json!({"userName": "ada", "address": {}, "tags": [], "scores": {}, "mode": "fast"}),
+            "/address: \"city\" is a required property",
+        ),
+        (
+            json!({"userName": "ada", "address": {"city": "Oslo"}, "tags": [], "scores": {"x": -1}, "mode": "fast"}),
+            "/scores/x: -1 is less than the minimum of 0",
+        ),
+        (
+            json!({"userName": "ada", "address": {"city": "Oslo"}, "tags": [], "scores": {}, "mode": "fast", "offset": 11}),
+            "/offset: 11 is greater than the maximum of 10",
+        ),
+    ] {
+        let e = block_on(client.call_tool("nested", bad)).unwrap_err();
+        assert_eq!(
+            (e.code, e.message),
+            (-32602, format!("Invalid arguments for tool nested: {why}"))
+        );
+    }
+    let circle =
+        block_on(client.call_tool("shape", json!({"kind": "circle", "radius": 2.0}))).unwrap();
+    assert_eq!(circle.content, CallToolResult::text("circle 2").content);
+    let e = block_on(client.call_tool("shape", json!({"kind": "triangle"}))).unwrap_err();
+    assert_eq!(e.code, -32602);
+}
+
+#[test]
+fn a_tagged_enum_gets_type_object_at_its_root_and_a_plain_enum_is_refused() {
+    let shape = input_schema_for::<Shape>();
+    assert_eq!(shape["type"], "object");
+    assert_eq!(shape["oneOf"].as_array().map(Vec::len), Some(2));
+    // A plain enum is a string: no tool can take it as its arguments.
+    let built = Service::builder()
+        .typed_tool(
+            Tool::new("mode", "A plain enum"),
+            |_: Mode, _: Context| async { "x" },
+        )
+        .build();
+    assert_eq!(
+        built.unwrap_err(),
+        BuildError::InvalidInputSchema {
+            tool: "mode".into(),
+            reason: "inputSchema must have \"type\": \"object\" at the root".into()
+        }
+    );
+}
