@@ -79,42 +79,51 @@ impl<E: Entry> Table<E> {
         self.items.is_empty()
     }
 
-    /// The table after `ops`, in order, or `None` when they change nothing
-    /// (removals of absent keys only). Kept entries keep their place; a
-    /// replaced one takes its predecessor's; new ones follow, in the order
-    /// they were first added.
+    /// The table after `ops`, or `None` when they change nothing
+    /// (removals of absent keys only). The result is that of applying the
+    /// ops one by one: a put of a key present replaces its entry in place;
+    /// a put of an absent key appends; a removal closes the gap (so a key
+    /// removed and put again in one batch goes to the end, as it would in
+    /// two commits).
     pub(crate) fn apply(&self, ops: Vec<Op<E>>) -> Option<Self> {
         let mut index = self.index.clone();
+        // Keys appended by this batch, in order.
         let mut added: Vec<Arc<str>> = Vec::new();
+        // Keys of this table the batch removed at least once.
+        let mut gone: BTreeSet<Arc<str>> = BTreeSet::new();
         let mut changed = false;
         for op in ops {
             match op {
                 Op::Put(e) => {
                     let key: Arc<str> = Arc::from(e.key());
-                    if !self.index.contains_key(&key) && !index.contains_key(&key) {
-                        added.push(key.clone());
+                    if index.insert(key.clone(), Arc::new(e)).is_none() {
+                        added.push(key);
                     }
-                    index.insert(key, Arc::new(e));
                     changed = true;
                 }
-                Op::Remove(key) => changed |= index.remove(key.as_str()).is_some(),
+                Op::Remove(key) => {
+                    if let Some((key, _)) = index.remove_entry(key.as_str()) {
+                        changed = true;
+                        added.retain(|k| *k != key);
+                        if self.index.contains_key(&key) {
+                            gone.insert(key);
+                        }
+                    }
+                }
             }
         }
         if !changed {
             return None;
         }
-        let mut seen: BTreeSet<&str> = BTreeSet::new();
         let mut items = Vec::with_capacity(index.len());
-        let keys = self
+        let kept = self
             .items
             .iter()
             .map(|e| e.key())
-            .chain(added.iter().map(|k| &**k));
-        for key in keys {
+            .filter(|k| !gone.contains(*k));
+        for key in kept.chain(added.iter().map(|k| &**k)) {
             if let Some(e) = index.get(key) {
-                if seen.insert(key) {
-                    items.push(e.clone());
-                }
+                items.push(e.clone());
             }
         }
         Some(Table { items, index })
@@ -156,7 +165,7 @@ mod tests {
                 Op::Put(e("d", 2)),
             ])
             .unwrap();
-        assert_eq!(order(&n), [("b", 1), ("c", 0), ("d", 2), ("e", 1)]);
+        assert_eq!(order(&n), [("b", 1), ("c", 0), ("e", 1), ("d", 2)]);
         assert_eq!(n.get("d").map(|e| e.1), Some(2));
         assert!(n.get("a").is_none());
         assert_eq!(
@@ -164,6 +173,19 @@ mod tests {
             [("a", 0), ("b", 0), ("c", 0)],
             "the old table is whole"
         );
+    }
+
+    #[test]
+    fn a_key_removed_and_put_again_in_one_batch_goes_to_the_end() {
+        let t = Table::of(alloc::vec![e("a", 0), e("b", 0), e("c", 0)]).unwrap();
+        let n = t
+            .apply(alloc::vec![
+                Op::Remove(String::from("a")),
+                Op::Put(e("a", 1)),
+                Op::Put(e("a", 2)),
+            ])
+            .unwrap();
+        assert_eq!(order(&n), [("b", 0), ("c", 0), ("a", 2)]);
     }
 
     #[test]
