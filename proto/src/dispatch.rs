@@ -591,10 +591,22 @@ fn route_args(
             id: id.clone(),
             result: inner.discover.clone(),
         }),
-        Method::ToolsList => list(id, &params, &service.snapshot().lists.tools),
-        Method::PromptsList => list(id, &params, &service.snapshot().lists.prompts),
-        Method::ResourcesList => list(id, &params, &service.snapshot().lists.resources),
-        Method::ResourcesTemplatesList => list(id, &params, &service.snapshot().lists.templates),
+        Method::ToolsList => {
+            let snapshot = service.snapshot();
+            list(id, &params, &seen(service, &snapshot, &meta).tools)
+        }
+        Method::PromptsList => {
+            let snapshot = service.snapshot();
+            list(id, &params, &seen(service, &snapshot, &meta).prompts)
+        }
+        Method::ResourcesList => {
+            let snapshot = service.snapshot();
+            list(id, &params, &seen(service, &snapshot, &meta).resources)
+        }
+        Method::ResourcesTemplatesList => {
+            let snapshot = service.snapshot();
+            list(id, &params, &seen(service, &snapshot, &meta).templates)
+        }
         Method::ResourcesRead => read_resource(service, id, &params, meta, now),
         Method::PromptsGet => get_prompt(service, id, &params, meta, now),
         Method::CompletionComplete => complete(service, id, &params, meta),
@@ -609,6 +621,29 @@ fn route_args(
         }
         _ => Err(ErrorObject::method_not_found(spec.name)),
     }
+}
+
+/// The lists the caller of a request with `meta` sees: the snapshot's
+/// own, or (with a view installed) its view's.
+#[cfg(feature = "std")]
+fn seen<'a>(
+    service: &Service,
+    snapshot: &'a crate::registry::Snapshot,
+    meta: &RequestMeta,
+) -> crate::registry::Seen<'a> {
+    let inner = &service.inner;
+    let caller = crate::registry::Caller::new(meta);
+    snapshot.lists_for(inner.view.as_deref(), &caller, &inner.registry.paging)
+}
+
+/// The lists of the snapshot (no views without `std`).
+#[cfg(not(feature = "std"))]
+fn seen<'a>(
+    _service: &Service,
+    snapshot: &'a crate::registry::Snapshot,
+    _meta: &RequestMeta,
+) -> crate::registry::Seen<'a> {
+    crate::registry::Seen::All(&snapshot.lists)
 }
 
 fn list(
@@ -689,6 +724,10 @@ fn call_tool(
     let Some(entry) = service.snapshot().tool(name).cloned() else {
         return Err(unknown_tool(name));
     };
+    // Outside the caller's view: exactly the answer to an unknown tool.
+    if service.hidden(&meta, |view, v| view.tool(v, &entry.tool)) {
+        return Err(unknown_tool(name));
+    }
     let mrtr = mrtr::admit(service, "tools/call", entry.name.clone(), &params, now)?;
     let arguments = match typed {
         Some((_, arguments)) => arguments,
@@ -781,12 +820,16 @@ fn read_resource_at(
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
     let now_serving = service.snapshot();
-    let handler = if let Some(r) = now_serving.resources.get(uri) {
+    let seen = |r: &crate::registry::ResourceEntry| {
+        !service.hidden(&meta, |view, v| view.resource(v, &r.resource))
+    };
+    let handler = if let Some(r) = now_serving.resources.get(uri).filter(|r| seen(r)) {
         (r.handler.clone(), BTreeMap::new())
     } else {
         now_serving
             .templates
             .iter()
+            .filter(|t| !service.hidden(&meta, |view, v| view.template(v, &t.template)))
             .find_map(|t| Some((t.handler.clone(), t.parsed.matches(uri)?)))
             .ok_or_else(|| resource_not_found(uri))?
     };
@@ -814,7 +857,13 @@ fn get_prompt(
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
     let name = string_param(params, "name")?;
-    let Some(entry) = service.snapshot().prompts.get(name).cloned() else {
+    let Some(entry) = service
+        .snapshot()
+        .prompts
+        .get(name)
+        .filter(|p| !service.hidden(&meta, |view, v| view.prompt(v, &p.prompt)))
+        .cloned()
+    else {
         return Err(ErrorObject::invalid_params(format!(
             "Unknown prompt: {}",
             quoted(name)
@@ -884,7 +933,11 @@ fn complete(
     let now_serving = service.snapshot();
     match &reference {
         CompletionRef::Prompt { name } => {
-            if now_serving.prompts.get(name).is_none() {
+            let seen = now_serving
+                .prompts
+                .get(name)
+                .is_some_and(|p| !service.hidden(&meta, |view, v| view.prompt(v, &p.prompt)));
+            if !seen {
                 return Err(ErrorObject::invalid_params(format!(
                     "Unknown prompt: {}",
                     quoted(name)
@@ -892,8 +945,12 @@ fn complete(
             }
         }
         CompletionRef::Resource { uri } => {
-            let known = now_serving.templates.get(uri).is_some()
-                || now_serving.resources.get(uri).is_some();
+            let known =
+                now_serving.templates.get(uri).is_some_and(|t| {
+                    !service.hidden(&meta, |view, v| view.template(v, &t.template))
+                }) || now_serving.resources.get(uri).is_some_and(|r| {
+                    !service.hidden(&meta, |view, v| view.resource(v, &r.resource))
+                });
             if !known {
                 return Err(ErrorObject::invalid_params(format!(
                     "Unknown resource reference: {}",

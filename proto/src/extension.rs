@@ -808,7 +808,12 @@ impl Service {
         meta: RequestMeta,
         round: Round,
     ) -> Result<Invocation, ErrorObject> {
-        let Some(entry) = self.snapshot().tool(name).cloned() else {
+        let Some(entry) = self
+            .snapshot()
+            .tool(name)
+            .filter(|t| !self.hidden(&meta, |view, v| view.tool(v, &t.tool)))
+            .cloned()
+        else {
             return Err(crate::dispatch::unknown_tool(name));
         };
         #[cfg(feature = "std")]

@@ -277,6 +277,9 @@ pub(crate) struct Inner {
     pub(crate) capabilities: Vec<ServerCapability>,
     /// What is served now (see [`crate::registry`]).
     pub(crate) registry: crate::registry::Store,
+    /// What each caller sees of it.
+    #[cfg(feature = "std")]
+    pub(crate) view: Option<Arc<dyn crate::registry::View>>,
     pub(crate) completer: Option<Option<Arc<CompleteFn>>>,
     pub(crate) discover: bytes::Bytes,
     pub(crate) server_meta: Map<String, Value>,
@@ -384,6 +387,31 @@ impl Service {
         self.inner.registry.load()
     }
 
+    /// Whether the caller of a request with `meta` is denied an entry
+    /// (its view does not hold it: `holds` says which).
+    #[cfg(feature = "std")]
+    pub(crate) fn hidden(
+        &self,
+        meta: &crate::meta::RequestMeta,
+        holds: impl FnOnce(&dyn crate::registry::View, &str) -> bool,
+    ) -> bool {
+        crate::registry::view::hidden(
+            self.inner.view.as_deref(),
+            &crate::registry::Caller::new(meta),
+            holds,
+        )
+    }
+
+    /// Without `std` there are no views: nothing is hidden.
+    #[cfg(not(feature = "std"))]
+    pub(crate) fn hidden(
+        &self,
+        _meta: &crate::meta::RequestMeta,
+        _holds: impl FnOnce(&dyn crate::registry::View, &str) -> bool,
+    ) -> bool {
+        false
+    }
+
     pub(crate) fn advertises(&self, cap: ServerCapability) -> bool {
         self.inner.capabilities.contains(&cap)
     }
@@ -464,6 +492,8 @@ pub struct ServiceBuilder {
     changing: Kinds,
     #[cfg(feature = "std")]
     hub: Option<crate::subscriptions::Hub>,
+    #[cfg(feature = "std")]
+    view: Option<Arc<dyn crate::registry::View>>,
     tools: Vec<(Tool, Option<Arc<ToolFn>>)>,
     resources: Vec<(Resource, Option<Arc<ResourceFn>>)>,
     templates: Vec<(ResourceTemplate, Option<Arc<ResourceFn>>)>,
@@ -489,6 +519,8 @@ impl Default for ServiceBuilder {
             changing: Kinds::default(),
             #[cfg(feature = "std")]
             hub: None,
+            #[cfg(feature = "std")]
+            view: None,
             tools: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
@@ -613,6 +645,17 @@ impl ServiceBuilder {
     /// [`hub`](ServiceBuilder::hub) gets one, which commits publish to.
     pub fn changing(mut self, kinds: Kinds) -> Self {
         self.changing = kinds;
+        self
+    }
+
+    /// Show each caller the subset of the registry its
+    /// [`View`](crate::registry::View) holds: its lists, and what it may
+    /// call, get or read; the rest is answered as if it were not
+    /// registered (`server/tools.mdx` § Listing Tools: the set may vary
+    /// by the authorization presented on the request).
+    #[cfg(feature = "std")]
+    pub fn view<V: crate::registry::View>(mut self, view: V) -> Self {
+        self.view = Some(Arc::new(view));
         self
     }
 
@@ -879,6 +922,8 @@ impl ServiceBuilder {
                 hub,
                 capabilities,
                 registry,
+                #[cfg(feature = "std")]
+                view: self.view,
                 completer: self.completer,
                 discover,
                 server_meta,

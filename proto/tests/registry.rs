@@ -5,11 +5,13 @@
 //! and initialize-era sessions hear each committed change once
 //! (`server/tools.mdx` § List Changed Notification), and a call of a
 //! removed tool that is already running finishes while the next is
-//! refused as a call of an unknown tool.
+//! refused as a call of an unknown tool. A view shows each caller its own
+//! lists, and answers a call outside it as a call of an unknown tool.
 
 mod support;
 
 use serde_json::Value;
+use snodo_proto::registry::{Caller, View};
 use snodo_proto::{
     BuildError, CallToolResult, Committed, Implementation, Kinds, Limits, NoArgs, Notifications,
     Prompt, Resource, Service, Tool, Transport,
@@ -527,4 +529,118 @@ fn concurrent_readers_never_get_a_page_mixing_snapshots() {
         r.join().unwrap();
     }
     assert_eq!(service.registry().generation(), generations);
+}
+
+/// A view by the caller's self-declared role (`_meta["example.com/role"]`):
+/// a guest sees no `admin_` tool; anyone else sees everything. Counts the
+/// questions it is asked, to show a view's pages are made once.
+struct ByRole(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl View for ByRole {
+    fn name(&self, caller: &Caller<'_>) -> Option<String> {
+        let meta = caller.meta().raw();
+        match meta.get("example.com/role").and_then(Value::as_str) {
+            Some("guest") => Some(String::from("guest")),
+            _ => None,
+        }
+    }
+    fn tool(&self, view: &str, tool: &Tool) -> bool {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        !(view == "guest" && tool.name.starts_with("admin_"))
+    }
+}
+
+const GUEST_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"example.com/role":"guest"}"#;
+
+fn guest(id: u64, method: &str, params: &str) -> String {
+    let sep = if params.is_empty() { "" } else { "," };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{GUEST_META}{sep}{params}}}}}"#
+    )
+}
+
+fn viewed(transport: Transport) {
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let service = Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .view(ByRole(asked.clone()))
+        .tool(Tool::new("a", "A"), |_: NoArgs, _| async {
+            CallToolResult::text("from a")
+        })
+        .tool(Tool::new("admin_reset", "Resets"), |_: NoArgs, _| async {
+            CallToolResult::text("reset")
+        })
+        .build()
+        .unwrap();
+    let mut h = Harness::new(&service, transport);
+    let mut send = |json: &str| -> String {
+        match transport {
+            Transport::Stdio => h.send(&line(json)).trim_end().to_string(),
+            Transport::Http => {
+                let v: Value = serde_json::from_str(json).unwrap();
+                let method = v["method"].as_str().unwrap();
+                let name = v["params"]["name"]
+                    .as_str()
+                    .map_or(String::new(), |n| format!("Mcp-Name: {n}\r\n"));
+                let out = h.send(
+                    format!(
+                        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n{name}Content-Length: {}\r\n\r\n{json}",
+                        json.len()
+                    )
+                    .as_bytes(),
+                );
+                out.split_once("\r\n\r\n")
+                    .expect("a response")
+                    .1
+                    .to_string()
+            }
+        }
+    };
+    let guest_page = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{{{SERVER},"cacheScope":"private","resultType":"complete","tools":[{}],"ttlMs":60000}}}}"#,
+        tool("a", "A")
+    );
+    assert_eq!(
+        send(&guest(1, "tools/list", "")),
+        guest_page,
+        "a guest's page: its view, cached privately"
+    );
+    assert_eq!(
+        send(&guest(1, "tools/list", "")),
+        guest_page,
+        "the same page again"
+    );
+    assert_eq!(
+        asked.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "the view's pages were made once: one question per tool"
+    );
+    assert_eq!(
+        send(&request(2, "tools/list", "")),
+        tools_page(2, &[tool("a", "A"), tool("admin_reset", "Resets")], None),
+        "no role: the whole registry"
+    );
+    // A tool outside the view is answered exactly as one that does not exist.
+    let hidden = send(&guest(3, "tools/call", r#""name":"admin_reset""#));
+    let absent = send(&guest(3, "tools/call", r#""name":"admin_gone""#));
+    assert_eq!(hidden, error(3, -32602, "Unknown tool: admin_reset"));
+    assert_eq!(
+        hidden.replace("admin_reset", "admin_gone"),
+        absent,
+        "the same answer as a tool that does not exist"
+    );
+    assert_eq!(
+        send(&request(4, "tools/call", r#""name":"admin_reset""#)),
+        text_result(4, "reset")
+    );
+}
+
+#[test]
+fn stdio_a_view_shows_each_caller_its_own_lists_and_hides_the_rest() {
+    viewed(Transport::Stdio);
+}
+
+#[test]
+fn http_a_view_shows_each_caller_its_own_lists_and_hides_the_rest() {
+    viewed(Transport::Http);
 }

@@ -277,6 +277,7 @@ impl Change {
                 resources: resources.unwrap_or_else(|| current.resources.clone()),
                 templates: templates.unwrap_or_else(|| current.templates.clone()),
                 lists,
+                views: super::view::ViewCache::default(),
             }));
             committed
         };

@@ -11,7 +11,8 @@
 //! snapshot is built ([`lists`]), only those the change touched, and a
 //! commit publishes `notifications/*/list_changed` through the service's
 //! [`Hub`](crate::Hub), which every connection already carries to its
-//! listen streams and initialize-era sessions.
+//! listen streams and initialize-era sessions. A [`View`](view::View)
+//! shows each caller its own subset ([`view`]).
 //!
 //! Without `std` the registry is the snapshot built with the service and
 //! never changes: `arc-swap` needs the standard library (its `no_std`
@@ -27,6 +28,7 @@ pub(crate) mod lists;
 // Without `std` nothing changes a snapshot once built.
 #[cfg_attr(not(feature = "std"), allow(dead_code))]
 pub(crate) mod table;
+pub mod view;
 
 pub(crate) use entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 #[cfg(feature = "std")]
@@ -35,6 +37,7 @@ pub(crate) use lists::{Lists, Pages, Paging};
 #[cfg(feature = "std")]
 pub(crate) use table::Op;
 pub(crate) use table::Table;
+pub use view::{Caller, View};
 
 use alloc::sync::Arc;
 
@@ -51,6 +54,9 @@ pub(crate) struct Snapshot {
     pub(crate) resources: Arc<Table<ResourceEntry>>,
     pub(crate) templates: Arc<Table<TemplateEntry>>,
     pub(crate) lists: Lists,
+    /// The lists of each view of this snapshot, paged when first asked for.
+    #[cfg(feature = "std")]
+    pub(crate) views: view::ViewCache,
 }
 
 /// The result member of each list.
@@ -85,12 +91,32 @@ impl Snapshot {
             resources: Arc::new(resources),
             templates: Arc::new(templates),
             lists,
+            #[cfg(feature = "std")]
+            views: view::ViewCache::default(),
         }
     }
 
     /// The tool `name`.
     pub(crate) fn tool(&self, name: &str) -> Option<&Arc<ToolEntry>> {
         self.tools.get(name)
+    }
+}
+
+/// The lists a caller sees: the snapshot's own, or its view's.
+pub(crate) enum Seen<'a> {
+    All(&'a Lists),
+    #[cfg(feature = "std")]
+    View(Lists),
+}
+
+impl core::ops::Deref for Seen<'_> {
+    type Target = Lists;
+    fn deref(&self) -> &Lists {
+        match self {
+            Seen::All(l) => l,
+            #[cfg(feature = "std")]
+            Seen::View(l) => l,
+        }
     }
 }
 
