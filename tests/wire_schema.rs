@@ -103,6 +103,7 @@ fn capture_all() -> Vec<Emission> {
         })
         .collect();
     let mut all = capture::internal_error();
+    all.extend(capture::registry_changes());
     for c in cells {
         all.extend(c.join().expect("a capture cell panicked"));
     }

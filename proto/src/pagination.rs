@@ -1,10 +1,14 @@
 //! Opaque list cursors (`server/utilities/pagination.mdx`).
 //!
-//! A cursor names a page of one list of one build of the registry:
-//! `<page>.<fingerprint>`, where the fingerprint is a digest of the list
-//! kind and the serialized list. A cursor from another list, another
-//! registry, or one edited by hand does not verify and is answered `-32602`
-//! ("Invalid cursor"). The last page carries no `nextCursor`, never `""`.
+//! A cursor names a page of one list as one registry snapshot (or one view
+//! of it) holds it: `<page>.<fingerprint>`, where the fingerprint is a
+//! digest of the list kind and the serialized list. A cursor from another
+//! list, another view, a list a registry change has changed since, or one
+//! edited by hand does not verify and is answered `-32602` ("Invalid
+//! cursor", § Error Handling: the client lists again from the start, and
+//! no page ever mixes two snapshots). A change that leaves the list as it
+//! was leaves its cursors valid: they name the same bytes. The last page
+//! carries no `nextCursor`, never `""`.
 
 use alloc::format;
 use alloc::string::String;

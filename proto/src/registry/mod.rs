@@ -1,5 +1,5 @@
 //! What the service serves right now: the tools, prompts, resources and
-//! templates, as one immutable [snapshot](Snapshot) that readers load and
+//! templates, as one immutable snapshot that readers load and
 //! writers replace whole.
 //!
 //! Every request loads the current snapshot once and answers from it
@@ -8,7 +8,9 @@
 //! the current one and swapping it in: readers never wait for a writer
 //! (the swap is one atomic pointer store, `arc-swap`), and writers take
 //! turns among themselves. The lists are paged and serialized when a
-//! snapshot is built ([`lists`]), only those the change touched, and a
+//! snapshot is built, only those the change touched (a cursor names its
+//! list by a digest of it, so a cursor from before a change is refused
+//! `-32602`, `server/utilities/pagination.mdx` § Error Handling), and a
 //! commit publishes `notifications/*/list_changed` through the service's
 //! [`Hub`](crate::Hub), which every connection already carries to its
 //! listen streams and initialize-era sessions. A [`View`](view::View)
