@@ -12,7 +12,6 @@
 
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::thread;
@@ -320,12 +319,20 @@ impl Drop for ThreadWriter {
     }
 }
 
+/// Accepted connections not yet taken; the thread waits beyond a few.
+#[derive(Default)]
+struct AcceptState {
+    queue: std::collections::VecDeque<io::Result<(TcpStream, SocketAddr)>>,
+    stopped: bool,
+    waker: Option<Waker>,
+}
+
+const ACCEPT_QUEUE: usize = 16;
+
 /// A TCP listener whose connections a thread accepts.
 pub struct Acceptor {
-    accepted: Receiver<io::Result<(TcpStream, SocketAddr)>>,
-    waker: Arc<Mutex<Option<Waker>>>,
+    shared: Arc<Handoff<AcceptState>>,
     local: SocketAddr,
-    stop: Arc<std::sync::atomic::AtomicBool>,
     chunk: usize,
     thread: Option<thread::JoinHandle<()>>,
 }
@@ -335,39 +342,31 @@ impl Acceptor {
     /// reads `chunk` bytes at a time at most.
     pub fn spawn(listener: TcpListener, chunk: usize) -> io::Result<Acceptor> {
         let local = listener.local_addr()?;
-        // A few connections may wait to be taken; the thread blocks beyond.
-        let (tx, accepted) = mpsc::sync_channel(16);
-        let waker: Arc<Mutex<Option<Waker>>> = Arc::default();
-        let stop: Arc<std::sync::atomic::AtomicBool> = Arc::default();
-        let (wake_slot, stopped) = (waker.clone(), stop.clone());
+        let shared = Handoff::<AcceptState>::new();
+        let handoff = shared.clone();
         let thread = thread::Builder::new()
             .name(String::from("snodo-acceptor"))
             .spawn(move || loop {
                 let accepted = listener.accept();
-                if stopped.load(std::sync::atomic::Ordering::Acquire) {
-                    return;
-                }
                 let failed = accepted.is_err();
-                if tx.send(accepted).is_err() {
+                let mut s = handoff.lock();
+                while s.queue.len() >= ACCEPT_QUEUE && !s.stopped {
+                    s = handoff.wait(s);
+                }
+                if s.stopped {
                     return;
                 }
-                if let Some(w) = wake_slot
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .take()
-                {
-                    w.wake();
-                }
+                s.queue.push_back(accepted);
+                wake(&mut s.waker);
+                drop(s);
                 if failed {
                     // Out of file descriptors, say: do not spin.
                     thread::sleep(Duration::from_millis(10));
                 }
             })?;
         Ok(Acceptor {
-            accepted,
-            waker,
+            shared,
             local,
-            stop,
             chunk,
             thread: Some(thread),
         })
@@ -382,22 +381,16 @@ impl snodo_driver::Listener for Acceptor {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<(ThreadReader, ThreadWriter, SocketAddr)>> {
-        let next = match self.accepted.try_recv() {
-            Err(TryRecvError::Empty) => {
-                *self.waker.lock().unwrap_or_else(PoisonError::into_inner) =
-                    Some(cx.waker().clone());
-                match self.accepted.try_recv() {
-                    Err(TryRecvError::Empty) => return Poll::Pending,
-                    other => other,
-                }
+        let mut s = self.shared.lock();
+        let (stream, peer) = match s.queue.pop_front() {
+            Some(accepted) => accepted?,
+            None => {
+                s.waker = Some(cx.waker().clone());
+                return Poll::Pending;
             }
-            other => other,
         };
-        let (stream, peer) = match next {
-            Ok(Ok(accepted)) => accepted,
-            Ok(Err(e)) => return Poll::Ready(Err(e)),
-            Err(_) => return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into())),
-        };
+        self.shared.cv.notify_one();
+        drop(s);
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(%peer, error = %e, "could not set TCP_NODELAY");
         }
@@ -410,14 +403,12 @@ impl snodo_driver::Listener for Acceptor {
 
 impl Drop for Acceptor {
     fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Release);
+        self.shared.lock().stopped = true;
+        self.shared.cv.notify_one();
         // The thread is blocked in accept: a connection to ourselves ends
         // it, and the listener is closed once it has (new clients are
         // refused from then on).
         let woken = TcpStream::connect_timeout(&reachable(self.local), Duration::from_secs(1));
-        // Drain the queue, so a thread blocked handing over a connection
-        // gets to see the stop.
-        while self.accepted.try_recv().is_ok() {}
         if let (Ok(_), Some(thread)) = (woken, self.thread.take()) {
             let _ = thread.join();
         }

@@ -10,11 +10,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde_json::{Map, Value};
 
-use super::{codec, Call, Connection, Final, Output, Slot, Wire};
+use super::{Call, Connection, Final, Output, Slot, Wire};
 use crate::dispatch::Admitted;
 use crate::error::ErrorObject;
 use crate::handler::{CallId, Handler, Invocation, Request, Shared};
-use crate::http::codec::Head;
 use crate::jsonrpc::{self, Incoming, RequestId};
 use crate::legacy::admit::{self, Action, View};
 use crate::legacy::{code, Session};
@@ -24,38 +23,14 @@ use crate::subscriptions::filter::notification_for;
 use crate::subscriptions::ChangeEvent;
 use crate::time::Instant;
 
-/// `Mcp-Session-Id`, as the decoder stores header names.
-pub(super) const SESSION_HEADER: &str = "mcp-session-id";
-
 /// How many times one call may ask for input before it is failed: a
 /// handler that never stops asking must not hold its slot forever.
 const MAX_ROUNDS: u32 = 16;
 
-const NO_SESSION_ID: &str = "Bad Request: Mcp-Session-Id header is required";
 const NOTHING_WAITS: &str = "Bad Request: no request of this session waits for this response";
 
-/// An HTTP exchange of a session.
-#[derive(Debug)]
-pub(super) struct LegacyExchange {
-    /// The session's id.
-    session: String,
-    /// The session was created by this exchange (`initialize`): its
-    /// response carries the id (`transports.mdx` § Session Management).
-    created: bool,
-    /// This exchange is the session's standalone GET stream.
-    get_stream: bool,
-}
-
-impl LegacyExchange {
-    /// The header line naming a session just created.
-    pub(super) fn session_header(&self) -> Option<String> {
-        self.created
-            .then(|| format!("Mcp-Session-Id: {}", self.session))
-    }
-}
-
 /// A session call, kept to run it again with the client's answers.
-pub(super) struct LegacyCall {
+pub(crate) struct LegacyCall {
     /// The HTTP session (`None`: the stdio connection's own).
     session: Option<String>,
     request: Request,
@@ -102,7 +77,7 @@ impl LegacyCall {
 
 impl Connection {
     /// Run `f` on the session `id` (HTTP) or on this stdio connection's own.
-    fn with_session<R>(
+    pub(crate) fn with_session<R>(
         &mut self,
         id: Option<&str>,
         now: Instant,
@@ -122,7 +97,7 @@ impl Connection {
 
     /// A message of a session: `session` names the HTTP session (`None` on
     /// stdio, and for the `initialize` that creates one on HTTP).
-    pub(super) fn legacy_message(
+    pub(crate) fn legacy_message(
         &mut self,
         session: Option<String>,
         incoming: Incoming,
@@ -197,7 +172,7 @@ impl Connection {
                     ),
                 }
                 if http {
-                    self.http_answer(202, None, now);
+                    self.http_answer(202, None, &[], &[], now);
                 }
             }
             Incoming::Response { id, outcome } => {
@@ -212,9 +187,11 @@ impl Connection {
                     (true, Some(rid))
                         if self.deliver_routed(session.as_deref(), rid, outcome, now) =>
                     {
-                        self.http_answer(202, None, now);
+                        self.http_answer(202, None, &[], &[], now);
                     }
-                    (true, _) => self.http_error(400, None, code::BAD_REQUEST, NOTHING_WAITS, now),
+                    (true, _) => {
+                        self.session_error(400, None, code::BAD_REQUEST, NOTHING_WAITS, now)
+                    }
                 }
             }
         }
@@ -278,7 +255,7 @@ impl Connection {
                 .map(|s| s.create(session, now));
             let Some(Ok(sid)) = created else {
                 tracing::warn!("initialize refused: no session could be created");
-                self.http_error(
+                self.session_error(
                     503,
                     Some(&id),
                     code::BAD_REQUEST,
@@ -287,21 +264,13 @@ impl Connection {
                 );
                 return;
             };
-            if let Wire::Http(http) = &mut self.wire {
-                if let Some(ex) = http.exchange.as_mut() {
-                    ex.legacy = Some(Box::new(LegacyExchange {
-                        session: sid,
-                        created: true,
-                        get_stream: false,
-                    }));
-                }
-            }
+            self.bind_exchange(sid, true, false);
             self.emit_final(Some(&id), Final::Result(&result), now);
         }
         #[cfg(not(feature = "std"))]
         {
             let _ = (session, result);
-            self.http_error(
+            self.session_error(
                 501,
                 Some(&id),
                 code::BAD_REQUEST,
@@ -384,169 +353,6 @@ impl Connection {
         }
     }
 
-    /// A POST that belongs to a session: `initialize`, or a message naming
-    /// its session with `Mcp-Session-Id` (`transports.mdx` § Session
-    /// Management).
-    pub(super) fn handle_session_post(&mut self, head: &Head, incoming: Incoming, now: Instant) {
-        let request_id = match &incoming {
-            Incoming::Request { id, .. } => Some(id.clone()),
-            _ => None,
-        };
-        // Without a session id only `initialize` is a session message
-        // ([`crate::legacy::era`]); anything else without one was read as
-        // a 2026-07-28 request before reaching here.
-        let Some(raw) = head.get(SESSION_HEADER) else {
-            self.legacy_message(None, incoming, now);
-            return;
-        };
-        let sid = String::from_utf8_lossy(raw).into_owned();
-        if self.with_session(Some(&sid), now, |_| ()).is_none() {
-            // `§ Session Management` 4: an unknown or expired session is
-            // 404; the client starts a new one with initialize.
-            self.http_error(
-                404,
-                request_id.as_ref(),
-                code::SESSION_NOT_FOUND,
-                "Session not found",
-                now,
-            );
-            return;
-        }
-        // `§ Protocol Version Header`: an unsupported version is 400; none
-        // at all is assumed to be 2025-03-26 and served as negotiated.
-        if let Some(v) = head.get("mcp-protocol-version") {
-            let known = self
-                .service
-                .inner
-                .legacy
-                .iter()
-                .any(|p| p.version.as_bytes() == v);
-            if !known {
-                self.http_error(
-                    400,
-                    request_id.as_ref(),
-                    code::BAD_REQUEST,
-                    "Bad Request: unsupported MCP-Protocol-Version",
-                    now,
-                );
-                return;
-            }
-        }
-        if let Wire::Http(http) = &mut self.wire {
-            if let Some(ex) = http.exchange.as_mut() {
-                ex.legacy = Some(Box::new(LegacyExchange {
-                    session: sid.clone(),
-                    created: false,
-                    get_stream: false,
-                }));
-            }
-        }
-        self.legacy_message(Some(sid), incoming, now);
-    }
-
-    /// GET (the session's standalone SSE stream) or DELETE (end the
-    /// session), already past the head checks.
-    pub(super) fn handle_session_verb(&mut self, head: &Head, now: Instant) {
-        let Some(raw) = head.get(SESSION_HEADER) else {
-            self.http_error(400, None, code::BAD_REQUEST, NO_SESSION_ID, now);
-            return;
-        };
-        let sid = String::from_utf8_lossy(raw).into_owned();
-        #[cfg(not(feature = "std"))]
-        {
-            let _ = sid;
-            self.http_error(405, None, code::BAD_REQUEST, "Method Not Allowed", now);
-        }
-        #[cfg(feature = "std")]
-        {
-            let Some(sessions) = self.service.inner.sessions.clone() else {
-                self.http_error(405, None, code::BAD_REQUEST, "Method Not Allowed", now);
-                return;
-            };
-            if head.method == "DELETE" {
-                // `§ Session Management` 5.
-                if sessions.delete(&sid) {
-                    tracing::debug!("session ended by the client");
-                    self.http_answer(200, None, now);
-                } else {
-                    self.http_error(404, None, code::SESSION_NOT_FOUND, "Session not found", now);
-                }
-                return;
-            }
-            if sessions.with(&sid, now, |_| ()).is_none() {
-                self.http_error(404, None, code::SESSION_NOT_FOUND, "Session not found", now);
-                return;
-            }
-            if !sessions.open_get_stream(&sid) {
-                // One standalone stream per session: two would split the
-                // server's messages between them.
-                self.http_error(
-                    409,
-                    None,
-                    code::BAD_REQUEST,
-                    "Conflict: the session's GET stream is already open",
-                    now,
-                );
-                return;
-            }
-            let keep_alive = self.service.limits().keep_alive;
-            if let Wire::Http(http) = &mut self.wire {
-                if let Some(ex) = http.exchange.as_mut() {
-                    ex.legacy = Some(Box::new(LegacyExchange {
-                        session: sid,
-                        created: false,
-                        get_stream: true,
-                    }));
-                    ex.start_sse(&mut self.out);
-                    ex.keep_alive_due = Some(now + keep_alive);
-                }
-            }
-            if self.listener.is_none() {
-                self.listener = self.service.hub().map(|h| h.listen());
-            }
-            tracing::debug!("session GET stream opened");
-        }
-    }
-
-    /// Write a whole HTTP answer to the current exchange and end it.
-    fn http_answer(&mut self, status: u16, body: Option<&[u8]>, now: Instant) {
-        let idle = self.service.http_config().idle_timeout;
-        let shutting_down = self.shutting_down;
-        let Wire::Http(http) = &mut self.wire else {
-            return;
-        };
-        let Some(ex) = http.exchange.take() else {
-            return;
-        };
-        let close = !ex.keep_alive || shutting_down;
-        let content_type = body.map(|_| "application/json");
-        let len = body.map_or(0, <[u8]>::len);
-        codec::write_head(&mut self.out, status, content_type, Some(len), close, &[]);
-        if let Some(b) = body {
-            self.out.extend_from_slice(b);
-        }
-        if close {
-            http.closing = true;
-        } else {
-            http.idle_deadline = Some(now + idle);
-        }
-        self.maybe_close();
-    }
-
-    /// A transport-level refusal with a JSON-RPC error body.
-    fn http_error(
-        &mut self,
-        status: u16,
-        id: Option<&RequestId>,
-        code: i64,
-        message: &'static str,
-        now: Instant,
-    ) {
-        let mut json = Vec::with_capacity(128);
-        jsonrpc::write_error(&mut json, id, &ErrorObject::new(code, message));
-        self.http_answer(status, Some(&json), now);
-    }
-
     /// A handler of a session call asked for input: send each input request
     /// to the client on the call's stream and wait for the answers
     /// (`client/elicitation.mdx`, `client/sampling.mdx`, `client/roots.mdx`
@@ -611,7 +417,7 @@ impl Connection {
             self.route_here(sid.as_deref(), rid);
             self.emit_request(rid, method, &params);
         }
-        self.calls.insert(call, c);
+        self.insert_call(call, c);
     }
 
     #[cfg(feature = "std")]
@@ -641,12 +447,12 @@ impl Connection {
             tracing::debug!(rid, "an answer nothing waits for");
             return;
         };
-        let Some(mut c) = self.calls.remove(&call) else {
+        let Some(mut c) = self.remove_call(call) else {
             return;
         };
         let Some(lc) = c.legacy.as_mut() else { return };
         let Some(key) = lc.waiting.remove(&rid) else {
-            self.calls.insert(call, c);
+            self.insert_call(call, c);
             return;
         };
         match outcome {
@@ -671,7 +477,7 @@ impl Connection {
         if lc.waiting.is_empty() {
             self.rerun(call, c, now);
         } else {
-            self.calls.insert(call, c);
+            self.insert_call(call, c);
         }
     }
 
@@ -697,7 +503,7 @@ impl Connection {
         );
         tracing::debug!(%old, %call, "running the handler again with the client's answers");
         self.by_request.insert(c.id.clone(), Slot::Running(call));
-        self.calls.insert(call, c);
+        self.insert_call(call, c);
         self.push_event(Output::Invoke(invocation));
     }
 
@@ -719,38 +525,13 @@ impl Connection {
     /// stream that carries no message, so the connection stays usable.
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(super) fn cancel_session_call(&mut self, request: &RequestId, now: Instant) {
-        let Some(Slot::Running(call)) = self.by_request.get(request).copied() else {
-            return;
-        };
-        let Some(c) = self.calls.remove(&call) else {
-            return;
-        };
-        self.by_request.remove(request);
-        self.drop_waiting(&c);
-        c.shared.cancel();
-        tracing::debug!(%call, id = %request, "cancelled by client");
-        self.push_event(Output::Cancel(call));
-        let idle = self.service.http_config().idle_timeout;
-        let shutting_down = self.shutting_down;
-        if let Wire::Http(http) = &mut self.wire {
-            if let Some(mut ex) = http.exchange.take() {
-                ex.start_sse(&mut self.out);
-                codec::write_last_chunk(&mut self.out);
-                if !ex.keep_alive || shutting_down {
-                    http.closing = true;
-                } else {
-                    http.idle_deadline = Some(now + idle);
-                }
-            }
-        }
-        self.maybe_close();
-        if !self.closed {
-            self.pump_http(now);
+        if self.stop_session_call(request) {
+            self.end_cancelled_exchange(now);
         }
     }
 
     /// Forget the routes of what `c` was waiting for.
-    fn drop_waiting(&mut self, c: &Call) {
+    pub(crate) fn drop_waiting(&mut self, c: &Call) {
         if let Some(lc) = &c.legacy {
             for rid in lc.waiting.keys() {
                 self.outbound.remove(rid);
@@ -778,7 +559,7 @@ impl Connection {
 
     /// End every session call still waiting for the client's answers
     /// (stdio input closed: they can never come).
-    pub(super) fn fail_waiting_calls(&mut self, now: Instant) {
+    pub(crate) fn fail_waiting_calls(&mut self, now: Instant) {
         let waiting: Vec<CallId> = self
             .calls
             .iter()
@@ -786,7 +567,7 @@ impl Connection {
             .map(|(k, _)| *k)
             .collect();
         for call in waiting {
-            if let Some(c) = self.calls.remove(&call) {
+            if let Some(c) = self.remove_call(call) {
                 let e = ErrorObject::internal(
                     "The client closed its input before answering the server's request",
                 );
@@ -820,9 +601,9 @@ impl Connection {
         }
         let sid = match &self.wire {
             Wire::Stdio(_) if self.session.is_some() => None,
-            Wire::Http(h) => match h.exchange.as_ref().and_then(|e| e.legacy.as_ref()) {
-                Some(l) if l.get_stream => Some(l.session.clone()),
-                _ => return,
+            Wire::Http(_) => match self.get_stream_session() {
+                Some(sid) => Some(String::from(sid)),
+                None => return,
             },
             Wire::Stdio(_) => return,
         };
@@ -839,49 +620,17 @@ impl Connection {
 
     /// Whether this connection hears change events for a session: an HTTP
     /// session's GET stream, or a stdio session for its whole life.
+    #[cfg(feature = "std")]
     pub(super) fn has_get_stream(&self) -> bool {
         match &self.wire {
-            Wire::Http(h) => h
-                .exchange
-                .as_ref()
-                .and_then(|e| e.legacy.as_ref())
-                .is_some_and(|l| l.get_stream),
+            Wire::Http(_) => self.get_stream_session().is_some(),
             Wire::Stdio(_) => self.session.is_some(),
-        }
-    }
-
-    /// Release the session's claim on its GET stream (the connection is
-    /// closing).
-    pub(super) fn end_get_stream(&mut self) {
-        #[cfg(feature = "std")]
-        if let Wire::Http(h) = &self.wire {
-            if let Some(l) = h.exchange.as_ref().and_then(|e| e.legacy.as_ref()) {
-                if l.get_stream {
-                    if let Some(sessions) = &self.service.inner.sessions {
-                        sessions.close_get_stream(&l.session);
-                    }
-                }
-            }
-        }
-    }
-
-    /// End an HTTP GET stream gracefully (shutdown): the last chunk, then
-    /// the connection closes.
-    pub(super) fn finish_get_stream(&mut self) {
-        if !matches!(&self.wire, Wire::Http(_)) || !self.has_get_stream() {
-            return;
-        }
-        self.end_get_stream();
-        if let Wire::Http(http) = &mut self.wire {
-            http.exchange = None;
-            http.closing = true;
-            codec::write_last_chunk(&mut self.out);
         }
     }
 
     /// Forget every route to this connection (it is closing): later
     /// answers to its requests find nothing waiting.
-    pub(super) fn forget_outbound(&mut self) {
+    pub(crate) fn forget_outbound(&mut self) {
         #[cfg(feature = "std")]
         if let Some(sessions) = &self.service.inner.sessions {
             for (rid, call) in &self.outbound {

@@ -1,16 +1,22 @@
 //! Streamable HTTP (`basic/transports/streamable-http.mdx`), sans-I/O.
 //!
 //! [`codec`] frames HTTP/1.1; [`rules`] holds every Streamable HTTP rule
-//! (endpoint and method, `Origin`/`Host`, `Accept`/`Content-Type`, header
-//! mirrors, status codes). The per-connection exchange state lives in
-//! [`Connection`](crate::Connection).
+//! about a request (endpoint and method, `Origin`/`Host`,
+//! `Accept`/`Content-Type`, header mirrors, status codes); `exchange`
+//! answers the requests of one connection (202, SSE, 100-continue, 408,
+//! hang-ups, idle close) and `session` is the HTTP surface of the
+//! initialize-era sessions (GET stream, DELETE, `Mcp-Session-Id`). A
+//! [`Connection`](crate::Connection) on [`Transport::Http`](crate::Transport)
+//! is the shared call core with these on its wire side.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
 
 pub mod codec;
+pub(crate) mod exchange;
 pub mod rules;
+pub(crate) mod session;
 
 /// Which `Origin` headers are accepted (`§ Security & Endpoint`: a present
 /// but invalid Origin is answered 403). A request without `Origin` (not a

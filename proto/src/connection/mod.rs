@@ -11,6 +11,13 @@
 //! response, or an SSE stream when a notification (progress, log) precedes
 //! the result (`streamable-http.mdx` § Receiving Messages).
 //!
+//! One public API serves both wires. This module is the call core they
+//! share (admission's outcome carried out, calls and their slots, listen
+//! streams, reports, wake-ups); a handler's outcome is shaped in
+//! `outcome`, every deadline sits in one table (`timers`), and every
+//! Streamable HTTP decision (framing an answer, 202, SSE, 100-continue,
+//! 404/405/408, hang-ups, the session verbs) lives under [`crate::http`].
+//!
 //! # Driving contract
 //!
 //! The driver owns the socket (or pipe), the clock and the executor; the
@@ -118,9 +125,9 @@ use serde_json::{json, Map, Value};
 use crate::dispatch::{self, Admitted, Dispatch};
 use crate::error::ErrorObject;
 use crate::handler::{CallEvent, CallId, Invocation, Outcome, Request, Shared};
-use crate::http::codec::{self, CodecLimits, Decoded, Decoder, Head};
+use crate::http::exchange::HttpWire;
 use crate::http::rules;
-use crate::jsonrpc::{self, Incoming, RequestId};
+use crate::jsonrpc::{self, RequestId};
 use crate::meta::{LogLevel, ProgressToken};
 use crate::service::Service;
 use crate::stdio::{Line, LineFramer};
@@ -129,6 +136,12 @@ use crate::subscriptions::{ChangeEvent, Filter};
 use crate::time::Instant;
 
 mod legacy;
+mod outcome;
+pub(crate) mod timers;
+
+pub(crate) use outcome::tool_result;
+
+use timers::{Timer, Timers};
 
 /// The transport a connection speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,7 +187,7 @@ impl std::error::Error for CompleteError {}
 
 /// What kind of answer a call expects, kept to check and shape its outcome.
 #[derive(Debug)]
-enum Expect {
+pub(crate) enum Expect {
     Tool(Option<Arc<crate::registry::ToolEntry>>),
     Resource(Arc<str>),
     Prompt,
@@ -184,25 +197,25 @@ enum Expect {
 }
 
 #[derive(Debug)]
-struct Call {
-    id: RequestId,
-    expect: Expect,
-    progress_token: Option<ProgressToken>,
-    last_progress: Option<f64>,
-    log_level: Option<LogLevel>,
-    deadline: Option<Instant>,
+pub(crate) struct Call {
+    pub(crate) id: RequestId,
+    pub(crate) expect: Expect,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) last_progress: Option<f64>,
+    pub(crate) log_level: Option<LogLevel>,
+    pub(crate) deadline: Option<Instant>,
     /// What an `InputRequiredResult` for this call is bound to (MRTR).
-    origin: Option<crate::mrtr::Origin>,
+    pub(crate) origin: Option<crate::mrtr::Origin>,
     /// The call's `_meta` (its client capabilities check input requests),
     /// shared with its invocation.
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
     /// A call of an initialize-era session: how to run it again after
     /// asking the client for input inline.
-    legacy: Option<Box<legacy::LegacyCall>>,
+    pub(crate) legacy: Option<Box<legacy::LegacyCall>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Slot {
+pub(crate) enum Slot {
     Running(CallId),
     Queued,
     /// An open `subscriptions/listen` stream.
@@ -211,58 +224,22 @@ enum Slot {
 
 /// An open `subscriptions/listen` stream.
 #[derive(Debug)]
-struct Stream {
+pub(crate) struct Stream {
     id: RequestId,
     filter: Filter,
-}
-
-/// The request an HTTP connection is answering.
-#[derive(Debug)]
-struct Exchange {
-    keep_alive: bool,
-    /// The SSE response head was written.
-    sse: bool,
-    /// This exchange is a listen stream; the time its next keep-alive
-    /// comment is due.
-    keep_alive_due: Option<Instant>,
-    /// The exchange belongs to an initialize-era session.
-    legacy: Option<Box<legacy::LegacyExchange>>,
-}
-
-/// HTTP framing state.
-#[derive(Debug)]
-struct HttpWire {
-    decoder: Decoder,
-    /// The head whose body is being read.
-    head: Option<Head>,
-    /// The request being answered; pipelined ones wait in the decoder.
-    exchange: Option<Exchange>,
-    /// A response that closes the connection was written.
-    closing: bool,
-    /// The client went away while initialize-era session calls were
-    /// running: they go on, and what they write is dropped.
-    peer_gone: bool,
-    /// Deadline for the request being received (slow clients): for its
-    /// head until that is in, then for its body.
-    request_deadline: Option<Instant>,
-    /// Deadline for an idle keep-alive connection.
-    idle_deadline: Option<Instant>,
-    /// Closed between requests (idle timeout, shed): no response is in
-    /// flight, so the close needs no lingering.
-    closed_idle: bool,
 }
 
 // One per connection, and a connection is one or the other for its life:
 // boxing the HTTP state would only add an indirection.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
-enum Wire {
+pub(crate) enum Wire {
     Stdio(LineFramer),
     Http(HttpWire),
 }
 
 /// A final message for a request.
-enum Final<'a> {
+pub(crate) enum Final<'a> {
     Result(&'a [u8]),
     Error(&'a ErrorObject, bool),
 }
@@ -270,44 +247,43 @@ enum Final<'a> {
 /// One stream's protocol state. See the [module docs](self) for the
 /// driving contract.
 pub struct Connection {
-    service: Service,
-    wire: Wire,
-    out: Vec<u8>,
+    pub(crate) service: Service,
+    pub(crate) wire: Wire,
+    pub(crate) out: Vec<u8>,
     /// Where small outputs are handed over from (see `take_out`).
-    tx: BytesMut,
+    pub(crate) tx: BytesMut,
     /// A final message being serialized ahead of its HTTP head.
-    scratch: Vec<u8>,
+    pub(crate) scratch: Vec<u8>,
     /// A handler's result being shaped.
-    result: Vec<u8>,
-    events: VecDeque<Output>,
-    calls: BTreeMap<CallId, Call>,
-    by_request: BTreeMap<RequestId, Slot>,
-    queued: VecDeque<Admitted>,
-    streams: Vec<Stream>,
+    pub(crate) result: Vec<u8>,
+    pub(crate) events: VecDeque<Output>,
+    pub(crate) calls: BTreeMap<CallId, Call>,
+    pub(crate) by_request: BTreeMap<RequestId, Slot>,
+    pub(crate) queued: VecDeque<Admitted>,
+    pub(crate) streams: Vec<Stream>,
     #[cfg(feature = "std")]
-    listener: Option<crate::subscriptions::hub::Listener>,
-    next_call: u64,
+    pub(crate) listener: Option<crate::subscriptions::hub::Listener>,
+    pub(crate) next_call: u64,
     /// The initialize-era session of a stdio connection.
-    session: Option<Box<crate::legacy::Session>>,
+    pub(crate) session: Option<Box<crate::legacy::Session>>,
     /// Server-to-client requests waiting for their answers, by id.
-    outbound: BTreeMap<u64, CallId>,
+    pub(crate) outbound: BTreeMap<u64, CallId>,
     /// Where answers routed from other HTTP connections arrive.
     #[cfg(feature = "std")]
-    inbox: Option<Arc<crate::legacy::Inbox>>,
-    input_closed: bool,
+    pub(crate) inbox: Option<Arc<crate::legacy::Inbox>>,
+    pub(crate) input_closed: bool,
     /// [`Connection::begin_shutdown`] was called.
-    shutting_down: bool,
-    /// Winding down (stdio EOF, or shutdown): calls still running at this
-    /// instant are cancelled and the connection closes.
-    grace_until: Option<Instant>,
-    closed: bool,
+    pub(crate) shutting_down: bool,
+    /// Every deadline: the connection's own and its calls'.
+    pub(crate) timers: Timers,
+    pub(crate) closed: bool,
     /// Reports and outcomes from this connection's running calls.
     #[cfg(feature = "std")]
-    reports: Arc<crate::run::Reports>,
+    pub(crate) reports: Arc<crate::run::Reports>,
     /// The embedder's wake callback ([`Connection::on_wake`]), re-armed
     /// with every wake source after each drain of the outputs.
     #[cfg(feature = "std")]
-    wake: Option<core::task::Waker>,
+    pub(crate) wake: Option<core::task::Waker>,
 }
 
 impl Drop for Connection {
@@ -367,24 +343,12 @@ impl Connection {
     pub fn new(service: &Service, transport: Transport, now: Instant) -> Self {
         let wire = match transport {
             Transport::Stdio => Wire::Stdio(LineFramer::new(service.limits().max_message_bytes)),
-            Transport::Http => {
-                let http = service.http_config();
-                Wire::Http(HttpWire {
-                    decoder: Decoder::new(CodecLimits {
-                        max_head_bytes: http.max_head_bytes,
-                        max_headers: http.max_headers,
-                        max_body_bytes: service.limits().max_message_bytes,
-                    }),
-                    head: None,
-                    exchange: None,
-                    closing: false,
-                    peer_gone: false,
-                    request_deadline: None,
-                    idle_deadline: Some(now + http.idle_timeout),
-                    closed_idle: false,
-                })
-            }
+            Transport::Http => Wire::Http(HttpWire::new(service)),
         };
+        let mut timers = Timers::default();
+        if transport == Transport::Http {
+            timers.set(Timer::Idle, now + service.http_config().idle_timeout);
+        }
         Connection {
             wire,
             service: service.clone(),
@@ -406,7 +370,7 @@ impl Connection {
             inbox: None,
             input_closed: false,
             shutting_down: false,
-            grace_until: None,
+            timers,
             closed: false,
             #[cfg(feature = "std")]
             reports: crate::run::Reports::new(service.limits().max_pending_reports),
@@ -437,10 +401,7 @@ impl Connection {
                     self.handle_line(line, now);
                 }
             }
-            Wire::Http(http) => {
-                http.decoder.push(data);
-                self.pump_http(now);
-            }
+            Wire::Http(_) => self.http_input(data, now),
         }
     }
 
@@ -474,57 +435,7 @@ impl Connection {
                 self.fail_waiting_calls(now);
                 self.maybe_close();
             }
-            Wire::Http(_) => {
-                if self.input_closed && self.peer_gone() {
-                    return;
-                }
-                self.input_closed = true;
-                if let Wire::Http(http) = &mut self.wire {
-                    // Nothing more is read, answered or written here.
-                    http.closing = true;
-                    http.peer_gone = true;
-                }
-                self.out.clear();
-                self.forget_outbound();
-                // A session call waiting for the client's answer can never
-                // get it now: it ends (into the void, like all that follows).
-                self.fail_waiting_calls(now);
-                // 2026-07-28: the response stream is gone, which cancels
-                // what it was for (`streamable-http.mdx` § Cancellation).
-                // An initialize-era session's call goes on: there,
-                // "disconnection SHOULD NOT be interpreted as the client
-                // cancelling its request" (2025-11-25 `transports.mdx`
-                // § Sending Messages); the client cancels with
-                // `notifications/cancelled` on another connection, or ends
-                // the session. Its answer is dropped: streams are not
-                // resumable.
-                let cancel: Vec<CallId> = self
-                    .calls
-                    .iter()
-                    .filter(|(_, c)| c.legacy.is_none())
-                    .map(|(k, _)| *k)
-                    .collect();
-                for call in cancel {
-                    if let Some(c) = self.calls.remove(&call) {
-                        self.by_request.remove(&c.id);
-                        c.shared.cancel();
-                    }
-                    tracing::debug!(%call, "cancelled: HTTP client closed the connection");
-                    self.push_event(Output::Cancel(call));
-                }
-                // Nothing waits for a slot on HTTP (an exchange is one
-                // request), and a connection answering a session call has
-                // no listen or GET stream: only the call is left.
-                if self.calls.is_empty() {
-                    self.by_request.clear();
-                    self.close();
-                    return;
-                }
-                tracing::debug!(
-                    running = self.calls.len(),
-                    "HTTP client closed the connection; its session calls go on"
-                );
-            }
+            Wire::Http(_) => self.http_hang_up(now),
         }
     }
 
@@ -548,7 +459,7 @@ impl Connection {
         self.shutting_down = true;
         self.input_closed = true;
         self.start_grace(now);
-        if let Wire::Http(http) = &mut self.wire {
+        if let Some(http) = self.http() {
             http.closing = true;
         }
         self.teardown_streams(now);
@@ -579,14 +490,13 @@ impl Connection {
     pub fn closing(&self) -> Closing {
         Closing {
             linger: self.service.limits().close_linger,
-            discard_input: matches!(&self.wire, Wire::Http(h) if !h.peer_gone && !h.closed_idle),
+            discard_input: matches!(&self.wire, Wire::Http(h) if h.lingers()),
         }
     }
 
     fn start_grace(&mut self, now: Instant) {
-        if self.grace_until.is_none() {
-            self.grace_until = Some(now + self.service.limits().shutdown_grace);
-        }
+        let grace = self.service.limits().shutdown_grace;
+        self.timers.start(Timer::Grace, now + grace);
     }
 
     /// Give up on every call (the grace expired, or the client cannot be
@@ -600,6 +510,7 @@ impl Connection {
             );
         }
         let calls = core::mem::take(&mut self.calls);
+        self.timers.clear_calls();
         for (call, c) in calls {
             c.shared.cancel();
             self.push_event(Output::Cancel(call));
@@ -616,18 +527,13 @@ impl Connection {
         if self.closed {
             return;
         }
-        if self.grace_until.is_some_and(|g| g <= now) {
+        if self.timers.due(Timer::Grace, now) {
             self.abandon("shutdown grace expired");
             return;
         }
-        let expired: Vec<CallId> = self
-            .calls
-            .iter()
-            .filter(|(_, c)| c.deadline.is_some_and(|d| d <= now))
-            .map(|(k, _)| *k)
-            .collect();
+        let expired: Vec<CallId> = self.timers.expired_calls(now).collect();
         for call in expired {
-            if let Some(c) = self.calls.remove(&call) {
+            if let Some(c) = self.remove_call(call) {
                 self.by_request.remove(&c.id);
                 self.untrack_session_call(&c);
                 tracing::warn!(%call, id = %c.id, "call timed out");
@@ -637,34 +543,7 @@ impl Connection {
                 self.emit_final(Some(&c.id), Final::Error(&err, false), now);
             }
         }
-        let keep_alive = self.service.limits().keep_alive;
-        // Once the client is gone, only the calls' deadlines matter.
-        match &mut self.wire {
-            Wire::Http(http) if !http.peer_gone => {
-                if let Some(ex) = http.exchange.as_mut() {
-                    if ex.keep_alive_due.is_some_and(|d| d <= now) {
-                        // An SSE comment line: ignored by clients, keeps
-                        // intermediaries from timing the stream out.
-                        codec::write_chunk(&mut self.out, b":\n\n");
-                        ex.keep_alive_due = Some(now + keep_alive);
-                    }
-                }
-                if http.request_deadline.is_some_and(|d| d <= now) {
-                    http.request_deadline = None;
-                    tracing::debug!("HTTP request not received in time");
-                    self.refuse_http(
-                        408,
-                        "Request Timeout: the request was not received in time",
-                        None,
-                    );
-                } else if http.exchange.is_none() && http.idle_deadline.is_some_and(|d| d <= now) {
-                    tracing::debug!("closing idle HTTP connection");
-                    http.closed_idle = true;
-                    self.close();
-                }
-            }
-            _ => {}
-        }
+        self.http_timeout(now);
         self.start_queued(now);
         self.maybe_close();
     }
@@ -707,7 +586,7 @@ impl Connection {
         outcome: Outcome,
         now: Instant,
     ) -> Result<(), CompleteError> {
-        let Some(c) = self.calls.remove(&call) else {
+        let Some(c) = self.remove_call(call) else {
             return Err(CompleteError::UnknownCall);
         };
         let outcome = match outcome {
@@ -796,48 +675,20 @@ impl Connection {
     /// The earliest deadline: a call's timeout, or on HTTP the slow-request
     /// and idle deadlines.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        // Called by the driver on every turn of its loop: it reads the
-        // deadlines where they are and copies nothing.
-        let mut next: Option<Instant> = None;
-        let mut consider = |t: Option<Instant>| {
-            if let Some(t) = t {
-                next = Some(next.map_or(t, |n| n.min(t)));
-            }
-        };
         if self.closed {
             return None;
         }
-        consider(self.grace_until);
-        for call in self.calls.values() {
-            consider(call.deadline);
-        }
-        if let Wire::Http(h) = &self.wire {
-            if !self.closed && !h.peer_gone {
-                consider(h.request_deadline);
-                match &h.exchange {
-                    None => consider(h.idle_deadline),
-                    Some(e) => consider(e.keep_alive_due),
-                }
-            }
-        }
-        next
+        self.timers.next(|t| !self.http_timer_applies(t))
     }
 
-    /// Whether the driver should read more input now (backpressure). On
-    /// HTTP, reading continues while a request is answered so that a client
-    /// that goes away is noticed, up to one more request's worth of bytes.
+    /// Whether the driver should read more input now (backpressure).
     pub fn wants_input(&self) -> bool {
         if self.input_closed || self.closed {
             return false;
         }
         match &self.wire {
             Wire::Stdio(_) => self.queued.len() < self.service.limits().max_queued_calls,
-            Wire::Http(h) => {
-                !h.closing
-                    && h.decoder.buffered()
-                        <= self.service.limits().max_message_bytes
-                            + self.service.http_config().max_head_bytes
-            }
+            Wire::Http(h) => h.wants_input(&self.service),
         }
     }
 
@@ -858,21 +709,10 @@ impl Connection {
     /// the one idle longest to serve a new client, so idle keep-alive
     /// connections and slow request heads cannot starve it.
     pub fn idle_since(&self) -> Option<Instant> {
-        let Wire::Http(h) = &self.wire else {
-            return None;
-        };
-        if self.closed
-            || h.closing
-            || h.exchange.is_some()
-            || h.head.is_some()
-            || !self.calls.is_empty()
-            || !self.outbound.is_empty()
-        {
+        if self.closed || !self.calls.is_empty() || !self.outbound.is_empty() {
             return None;
         }
-        let idle = self.service.http_config().idle_timeout;
-        h.idle_deadline
-            .map(|d| Instant::from_nanos(d.as_nanos().saturating_sub(idle.as_nanos() as u64)))
+        self.http_idle_since()
     }
 
     /// Close a connection that is [idle](Connection::idle_since) now, to
@@ -882,10 +722,7 @@ impl Connection {
     pub fn shed(&mut self, _now: Instant) {
         if self.idle_since().is_some() {
             tracing::debug!("closing an idle HTTP connection to make room");
-            if let Wire::Http(h) = &mut self.wire {
-                h.closed_idle = true;
-            }
-            self.close();
+            self.shed_http();
         }
     }
 
@@ -951,7 +788,7 @@ impl Connection {
     /// and HTTP. (On HTTP an exchange is one request, so an id is never
     /// in use and nothing waits for a slot; cancellations arrive only on
     /// stdio, since HTTP notifications are accepted before dispatch.)
-    fn carry_out(&mut self, dispatched: Dispatch, message: &Bytes, now: Instant) {
+    pub(crate) fn carry_out(&mut self, dispatched: Dispatch, message: &Bytes, now: Instant) {
         match dispatched {
             Dispatch::Answer { id, result } => {
                 if self.is_in_use(&id) {
@@ -1009,7 +846,7 @@ impl Connection {
     fn cancel(&mut self, id: &RequestId) {
         match self.by_request.remove(id) {
             Some(Slot::Running(call)) => {
-                if let Some(c) = self.calls.remove(&call) {
+                if let Some(c) = self.remove_call(call) {
                     c.shared.cancel();
                 }
                 tracing::debug!(%call, %id, "cancelled by client");
@@ -1061,7 +898,7 @@ impl Connection {
         let shared = Shared::new(meta, round);
         let legacy = session
             .map(|session| legacy::LegacyCall::new(session, &request, &shared.meta, &handler));
-        self.calls.insert(
+        self.insert_call(
             call,
             Call {
                 id: id.clone(),
@@ -1081,6 +918,20 @@ impl Connection {
         )));
     }
 
+    /// A call starts: it and its deadline enter their tables together.
+    pub(crate) fn insert_call(&mut self, call: CallId, c: Call) {
+        self.timers.set_call(call, c.deadline);
+        self.calls.insert(call, c);
+    }
+
+    /// A call ends, or steps out to be run again: it and its deadline
+    /// leave their tables together.
+    pub(crate) fn remove_call(&mut self, call: CallId) -> Option<Call> {
+        let c = self.calls.remove(&call)?;
+        self.timers.clear_call(call, c.deadline);
+        Some(c)
+    }
+
     fn start_queued(&mut self, now: Instant) {
         while self.calls.len() < self.service.limits().max_concurrent_calls {
             let Some(next) = self.queued.pop_front() else {
@@ -1091,7 +942,7 @@ impl Connection {
         }
     }
 
-    fn maybe_close(&mut self) {
+    pub(crate) fn maybe_close(&mut self) {
         let http_closing = matches!(&self.wire, Wire::Http(h) if h.closing && h.exchange.is_none());
         if (self.input_closed || http_closing)
             && self.calls.is_empty()
@@ -1114,13 +965,8 @@ impl Connection {
             self.emit_final(Some(&id), Final::Error(&err, false), now);
             return;
         }
-        let keep_alive = limits.keep_alive;
-        if let Wire::Http(http) = &mut self.wire {
-            let Some(ex) = http.exchange.as_mut() else {
-                return;
-            };
-            ex.start_sse(&mut self.out);
-            ex.keep_alive_due = Some(now + keep_alive);
+        if !self.open_http_stream(now) {
+            return;
         }
         let mut params = Map::new();
         params.insert(String::from("notifications"), filter.to_json());
@@ -1130,11 +976,16 @@ impl Connection {
             filter,
         });
         self.emit_stream_notification(&id, "notifications/subscriptions/acknowledged", params);
+        self.listen_to_hub();
+        tracing::debug!(%id, "subscription opened");
+    }
+
+    /// Hear the service's change events, if it has a hub.
+    pub(crate) fn listen_to_hub(&mut self) {
         #[cfg(feature = "std")]
         if self.listener.is_none() {
             self.listener = self.service.hub().map(|h| h.listen());
         }
-        tracing::debug!(%id, "subscription opened");
     }
 
     /// Deliver `event` to every listen stream of this connection that asked
@@ -1344,7 +1195,7 @@ impl Connection {
         }
     }
 
-    fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         if !self.closed {
             self.closed = true;
             self.end_get_stream();
@@ -1355,7 +1206,7 @@ impl Connection {
         }
     }
 
-    fn push_event(&mut self, e: Output) {
+    pub(crate) fn push_event(&mut self, e: Output) {
         if self.peer_gone() {
             self.out.clear();
         } else if !self.out.is_empty() {
@@ -1367,7 +1218,7 @@ impl Connection {
 
     /// The HTTP client left while session calls still run (see
     /// [`handle_input_closed`](Connection::handle_input_closed)).
-    fn peer_gone(&self) -> bool {
+    pub(crate) fn peer_gone(&self) -> bool {
         matches!(&self.wire, Wire::Http(h) if h.peer_gone)
     }
 
@@ -1383,98 +1234,6 @@ impl Connection {
             self.tx.extend_from_slice(&self.out);
             self.out.clear();
             self.tx.split().freeze()
-        }
-    }
-
-    fn write_outcome(&mut self, call: &Call, outcome: Outcome, now: Instant) {
-        // The result is shaped into a buffer the connection keeps.
-        let mut buf = core::mem::take(&mut self.result);
-        buf.clear();
-        let inner = &self.service.inner;
-        let shaped: Result<(), ErrorObject> = match (&call.expect, outcome) {
-            (_, Outcome::Error(e)) => Err(e),
-            (Expect::Tool(tool), Outcome::CallTool(r)) => {
-                write_tool_result(&mut buf, &self.service, tool.as_deref(), &r)
-            }
-            (Expect::Extension, Outcome::Extension(result)) => {
-                match crate::extension::shape(result, &inner.server_meta) {
-                    Ok(r) => {
-                        buf = r;
-                        Ok(())
-                    }
-                    Err(why) => {
-                        tracing::error!(id = %call.id, %why, "extension fault: malformed result");
-                        Err(ErrorObject::internal("Internal error"))
-                    }
-                }
-            }
-            (Expect::Resource(uri), Outcome::ReadResource(r)) => {
-                if r.contents.is_empty() {
-                    // `resources.mdx`: never an empty `contents` for a
-                    // resource that does not exist.
-                    Err(dispatch::resource_not_found(uri))
-                } else {
-                    let hint = r.cache.unwrap_or(inner.cache.reads);
-                    crate::shape::write_read_result(&mut buf, &r, hint, &inner.server_meta);
-                    Ok(())
-                }
-            }
-            (Expect::Prompt, Outcome::GetPrompt(r)) => {
-                crate::shape::write_complete(&mut buf, to_value(&r), None, &inner.server_meta);
-                Ok(())
-            }
-            (Expect::Complete, Outcome::Complete(mut c)) => {
-                // `completion.mdx` § Completion Results: at most 100 values.
-                if c.values.len() > 100 {
-                    let total = c.values.len() as u64;
-                    c.values.truncate(100);
-                    c.has_more = Some(true);
-                    c.total = Some(c.total.map_or(total, |t| t.max(total)));
-                }
-                crate::shape::write_complete(
-                    &mut buf,
-                    json!({ "completion": c }),
-                    None,
-                    &inner.server_meta,
-                );
-                Ok(())
-            }
-            // `mrtr.mdx` § Supported Requests: only tools/call,
-            // resources/read and prompts/get may answer input_required.
-            (
-                Expect::Tool(_) | Expect::Resource(_) | Expect::Prompt,
-                Outcome::InputRequired(ir),
-            ) => match &call.origin {
-                Some(origin) => crate::mrtr::shape(
-                    &self.service,
-                    origin,
-                    &call.shared.meta.client_capabilities,
-                    ir,
-                    now,
-                )
-                .map(|r| buf = r),
-                None => Err(ErrorObject::internal("Internal error")),
-            },
-            (expect, _) => {
-                tracing::error!(id = %call.id, ?expect, "handler returned an outcome of the wrong kind");
-                Err(ErrorObject::internal("Internal error"))
-            }
-        };
-        // A session's answer carries nothing 2026-07-28 added (`legacy`).
-        let shaped = match (&call.legacy, shaped) {
-            (None, s) => s,
-            (Some(_), Ok(())) => {
-                buf = crate::legacy::reshape_result(&buf);
-                Ok(())
-            }
-            (Some(_), Err(e)) => Err(crate::legacy::reshape_error(e)),
-        };
-        match shaped {
-            Ok(()) => self.emit_final(Some(&call.id), Final::Result(&buf), now),
-            Err(e) => self.emit_final(Some(&call.id), Final::Error(&e, false), now),
-        }
-        if buf.capacity() <= KEEP_OUT_BUFFER {
-            self.result = buf;
         }
     }
 
@@ -1507,55 +1266,14 @@ impl Connection {
                 rules::status_of(e, admission)
             }
         };
-        match &mut self.wire {
+        match self.wire {
             Wire::Stdio(_) => {
                 self.out.extend_from_slice(&json);
                 self.out.push(b'\n');
-                self.scratch = json;
             }
-            Wire::Http(http) => {
-                let Some(ex) = http.exchange.take() else {
-                    tracing::error!("HTTP final message without an exchange");
-                    return;
-                };
-                let close = !ex.keep_alive || self.shutting_down;
-                if ex.sse {
-                    write_sse_event(&mut self.out, &json);
-                    codec::write_last_chunk(&mut self.out);
-                } else {
-                    // A session's JSON-RPC errors travel with 200: the
-                    // initialize-era transports give HTTP statuses only to
-                    // transport faults.
-                    let (status, header) = match &ex.legacy {
-                        Some(l) => (200, l.session_header()),
-                        None => (status, None),
-                    };
-                    let extra: &[&str] = match &header {
-                        Some(h) => &[h.as_str()],
-                        None => &[],
-                    };
-                    codec::write_head(
-                        &mut self.out,
-                        status,
-                        Some("application/json"),
-                        Some(json.len()),
-                        close,
-                        extra,
-                    );
-                    self.out.extend_from_slice(&json);
-                }
-                if close {
-                    http.closing = true;
-                } else {
-                    http.idle_deadline = Some(now + self.service.http_config().idle_timeout);
-                }
-                self.scratch = json;
-                self.maybe_close();
-                if !self.closed {
-                    self.pump_http(now);
-                }
-            }
+            Wire::Http(_) => self.http_final(&json, status, now),
         }
+        self.scratch = json;
     }
 
     /// Write a notification about a request in flight: a line on stdio; on
@@ -1575,184 +1293,8 @@ impl Connection {
                 self.out.extend_from_slice(json);
                 self.out.push(b'\n');
             }
-            Wire::Http(http) => {
-                let Some(ex) = http.exchange.as_mut() else {
-                    return;
-                };
-                ex.start_sse(&mut self.out);
-                write_sse_event(&mut self.out, json);
-            }
+            Wire::Http(_) => self.http_on_stream(json),
         }
-    }
-
-    /// Decode and answer HTTP requests until one is in progress.
-    fn pump_http(&mut self, now: Instant) {
-        loop {
-            let Wire::Http(http) = &mut self.wire else {
-                return;
-            };
-            if http.exchange.is_some() || http.closing || self.closed {
-                return;
-            }
-            let Some(event) = http.decoder.decode() else {
-                if http.decoder.in_request() {
-                    if http.request_deadline.is_none() {
-                        http.request_deadline = Some(now + self.service.http_config().head_timeout);
-                    }
-                } else {
-                    http.request_deadline = None;
-                }
-                return;
-            };
-            match event {
-                Decoded::Error(e) => {
-                    tracing::debug!(status = e.status, "malformed HTTP request");
-                    let reason = e.reason.clone();
-                    self.refuse_http(e.status, &reason, None);
-                    return;
-                }
-                Decoded::Head(head) => {
-                    let sessions = !self.service.inner.legacy.is_empty();
-                    if let Err(r) =
-                        rules::check_head_with(self.service.http_config(), &head, sessions)
-                    {
-                        tracing::debug!(status = r.status, "HTTP request refused");
-                        self.refuse_http(r.status, &r.message, r.allow);
-                        return;
-                    }
-                    if head.expects_continue() {
-                        self.out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
-                    }
-                    let body_timeout = self.service.http_config().request_timeout;
-                    if let Wire::Http(http) = &mut self.wire {
-                        http.head = Some(head);
-                        http.request_deadline = Some(now + body_timeout);
-                    }
-                }
-                Decoded::Body(body) => {
-                    let Wire::Http(http) = &mut self.wire else {
-                        return;
-                    };
-                    http.request_deadline = None;
-                    let Some(head) = http.head.take() else { return };
-                    http.exchange = Some(Exchange {
-                        keep_alive: head.keep_alive(),
-                        sse: false,
-                        keep_alive_due: None,
-                        legacy: None,
-                    });
-                    if head.method != "POST" {
-                        self.handle_session_verb(&head, now);
-                    } else {
-                        self.handle_http_message(&head, body, now);
-                    }
-                    if let Wire::Http(http) = &mut self.wire {
-                        http.decoder.recycle(head);
-                    }
-                }
-            }
-        }
-    }
-
-    fn handle_http_message(&mut self, head: &Head, body: Bytes, now: Instant) {
-        // The common tools/call first (a modern request by its `_meta`,
-        // never a session's); everything else, the general path.
-        let mirrors = rules::Mirrors {
-            head,
-            service: &self.service,
-        };
-        let dispatched = match dispatch::fast::admit(&self.service, &body, Some(&mirrors), now) {
-            Some(d) => d,
-            None => match self.dispatch_http(head, &body, now) {
-                Some(d) => d,
-                None => return,
-            },
-        };
-        self.carry_out(dispatched, &body, now);
-    }
-
-    /// The general path of an HTTP message: a session's, a notification
-    /// (answered here: `None`), or a request to dispatch.
-    fn dispatch_http(&mut self, head: &Head, body: &Bytes, now: Instant) -> Option<Dispatch> {
-        let incoming = jsonrpc::parse(body);
-        if !self.service.inner.legacy.is_empty() {
-            let named = head.get(legacy::SESSION_HEADER).is_some();
-            if crate::legacy::era(&incoming, named) == crate::legacy::Era::Session {
-                self.handle_session_post(head, incoming, now);
-                return None;
-            }
-        }
-        if let Incoming::Notification { .. } = incoming {
-            // `§ Sending Messages` 5: an accepted notification gets 202 and
-            // no body. None is acted on over HTTP (cancellation is closing
-            // the stream), so each is accepted and ignored.
-            let Wire::Http(http) = &mut self.wire else {
-                return None;
-            };
-            let ex = http.exchange.take();
-            let close = !ex.is_some_and(|e| e.keep_alive);
-            codec::write_head(&mut self.out, 202, None, Some(0), close, &[]);
-            if close {
-                http.closing = true;
-                self.maybe_close();
-            } else {
-                http.idle_deadline = Some(now + self.service.http_config().idle_timeout);
-            }
-            return None;
-        }
-        let mirrors = rules::Mirrors {
-            head,
-            service: &self.service,
-        };
-        Some(dispatch::dispatch(
-            &self.service,
-            incoming,
-            Some(&mirrors),
-            now,
-        ))
-    }
-
-    /// Answer an HTTP request refused before or instead of admission, and
-    /// close: the rest of the stream cannot be trusted to be framed.
-    fn refuse_http(&mut self, status: u16, message: &str, allow: Option<&str>) {
-        let Wire::Http(http) = &mut self.wire else {
-            return;
-        };
-        http.exchange = None;
-        http.closing = true;
-        let allow = allow.as_slice();
-        if status == 404 || status == 405 {
-            // Not an MCP answer: a plain body, so a 404 is never mistaken
-            // for the -32601 "method not found" of the MCP endpoint.
-            codec::write_head(
-                &mut self.out,
-                status,
-                Some("text/plain; charset=utf-8"),
-                Some(message.len()),
-                true,
-                allow,
-            );
-            self.out.extend_from_slice(message.as_bytes());
-        } else {
-            // `§ Security & Endpoint`: the body MAY be a JSON-RPC error
-            // without an id.
-            let mut json = Vec::with_capacity(128);
-            jsonrpc::write_error(
-                &mut json,
-                None,
-                &ErrorObject::invalid_request(String::from(message)),
-            );
-            codec::write_head(
-                &mut self.out,
-                status,
-                Some("application/json"),
-                Some(json.len()),
-                true,
-                allow,
-            );
-            self.out.extend_from_slice(&json);
-        }
-        self.maybe_close();
     }
 }
 
@@ -1760,82 +1302,3 @@ const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Output buffer capacity a connection keeps between answers.
 const KEEP_OUT_BUFFER: usize = 16 * 1024;
-
-/// A tool's result as the answer to `tools/call`: checked against the
-/// tool's `outputSchema` (unless it is an error result), then completed.
-pub(crate) fn tool_result(
-    service: &Service,
-    tool: Option<&crate::registry::ToolEntry>,
-    r: &crate::model::CallToolResult,
-) -> Result<Vec<u8>, ErrorObject> {
-    let mut out = Vec::new();
-    write_tool_result(&mut out, service, tool, r)?;
-    Ok(out)
-}
-
-/// [`tool_result`], appended to `out`.
-fn write_tool_result(
-    out: &mut Vec<u8>,
-    service: &Service,
-    tool: Option<&crate::registry::ToolEntry>,
-    r: &crate::model::CallToolResult,
-) -> Result<(), ErrorObject> {
-    let inner = &service.inner;
-    #[cfg(feature = "std")]
-    if let Some(schema) = tool.and_then(|t| t.output.as_ref()) {
-        if r.is_error != Some(true) {
-            let valid = match &r.structured_content {
-                Some(sc) => schema.validate(sc).map_err(|why| {
-                    tracing::error!(%why, "tool result does not match its outputSchema");
-                }),
-                None => {
-                    tracing::error!("tool with an outputSchema returned no structuredContent");
-                    Err(())
-                }
-            };
-            if valid.is_err() {
-                return Err(ErrorObject::internal(
-                    "Tool returned structured content that does not match its outputSchema",
-                ));
-            }
-        }
-    }
-    #[cfg(not(feature = "std"))]
-    let _ = tool;
-    crate::shape::write_tool_result(out, r, &inner.server_meta);
-    Ok(())
-}
-
-impl Exchange {
-    /// Turn the response into an SSE stream, once (`streamable-http.mdx`
-    /// § Receiving Messages: `X-Accel-Buffering: no` so proxies do not
-    /// hold events back; chunked, so the connection can be reused after
-    /// the final event).
-    fn start_sse(&mut self, out: &mut Vec<u8>) {
-        if !self.sse {
-            self.sse = true;
-            codec::write_head(
-                out,
-                200,
-                Some("text/event-stream"),
-                None,
-                !self.keep_alive,
-                &["Cache-Control: no-cache", "X-Accel-Buffering: no"],
-            );
-        }
-    }
-}
-
-/// One SSE event carrying one JSON-RPC message on a single `data:` line,
-/// as a chunk of the chunked response body.
-fn write_sse_event(out: &mut Vec<u8>, json: &[u8]) {
-    let mut event = Vec::with_capacity(json.len() + 8);
-    event.extend_from_slice(b"data: ");
-    event.extend_from_slice(json);
-    event.extend_from_slice(b"\n\n");
-    codec::write_chunk(out, &event);
-}
-
-fn to_value<T: serde::Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
-}

@@ -1,0 +1,534 @@
+//! A connection's Streamable HTTP side (`basic/transports/streamable-http.mdx`):
+//! which request is being answered, how its answer is framed, and every
+//! decision about it that is not the message's own. The shared call core
+//! in [`crate::connection`] decides *what* to say; this module decides how
+//! it goes out on HTTP:
+//!
+//! - requests are decoded one at a time, pipelined ones wait (RFC 9112
+//!   § 9.3.2), and `Expect: 100-continue` is answered before the body;
+//! - the head checks of [`rules`] refuse with 400/403/404/405/406/415/431,
+//!   a request not received in time gets 408;
+//! - a notification is accepted with 202 and no body (§ Sending Messages 5);
+//! - an answer is one JSON response, or an SSE stream once a message about
+//!   the request precedes it (§ Receiving Messages), with keep-alive
+//!   comments while it is open;
+//! - the client closing the connection cancels the request it was for
+//!   (§ Cancellation), except an initialize-era session's call;
+//! - an idle keep-alive connection closes, or is shed for a new client.
+//!
+//! The initialize-era session verbs live in [`super::session`].
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+use bytes::Bytes;
+
+use super::codec::{self, CodecLimits, Decoded, Decoder, Head};
+use super::rules;
+use super::session::LegacyExchange;
+use crate::connection::timers::Timer;
+use crate::connection::{Connection, Output, Wire};
+use crate::dispatch::{self, Dispatch};
+use crate::error::ErrorObject;
+use crate::handler::CallId;
+use crate::jsonrpc::{self, Incoming};
+use crate::service::Service;
+use crate::time::Instant;
+
+/// The HTTP side of a connection.
+#[derive(Debug)]
+pub(crate) struct HttpWire {
+    decoder: Decoder,
+    /// The head whose body is being read.
+    head: Option<Head>,
+    /// The request being answered; pipelined ones wait in the decoder.
+    pub(crate) exchange: Option<Exchange>,
+    /// A response that closes the connection was written.
+    pub(crate) closing: bool,
+    /// The client went away while initialize-era session calls were
+    /// running: they go on, and what they write is dropped.
+    pub(crate) peer_gone: bool,
+    /// Closed between requests (idle timeout, shed): no response is in
+    /// flight, so the close needs no lingering.
+    closed_idle: bool,
+}
+
+/// The request an HTTP connection is answering.
+#[derive(Debug)]
+pub(crate) struct Exchange {
+    keep_alive: bool,
+    /// The SSE response head was written.
+    sse: bool,
+    /// The exchange belongs to an initialize-era session.
+    pub(crate) legacy: Option<Box<LegacyExchange>>,
+}
+
+impl Exchange {
+    /// The client asked to keep the connection open after this answer.
+    pub(crate) fn keep_alive(&self) -> bool {
+        self.keep_alive
+    }
+}
+
+impl HttpWire {
+    pub(crate) fn new(service: &Service) -> Self {
+        let http = service.http_config();
+        HttpWire {
+            decoder: Decoder::new(CodecLimits {
+                max_head_bytes: http.max_head_bytes,
+                max_headers: http.max_headers,
+                max_body_bytes: service.limits().max_message_bytes,
+            }),
+            head: None,
+            exchange: None,
+            closing: false,
+            peer_gone: false,
+            closed_idle: false,
+        }
+    }
+
+    /// Read on while a request is answered, so that a client that goes
+    /// away is noticed, up to one more request's worth of bytes.
+    pub(crate) fn wants_input(&self, service: &Service) -> bool {
+        !self.closing
+            && self.decoder.buffered()
+                <= service.limits().max_message_bytes + service.http_config().max_head_bytes
+    }
+
+    /// Whether the close should read and discard what the client still
+    /// sends (a response may be in flight: RFC 9112 § 9.6).
+    pub(crate) fn lingers(&self) -> bool {
+        !self.peer_gone && !self.closed_idle
+    }
+
+    /// Nothing accepted would be lost by closing now.
+    pub(crate) fn is_idle(&self) -> bool {
+        !self.closing && self.exchange.is_none() && self.head.is_none()
+    }
+
+    /// The exchange's response becomes an SSE stream, once
+    /// (`streamable-http.mdx` § Receiving Messages: `X-Accel-Buffering: no`
+    /// so proxies do not hold events back; chunked, so the connection can
+    /// be reused after the final event).
+    pub(crate) fn start_sse(&mut self, out: &mut Vec<u8>) {
+        let Some(ex) = self.exchange.as_mut() else {
+            return;
+        };
+        if !ex.sse {
+            ex.sse = true;
+            codec::write_head(
+                out,
+                200,
+                Some("text/event-stream"),
+                None,
+                !ex.keep_alive,
+                &["Cache-Control: no-cache", "X-Accel-Buffering: no"],
+            );
+        }
+    }
+
+    /// One SSE event carrying one JSON-RPC message on a single `data:`
+    /// line, as a chunk of the chunked response body.
+    pub(crate) fn write_event(out: &mut Vec<u8>, json: &[u8]) {
+        let mut event = Vec::with_capacity(json.len() + 8);
+        event.extend_from_slice(b"data: ");
+        event.extend_from_slice(json);
+        event.extend_from_slice(b"\n\n");
+        codec::write_chunk(out, &event);
+    }
+}
+
+impl Connection {
+    pub(crate) fn http(&mut self) -> Option<&mut HttpWire> {
+        match &mut self.wire {
+            Wire::Http(h) => Some(h),
+            Wire::Stdio(_) => None,
+        }
+    }
+
+    pub(crate) fn http_input(&mut self, data: &[u8], now: Instant) {
+        if let Some(http) = self.http() {
+            http.decoder.push(data);
+            self.pump_http(now);
+        }
+    }
+
+    /// The exchange's answer is written: the connection closes after it,
+    /// or waits idle for the next request, which is decoded now.
+    pub(crate) fn end_exchange(&mut self, keep_alive: bool, now: Instant) {
+        let shutting_down = self.shutting_down;
+        let idle = self.service.http_config().idle_timeout;
+        let Wire::Http(http) = &mut self.wire else {
+            return;
+        };
+        http.exchange = None;
+        self.timers.stop(Timer::KeepAlive);
+        if !keep_alive || shutting_down {
+            http.closing = true;
+        } else {
+            self.timers.set(Timer::Idle, now + idle);
+        }
+        self.maybe_close();
+        if !self.closed {
+            self.pump_http(now);
+        }
+    }
+
+    /// A whole non-streamed answer to the exchange, which ends it.
+    pub(crate) fn http_answer(
+        &mut self,
+        status: u16,
+        content_type: Option<&str>,
+        body: &[u8],
+        extra: &[&str],
+        now: Instant,
+    ) {
+        let Some(ex) = self.http().and_then(|h| h.exchange.take()) else {
+            tracing::error!("HTTP answer without an exchange");
+            return;
+        };
+        let close = !ex.keep_alive || self.shutting_down;
+        codec::write_head(
+            &mut self.out,
+            status,
+            content_type,
+            Some(body.len()),
+            close,
+            extra,
+        );
+        self.out.extend_from_slice(body);
+        self.end_exchange(ex.keep_alive, now);
+    }
+
+    /// The final message of the exchange: the last event of its SSE
+    /// stream, or its JSON response with `status`.
+    pub(crate) fn http_final(&mut self, json: &[u8], status: u16, now: Instant) {
+        let Some(http) = self.http() else { return };
+        let Some(ex) = http.exchange.as_ref() else {
+            tracing::error!("HTTP final message without an exchange");
+            return;
+        };
+        if ex.sse {
+            let keep_alive = ex.keep_alive;
+            HttpWire::write_event(&mut self.out, json);
+            codec::write_last_chunk(&mut self.out);
+            self.end_exchange(keep_alive, now);
+            return;
+        }
+        // A session's JSON-RPC errors travel with 200: the initialize-era
+        // transports give HTTP statuses only to transport faults.
+        let (status, header) = match &ex.legacy {
+            Some(l) => (200, l.session_header()),
+            None => (status, None),
+        };
+        let extra: &[&str] = match &header {
+            Some(h) => &[h.as_str()],
+            None => &[],
+        };
+        self.http_answer(status, Some("application/json"), json, extra, now);
+    }
+
+    /// A message about the request being answered (a notification, or in
+    /// a session a server-to-client request): an SSE event, switching the
+    /// response to SSE first if needed.
+    pub(crate) fn http_on_stream(&mut self, json: &[u8]) {
+        let Wire::Http(http) = &mut self.wire else {
+            return;
+        };
+        if http.exchange.is_some() {
+            http.start_sse(&mut self.out);
+            HttpWire::write_event(&mut self.out, json);
+        }
+    }
+
+    /// The exchange becomes a stream that stays open (a listen stream, a
+    /// session's GET stream), with keep-alive comments while it is.
+    pub(crate) fn open_http_stream(&mut self, now: Instant) -> bool {
+        let keep_alive = self.service.limits().keep_alive;
+        let Wire::Http(http) = &mut self.wire else {
+            return true;
+        };
+        if http.exchange.is_none() {
+            return false;
+        }
+        http.start_sse(&mut self.out);
+        self.timers.set(Timer::KeepAlive, now + keep_alive);
+        true
+    }
+
+    /// The client closed the connection, or a write to it failed.
+    pub(crate) fn http_hang_up(&mut self, now: Instant) {
+        if self.input_closed && self.peer_gone() {
+            return;
+        }
+        self.input_closed = true;
+        if let Some(http) = self.http() {
+            // Nothing more is read, answered or written here.
+            http.closing = true;
+            http.peer_gone = true;
+        }
+        self.out.clear();
+        self.forget_outbound();
+        // A session call waiting for the client's answer can never get it
+        // now: it ends (into the void, like all that follows).
+        self.fail_waiting_calls(now);
+        // 2026-07-28: the response stream is gone, which cancels what it
+        // was for (`streamable-http.mdx` § Cancellation). An initialize-era
+        // session's call goes on: there, "disconnection SHOULD NOT be
+        // interpreted as the client cancelling its request" (2025-11-25
+        // `transports.mdx` § Sending Messages); the client cancels with
+        // `notifications/cancelled` on another connection, or ends the
+        // session. Its answer is dropped: streams are not resumable.
+        let cancel: Vec<CallId> = self
+            .calls
+            .iter()
+            .filter(|(_, c)| c.legacy.is_none())
+            .map(|(k, _)| *k)
+            .collect();
+        for call in cancel {
+            if let Some(c) = self.remove_call(call) {
+                self.by_request.remove(&c.id);
+                c.shared.cancel();
+            }
+            tracing::debug!(%call, "cancelled: HTTP client closed the connection");
+            self.push_event(Output::Cancel(call));
+        }
+        // Nothing waits for a slot on HTTP (an exchange is one request),
+        // and a connection answering a session call has no listen or GET
+        // stream: only the call is left.
+        if self.calls.is_empty() {
+            self.by_request.clear();
+            self.close();
+            return;
+        }
+        tracing::debug!(
+            running = self.calls.len(),
+            "HTTP client closed the connection; its session calls go on"
+        );
+    }
+
+    /// The HTTP timers that came due: a keep-alive comment on an open
+    /// stream, 408 for a request not received in time, the idle close.
+    pub(crate) fn http_timeout(&mut self, now: Instant) {
+        let keep_alive = self.service.limits().keep_alive;
+        let Wire::Http(http) = &mut self.wire else {
+            return;
+        };
+        // Once the client is gone, only the calls' deadlines matter.
+        if http.peer_gone {
+            return;
+        }
+        if http.exchange.is_some() && self.timers.due(Timer::KeepAlive, now) {
+            // An SSE comment line: ignored by clients, keeps
+            // intermediaries from timing the stream out.
+            codec::write_chunk(&mut self.out, b":\n\n");
+            self.timers.set(Timer::KeepAlive, now + keep_alive);
+        }
+        if self.timers.due(Timer::Request, now) {
+            self.timers.stop(Timer::Request);
+            tracing::debug!("HTTP request not received in time");
+            self.refuse_http(
+                408,
+                "Request Timeout: the request was not received in time",
+                None,
+            );
+        } else if http.exchange.is_none() && self.timers.due(Timer::Idle, now) {
+            tracing::debug!("closing idle HTTP connection");
+            http.closed_idle = true;
+            self.close();
+        }
+    }
+
+    /// Which of the connection's own timers apply to HTTP now.
+    pub(crate) fn http_timer_applies(&self, t: Timer) -> bool {
+        let Wire::Http(h) = &self.wire else {
+            return t == Timer::Grace;
+        };
+        match t {
+            Timer::Grace => true,
+            _ if h.peer_gone => false,
+            Timer::Request => true,
+            Timer::Idle => h.exchange.is_none(),
+            Timer::KeepAlive => h.exchange.is_some(),
+        }
+    }
+
+    /// Since when the connection is between requests or still receiving a
+    /// head (see [`Connection::idle_since`]).
+    pub(crate) fn http_idle_since(&self) -> Option<Instant> {
+        let Wire::Http(h) = &self.wire else {
+            return None;
+        };
+        if !h.is_idle() {
+            return None;
+        }
+        let idle = self.service.http_config().idle_timeout;
+        self.timers
+            .get(Timer::Idle)
+            .map(|d| Instant::from_nanos(d.as_nanos().saturating_sub(idle.as_nanos() as u64)))
+    }
+
+    /// Close an idle connection to make room for another (see
+    /// [`Connection::shed`]).
+    pub(crate) fn shed_http(&mut self) {
+        if let Some(h) = self.http() {
+            h.closed_idle = true;
+        }
+        self.close();
+    }
+
+    /// Decode and answer HTTP requests until one is in progress.
+    pub(crate) fn pump_http(&mut self, now: Instant) {
+        loop {
+            let closed = self.closed;
+            let Wire::Http(http) = &mut self.wire else {
+                return;
+            };
+            if http.exchange.is_some() || http.closing || closed {
+                return;
+            }
+            let Some(event) = http.decoder.decode() else {
+                if http.decoder.in_request() {
+                    let head = self.service.http_config().head_timeout;
+                    self.timers.start(Timer::Request, now + head);
+                } else {
+                    self.timers.stop(Timer::Request);
+                }
+                return;
+            };
+            match event {
+                Decoded::Error(e) => {
+                    tracing::debug!(status = e.status, "malformed HTTP request");
+                    let reason = e.reason.clone();
+                    self.refuse_http(e.status, &reason, None);
+                    return;
+                }
+                Decoded::Head(head) => {
+                    let sessions = !self.service.inner.legacy.is_empty();
+                    if let Err(r) =
+                        rules::check_head_with(self.service.http_config(), &head, sessions)
+                    {
+                        tracing::debug!(status = r.status, "HTTP request refused");
+                        self.refuse_http(r.status, &r.message, r.allow);
+                        return;
+                    }
+                    if head.expects_continue() {
+                        self.out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
+                    }
+                    http.head = Some(head);
+                    let body = self.service.http_config().request_timeout;
+                    self.timers.set(Timer::Request, now + body);
+                }
+                Decoded::Body(body) => {
+                    self.timers.stop(Timer::Request);
+                    self.timers.stop(Timer::Idle);
+                    let Some(head) = http.head.take() else { return };
+                    http.exchange = Some(Exchange {
+                        keep_alive: head.keep_alive(),
+                        sse: false,
+                        legacy: None,
+                    });
+                    self.handle_request(&head, body, now);
+                    if let Some(http) = self.http() {
+                        http.decoder.recycle(head);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A request, past the head checks: a session verb, or a message.
+    fn handle_request(&mut self, head: &Head, body: Bytes, now: Instant) {
+        if head.method != "POST" {
+            self.handle_session_verb(head, now);
+            return;
+        }
+        // The common tools/call first (a modern request by its `_meta`,
+        // never a session's); everything else, the general path.
+        let mirrors = rules::Mirrors {
+            head,
+            service: &self.service,
+        };
+        let dispatched = match dispatch::fast::admit(&self.service, &body, Some(&mirrors), now) {
+            Some(d) => d,
+            None => match self.dispatch_http(head, &body, now) {
+                Some(d) => d,
+                None => return,
+            },
+        };
+        self.carry_out(dispatched, &body, now);
+    }
+
+    /// The general path of an HTTP message: a session's, a notification
+    /// (answered here: `None`), or a request to dispatch.
+    fn dispatch_http(&mut self, head: &Head, body: &Bytes, now: Instant) -> Option<Dispatch> {
+        let incoming = jsonrpc::parse(body);
+        if !self.service.inner.legacy.is_empty() {
+            let named = head.get(super::session::SESSION_HEADER).is_some();
+            if crate::legacy::era(&incoming, named) == crate::legacy::Era::Session {
+                self.handle_session_post(head, incoming, now);
+                return None;
+            }
+        }
+        if let Incoming::Notification { .. } = incoming {
+            // `§ Sending Messages` 5: an accepted notification gets 202 and
+            // no body. None is acted on over HTTP (cancellation is closing
+            // the stream), so each is accepted and ignored.
+            self.http_answer(202, None, &[], &[], now);
+            return None;
+        }
+        let mirrors = rules::Mirrors {
+            head,
+            service: &self.service,
+        };
+        Some(dispatch::dispatch(
+            &self.service,
+            incoming,
+            Some(&mirrors),
+            now,
+        ))
+    }
+
+    /// Answer an HTTP request refused before or instead of admission, and
+    /// close: the rest of the stream cannot be trusted to be framed.
+    pub(crate) fn refuse_http(&mut self, status: u16, message: &str, allow: Option<&str>) {
+        let Wire::Http(http) = &mut self.wire else {
+            return;
+        };
+        http.exchange = None;
+        http.closing = true;
+        let allow = allow.as_slice();
+        if status == 404 || status == 405 {
+            // Not an MCP answer: a plain body, so a 404 is never mistaken
+            // for the -32601 "method not found" of the MCP endpoint.
+            codec::write_head(
+                &mut self.out,
+                status,
+                Some("text/plain; charset=utf-8"),
+                Some(message.len()),
+                true,
+                allow,
+            );
+            self.out.extend_from_slice(message.as_bytes());
+        } else {
+            // `§ Security & Endpoint`: the body MAY be a JSON-RPC error
+            // without an id.
+            let mut json = Vec::with_capacity(128);
+            jsonrpc::write_error(
+                &mut json,
+                None,
+                &ErrorObject::invalid_request(String::from(message)),
+            );
+            codec::write_head(
+                &mut self.out,
+                status,
+                Some("application/json"),
+                Some(json.len()),
+                true,
+                allow,
+            );
+            self.out.extend_from_slice(&json);
+        }
+        self.maybe_close();
+    }
+}
