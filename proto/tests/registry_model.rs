@@ -155,12 +155,9 @@ fn run(seed: u64) {
     // (connection, stream id, kind) -> notifications expected / heard.
     let mut expected: BTreeMap<(usize, u64, &str), usize> = BTreeMap::new();
     let mut heard: BTreeMap<(usize, u64, &str), usize> = BTreeMap::new();
-    let mut next_id = 100u64;
     let mut version = 0u64;
 
-    for _ in 0..60 {
-        next_id += 1;
-        let id = next_id;
+    for id in 101..161u64 {
         match rng.below(10) {
             // Open a listen stream: stdio 0 and 1 (up to two), HTTP 2 (one).
             0 | 1 => {

@@ -13,7 +13,7 @@
 //! `-32602`, `server/utilities/pagination.mdx` § Error Handling), and a
 //! commit publishes `notifications/*/list_changed` through the service's
 //! [`Hub`](crate::Hub), which every connection already carries to its
-//! listen streams and initialize-era sessions. A [`View`](view::View)
+//! listen streams and initialize-era sessions. A [`View`]
 //! shows each caller its own subset ([`view`]).
 //!
 //! Without `std` the registry is the snapshot built with the service and
