@@ -8,6 +8,7 @@
 //! registry (`server/tools.mdx`: the list changes, the call in flight goes
 //! on).
 
+use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
@@ -27,8 +28,8 @@ pub(crate) struct ToolEntry {
     pub(crate) name: Arc<str>,
     pub(crate) handler: Option<Arc<ToolFn>>,
     pub(crate) header_params: Vec<crate::headers::HeaderParam>,
-    /// The tool as `tools/list` lists it.
-    pub(crate) listed: Value,
+    /// The tool as `tools/list` lists it (serialized once).
+    pub(crate) listed: Box<[u8]>,
     #[cfg(feature = "std")]
     pub(crate) input: Option<crate::schema::Compiled>,
     #[cfg(feature = "std")]
@@ -47,7 +48,7 @@ impl fmt::Debug for ToolEntry {
 pub(crate) struct ResourceEntry {
     pub(crate) resource: Resource,
     pub(crate) handler: Option<Arc<ResourceFn>>,
-    pub(crate) listed: Value,
+    pub(crate) listed: Box<[u8]>,
 }
 
 /// A registered resource template.
@@ -55,14 +56,14 @@ pub(crate) struct TemplateEntry {
     pub(crate) template: ResourceTemplate,
     pub(crate) parsed: UriTemplate,
     pub(crate) handler: Option<Arc<ResourceFn>>,
-    pub(crate) listed: Value,
+    pub(crate) listed: Box<[u8]>,
 }
 
 /// A registered prompt.
 pub(crate) struct PromptEntry {
     pub(crate) prompt: Prompt,
     pub(crate) handler: Option<Arc<PromptFn>>,
-    pub(crate) listed: Value,
+    pub(crate) listed: Box<[u8]>,
 }
 
 /// What every entry has: the key it is replaced and removed by, and the
@@ -70,15 +71,15 @@ pub(crate) struct PromptEntry {
 pub(crate) trait Entry {
     /// The tool or prompt name, the resource URI, the template string.
     fn key(&self) -> &str;
-    /// The list item.
-    fn listed(&self) -> &Value;
+    /// The list item, serialized.
+    fn listed(&self) -> &[u8];
 }
 
 impl Entry for ToolEntry {
     fn key(&self) -> &str {
         &self.tool.name
     }
-    fn listed(&self) -> &Value {
+    fn listed(&self) -> &[u8] {
         &self.listed
     }
 }
@@ -87,7 +88,7 @@ impl Entry for ResourceEntry {
     fn key(&self) -> &str {
         &self.resource.uri
     }
-    fn listed(&self) -> &Value {
+    fn listed(&self) -> &[u8] {
         &self.listed
     }
 }
@@ -96,7 +97,7 @@ impl Entry for TemplateEntry {
     fn key(&self) -> &str {
         &self.template.uri_template
     }
-    fn listed(&self) -> &Value {
+    fn listed(&self) -> &[u8] {
         &self.listed
     }
 }
@@ -105,13 +106,18 @@ impl Entry for PromptEntry {
     fn key(&self) -> &str {
         &self.prompt.name
     }
-    fn listed(&self) -> &Value {
+    fn listed(&self) -> &[u8] {
         &self.listed
     }
 }
 
-fn listed<T: serde::Serialize>(item: &T) -> Value {
-    serde_json::to_value(item).unwrap_or(Value::Null)
+/// `item` as a list carries it: through a `Value`, so that its members are
+/// in the order every other result's are (sorted), then compact.
+fn listed<T: serde::Serialize>(item: &T) -> Box<[u8]> {
+    let value = serde_json::to_value(item).unwrap_or(Value::Null);
+    serde_json::to_vec(&value)
+        .unwrap_or_default()
+        .into_boxed_slice()
 }
 
 impl ToolEntry {

@@ -39,41 +39,51 @@ pub(crate) struct Pages {
 }
 
 impl Pages {
-    /// Page the list `items` under the result member `key`.
+    /// Page the list of serialized `items` under the result member `key`.
+    ///
+    /// One pass, copying bytes: each item was serialized when it was
+    /// registered; the digest is taken over the list as it would be
+    /// serialized whole (`[a,b,…]`); each page is the shaped result with an
+    /// empty list, the items spliced into it.
     pub(crate) fn new<'a>(
         key: &'static str,
-        items: impl Iterator<Item = &'a Value>,
+        items: impl Iterator<Item = &'a [u8]>,
         paging: &Paging,
     ) -> Pages {
-        let all: Vec<&Value> = items.collect();
-        let serialized = serde_json::to_vec(&all).unwrap_or_default();
-        let fingerprint = Fingerprint::of(key, &serialized);
-        let chunks: Vec<&[&Value]> = if all.is_empty() {
+        let all: Vec<&[u8]> = items.collect();
+        let mut digest = Fingerprint::digest(key);
+        digest.update(b"[");
+        for (i, item) in all.iter().enumerate() {
+            if i > 0 {
+                digest.update(b",");
+            }
+            digest.update(item);
+        }
+        digest.update(b"]");
+        let fingerprint = digest.finish();
+        let chunks: Vec<&[&[u8]]> = if all.is_empty() {
             alloc::vec![&all[..]]
         } else {
             all.chunks(paging.page_size).collect()
         };
         let count = chunks.len();
+        // `"tools":[]`: the empty list the items go into.
+        let empty = alloc::format!("\"{key}\":[]");
         let pages = chunks
             .into_iter()
             .enumerate()
             .map(|(i, chunk)| {
                 let mut m = Map::new();
-                m.insert(
-                    String::from(key),
-                    Value::Array(chunk.iter().map(|v| (*v).clone()).collect()),
-                );
+                m.insert(String::from(key), Value::Array(Vec::new()));
                 if i + 1 < count {
                     m.insert(
                         String::from("nextCursor"),
                         Value::String(fingerprint.cursor(i + 1)),
                     );
                 }
-                bytes::Bytes::from(shape::complete(
-                    Value::Object(m),
-                    Some(paging.hint),
-                    &paging.server_meta,
-                ))
+                let shaped =
+                    shape::complete(Value::Object(m), Some(paging.hint), &paging.server_meta);
+                bytes::Bytes::from(splice(shaped, empty.as_bytes(), chunk))
             })
             .collect();
         Pages { pages, fingerprint }
@@ -88,6 +98,29 @@ impl Pages {
         };
         self.pages.get(i)
     }
+}
+
+/// `shaped` with `items` put into its empty list `empty` (`"tools":[]`).
+/// The last occurrence is the result's own member: members are written in
+/// order and the list's key sorts after `_meta` and every other member
+/// that could hold such text, and a JSON string cannot contain it
+/// unescaped.
+fn splice(shaped: Vec<u8>, empty: &[u8], items: &[&[u8]]) -> Vec<u8> {
+    let Some(at) = shaped.windows(empty.len()).rposition(|w| w == empty) else {
+        return shaped;
+    };
+    let open = at + empty.len() - 1;
+    let size: usize = items.iter().map(|i| i.len() + 1).sum();
+    let mut out = Vec::with_capacity(shaped.len() + size);
+    out.extend_from_slice(&shaped[..open]);
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(item);
+    }
+    out.extend_from_slice(&shaped[open..]);
+    out
 }
 
 /// The four lists of one snapshot (or of one view of it). Each is shared
