@@ -644,3 +644,53 @@ fn stdio_a_view_shows_each_caller_its_own_lists_and_hides_the_rest() {
 fn http_a_view_shows_each_caller_its_own_lists_and_hides_the_rest() {
     viewed(Transport::Http);
 }
+
+/// A view per team named in `_meta["example.com/team"]`, counting the
+/// questions it is asked.
+struct ByTeam(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl View for ByTeam {
+    fn name(&self, caller: &Caller<'_>) -> Option<String> {
+        let meta = caller.meta().raw();
+        meta.get("example.com/team")
+            .and_then(Value::as_str)
+            .map(String::from)
+    }
+    fn tool(&self, _view: &str, _tool: &Tool) -> bool {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        true
+    }
+}
+
+#[test]
+fn the_views_a_snapshot_keeps_are_bounded_and_the_rest_are_paged_per_request() {
+    use snodo_proto::registry::view::MAX_CACHED_VIEWS;
+    use std::sync::atomic::Ordering::SeqCst;
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let service = Service::builder()
+        .view(ByTeam(asked.clone()))
+        .tool_declared(Tool::new("a", "A"))
+        .build()
+        .unwrap();
+    let mut h = Harness::new(&service, Transport::Stdio);
+    let mut list = |team: usize| {
+        let request = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"example.com/team":"t{team}"}}}}}}"#
+        );
+        let out = h.send(&line(&request));
+        assert!(out.contains(r#""tools":[{"#), "{out}");
+    };
+    let teams = MAX_CACHED_VIEWS + 6;
+    for team in 0..teams {
+        list(team);
+    }
+    assert_eq!(asked.load(SeqCst), teams, "one question per view and tool");
+    list(0);
+    assert_eq!(asked.load(SeqCst), teams, "a kept view is not paged again");
+    list(teams - 1);
+    assert_eq!(
+        asked.load(SeqCst),
+        teams + 1,
+        "a view beyond the bound is paged for each request"
+    );
+}

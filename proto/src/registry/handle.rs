@@ -34,7 +34,9 @@ use crate::subscriptions::ChangeEvent;
 /// every `subscriptions/listen` stream that asked for it and every
 /// initialize-era session hears it once (`server/tools.mdx`,
 /// `server/prompts.mdx`, `server/resources.mdx` § List Changed
-/// Notification). A service with no hub leaves delivery to the
+/// Notification). Commits that land before a connection delivered the
+/// first one's notice are announced by that one notice: the hub coalesces
+/// what is still queued, since one pending "the list changed" says it all. A service with no hub leaves delivery to the
 /// application ([`Connection::publish`](crate::Connection::publish)),
 /// guided by [`Committed`].
 #[derive(Clone)]

@@ -78,10 +78,11 @@ pub trait View: Send + Sync + 'static {
 }
 
 /// Most views whose lists one snapshot keeps; the lists of further views
-/// are paged for each request (memory stays bounded however many names
-/// callers bring).
+/// are paged for each request, so memory stays bounded however many names
+/// callers bring: at most this many times the size of the snapshot's own
+/// lists.
 #[cfg(feature = "std")]
-pub const MAX_CACHED_VIEWS: usize = 256;
+pub const MAX_CACHED_VIEWS: usize = 64;
 
 /// The cache of one snapshot's view lists.
 #[cfg(feature = "std")]
