@@ -599,10 +599,7 @@ fn route_args(
             let snapshot = service.snapshot();
             list(id, &params, &seen(service, &snapshot, &meta).prompts)
         }
-        Method::ResourcesList => {
-            let snapshot = service.snapshot();
-            list(id, &params, &seen(service, &snapshot, &meta).resources)
-        }
+        Method::ResourcesList => resources_list(service, id, &params, &meta),
         Method::ResourcesTemplatesList => {
             let snapshot = service.snapshot();
             list(id, &params, &seen(service, &snapshot, &meta).templates)
@@ -646,16 +643,56 @@ fn seen<'a>(
     crate::registry::Seen::All(&snapshot.lists)
 }
 
+/// The `cursor` param of a list request.
+fn cursor(params: &Map<String, Value>) -> Result<Option<&str>, ErrorObject> {
+    match params.get("cursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(c)) => Ok(Some(c.as_str())),
+        Some(_) => Err(ErrorObject::invalid_params("Invalid cursor")),
+    }
+}
+
+/// `resources/list`: the registered resources' pages, then, with a
+/// [`ResourceLister`](crate::registry::ResourceLister), its pages.
+fn resources_list(
+    service: &Service,
+    id: &RequestId,
+    params: &Map<String, Value>,
+    meta: &RequestMeta,
+) -> Result<Dispatch, ErrorObject> {
+    let snapshot = service.snapshot();
+    let seen = seen(service, &snapshot, meta);
+    let inner = &service.inner;
+    let Some(lister) = inner.lister.as_deref() else {
+        return list(id, params, &seen.resources);
+    };
+    use crate::registry::lister::{self, Position};
+    let caller = crate::registry::Caller::new(meta);
+    let paging = &inner.registry.paging;
+    let result = match lister::position(cursor(params)?) {
+        // No registered resource to show: the lister's first page.
+        Position::Registered(None) if seen.resources.empty => {
+            lister::page(lister, &caller, None, paging)?
+        }
+        Position::Registered(c) => return list_at(id, c, &seen.resources),
+        Position::Lister(c) => lister::page(lister, &caller, c, paging)?,
+    };
+    Ok(Dispatch::Answer {
+        id: id.clone(),
+        result,
+    })
+}
+
 fn list(
     id: &RequestId,
     params: &Map<String, Value>,
     pages: &Pages,
 ) -> Result<Dispatch, ErrorObject> {
-    let cursor = match params.get("cursor") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(c)) => Some(c.as_str()),
-        Some(_) => return Err(ErrorObject::invalid_params("Invalid cursor")),
-    };
+    list_at(id, cursor(params)?, pages)
+}
+
+/// The page of `pages` at `cursor`.
+fn list_at(id: &RequestId, cursor: Option<&str>, pages: &Pages) -> Result<Dispatch, ErrorObject> {
     // A cursor of another list, or of this list before a change, is
     // invalid (`server/utilities/pagination.mdx` § Error Handling; see
     // `registry::lists`).

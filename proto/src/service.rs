@@ -280,6 +280,8 @@ pub(crate) struct Inner {
     /// What each caller sees of it.
     #[cfg(feature = "std")]
     pub(crate) view: Option<Arc<dyn crate::registry::View>>,
+    /// Resources enumerated on demand after the registered ones.
+    pub(crate) lister: Option<Arc<dyn crate::registry::ResourceLister>>,
     pub(crate) completer: Option<Option<Arc<CompleteFn>>>,
     pub(crate) discover: bytes::Bytes,
     pub(crate) server_meta: Map<String, Value>,
@@ -494,6 +496,7 @@ pub struct ServiceBuilder {
     hub: Option<crate::subscriptions::Hub>,
     #[cfg(feature = "std")]
     view: Option<Arc<dyn crate::registry::View>>,
+    lister: Option<Arc<dyn crate::registry::ResourceLister>>,
     tools: Vec<(Tool, Option<Arc<ToolFn>>)>,
     resources: Vec<(Resource, Option<Arc<ResourceFn>>)>,
     templates: Vec<(ResourceTemplate, Option<Arc<ResourceFn>>)>,
@@ -521,6 +524,7 @@ impl Default for ServiceBuilder {
             hub: None,
             #[cfg(feature = "std")]
             view: None,
+            lister: None,
             tools: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
@@ -656,6 +660,14 @@ impl ServiceBuilder {
     #[cfg(feature = "std")]
     pub fn view<V: crate::registry::View>(mut self, view: V) -> Self {
         self.view = Some(Arc::new(view));
+        self
+    }
+
+    /// Enumerate resources on demand after the registered ones (see
+    /// [`ResourceLister`](crate::registry::ResourceLister)); advertises
+    /// `resources`. Their reads go through a resource template.
+    pub fn resource_lister<L: crate::registry::ResourceLister>(mut self, lister: L) -> Self {
+        self.lister = Some(Arc::new(lister));
         self
     }
 
@@ -822,7 +834,10 @@ impl ServiceBuilder {
         let mut capabilities = Vec::new();
         let serves_tools = changing.tools || !tools.is_empty();
         let serves_prompts = changing.prompts || !prompts.is_empty();
-        let serves_resources = changing.resources || !resources.is_empty() || !templates.is_empty();
+        let serves_resources = changing.resources
+            || self.lister.is_some()
+            || !resources.is_empty()
+            || !templates.is_empty();
         if serves_tools {
             capabilities.push(ServerCapability::Tools);
         }
@@ -891,6 +906,7 @@ impl ServiceBuilder {
             page_size: limits.page_size,
             hint: self.cache.lists,
             server_meta: server_meta.clone(),
+            lister: self.lister.is_some(),
         };
         let first = crate::registry::Snapshot::first(tools, prompts, resources, templates, &paging);
         let registry = crate::registry::Store::new(first, paging);
@@ -924,6 +940,7 @@ impl ServiceBuilder {
                 registry,
                 #[cfg(feature = "std")]
                 view: self.view,
+                lister: self.lister,
                 completer: self.completer,
                 discover,
                 server_meta,

@@ -6,12 +6,14 @@
 //! (`server/tools.mdx` § List Changed Notification), and a call of a
 //! removed tool that is already running finishes while the next is
 //! refused as a call of an unknown tool. A view shows each caller its own
-//! lists, and answers a call outside it as a call of an unknown tool.
+//! lists, and answers a call outside it as a call of an unknown tool. A
+//! resource lister enumerates resources on demand after the registered
+//! ones, with cursors of its own.
 
 mod support;
 
 use serde_json::Value;
-use snodo_proto::registry::{Caller, View};
+use snodo_proto::registry::{Caller, ResourceLister, ResourcePage, View};
 use snodo_proto::{
     BuildError, CallToolResult, Committed, Implementation, Kinds, Limits, NoArgs, Notifications,
     Prompt, Resource, Service, Tool, Transport,
@@ -692,5 +694,132 @@ fn the_views_a_snapshot_keeps_are_bounded_and_the_rest_are_paged_per_request() {
         asked.load(SeqCst),
         teams + 1,
         "a view beyond the bound is paged for each request"
+    );
+}
+
+/// Records kept in memory, enumerated two to a page; the cursor is the
+/// index of the next record.
+struct Records(Vec<&'static str>);
+
+impl ResourceLister for Records {
+    fn list(
+        &self,
+        _caller: &Caller<'_>,
+        cursor: Option<&str>,
+    ) -> Result<ResourcePage, snodo_proto::ErrorObject> {
+        let start = match cursor {
+            None => 0,
+            Some(c) => c
+                .parse::<usize>()
+                .ok()
+                .filter(|i| *i < self.0.len())
+                .ok_or_else(|| snodo_proto::ErrorObject::invalid_params("Invalid cursor"))?,
+        };
+        let end = (start + 2).min(self.0.len());
+        Ok(ResourcePage {
+            resources: self.0[start..end]
+                .iter()
+                .map(|id| Resource::new(format!("db://records/{id}"), *id))
+                .collect(),
+            next_cursor: (end < self.0.len()).then(|| end.to_string()),
+        })
+    }
+}
+
+fn resource(uri: &str, name: &str) -> String {
+    format!(r#"{{"name":"{name}","uri":"{uri}"}}"#)
+}
+
+fn resources_page(id: u64, scope: &str, resources: &[String], next: Option<&str>) -> String {
+    let next = next.map_or(String::new(), |c| format!(r#""nextCursor":"{c}","#));
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{{SERVER},"cacheScope":"{scope}",{next}"resources":[{}],"resultType":"complete","ttlMs":60000}}}}"#,
+        resources.join(",")
+    )
+}
+
+fn listed_on_demand(transport: Transport) {
+    let with_registered = Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .resource_declared(Resource::new("file:///readme", "readme"))
+        .resource_lister(Records(vec!["r1", "r2", "r3"]))
+        .build()
+        .unwrap();
+    let mut h = Harness::new(&with_registered, transport);
+    let mut send = |json: &str| -> String {
+        match transport {
+            Transport::Stdio => h.send(&line(json)).trim_end().to_string(),
+            Transport::Http => {
+                let out = h.send(http_post(json).as_bytes());
+                let (head, body) = out.split_once("\r\n\r\n").expect("a response");
+                assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+                body.to_string()
+            }
+        }
+    };
+    assert_eq!(
+        send(&request(1, "resources/list", "")),
+        resources_page(
+            1,
+            "public",
+            &[resource("file:///readme", "readme")],
+            Some("d")
+        ),
+        "the registered resources first; their last page points to the lister"
+    );
+    assert_eq!(
+        send(&request(2, "resources/list", r#""cursor":"d""#)),
+        resources_page(
+            2,
+            "private",
+            &[
+                resource("db://records/r1", "r1"),
+                resource("db://records/r2", "r2")
+            ],
+            Some("d:2")
+        )
+    );
+    assert_eq!(
+        send(&request(3, "resources/list", r#""cursor":"d:2""#)),
+        resources_page(3, "private", &[resource("db://records/r3", "r3")], None)
+    );
+    assert_eq!(
+        send(&request(4, "resources/list", r#""cursor":"d:9""#)),
+        error(4, -32602, "Invalid cursor"),
+        "the lister refuses a cursor it did not give"
+    );
+    assert_eq!(
+        send(&request(5, "resources/list", r#""cursor":"x""#)),
+        error(5, -32602, "Invalid cursor")
+    );
+}
+
+#[test]
+fn stdio_a_resource_lister_enumerates_after_the_registered_resources() {
+    listed_on_demand(Transport::Stdio);
+}
+
+#[test]
+fn http_a_resource_lister_enumerates_after_the_registered_resources() {
+    listed_on_demand(Transport::Http);
+}
+
+#[test]
+fn a_resource_lister_alone_serves_resources_from_its_first_page() {
+    let service = Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .resource_lister(Records(vec!["r1"]))
+        .build()
+        .unwrap();
+    let mut h = Harness::new(&service, Transport::Stdio);
+    assert_eq!(
+        h.send(&line(&request(1, "server/discover", ""))),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{{SERVER},"cacheScope":"public","capabilities":{{"resources":{{}}}},"resultType":"complete","supportedVersions":["2026-07-28"],"ttlMs":60000}}}}"#
+        ) + "\n"
+    );
+    assert_eq!(
+        h.send(&line(&request(2, "resources/list", ""))),
+        resources_page(2, "private", &[resource("db://records/r1", "r1")], None) + "\n"
     );
 }

@@ -28,6 +28,9 @@ pub(crate) struct Paging {
     pub(crate) hint: CacheHint,
     /// The `_meta` every result carries.
     pub(crate) server_meta: Map<String, Value>,
+    /// A [`ResourceLister`](super::ResourceLister) follows the registered
+    /// resources: their last page points to its first.
+    pub(crate) lister: bool,
 }
 
 /// A list pre-split into pre-serialized result pages (shared: answering
@@ -36,6 +39,8 @@ pub(crate) struct Paging {
 pub(crate) struct Pages {
     pub(crate) pages: Vec<bytes::Bytes>,
     pub(crate) fingerprint: Fingerprint,
+    /// The list has no items (its one page is empty).
+    pub(crate) empty: bool,
 }
 
 impl Pages {
@@ -67,6 +72,7 @@ impl Pages {
             all.chunks(paging.page_size).collect()
         };
         let count = chunks.len();
+        let then = (key == super::RESOURCES && paging.lister).then_some(super::lister::START);
         // `"tools":[]`: the empty list the items go into.
         let empty = alloc::format!("\"{key}\":[]");
         let pages = chunks
@@ -80,13 +86,22 @@ impl Pages {
                         String::from("nextCursor"),
                         Value::String(fingerprint.cursor(i + 1)),
                     );
+                } else if let Some(then) = then {
+                    m.insert(
+                        String::from("nextCursor"),
+                        Value::String(String::from(then)),
+                    );
                 }
                 let shaped =
                     shape::complete(Value::Object(m), Some(paging.hint), &paging.server_meta);
                 bytes::Bytes::from(splice(shaped, empty.as_bytes(), chunk))
             })
             .collect();
-        Pages { pages, fingerprint }
+        Pages {
+            pages,
+            fingerprint,
+            empty: all.is_empty(),
+        }
     }
 
     /// The page `cursor` names (`None`: the first), or `None` when the

@@ -14,7 +14,8 @@
 //! commit publishes `notifications/*/list_changed` through the service's
 //! [`Hub`](crate::Hub), which every connection already carries to its
 //! listen streams and initialize-era sessions. A [`View`]
-//! shows each caller its own subset ([`view`]).
+//! shows each caller its own subset ([`view`]); a [`ResourceLister`]
+//! enumerates resources on demand after the registered ones ([`lister`]).
 //!
 //! Without `std` the registry is the snapshot built with the service and
 //! never changes: `arc-swap` needs the standard library (its `no_std`
@@ -26,6 +27,7 @@
 pub(crate) mod entry;
 #[cfg(feature = "std")]
 mod handle;
+pub mod lister;
 pub(crate) mod lists;
 // Without `std` nothing changes a snapshot once built.
 #[cfg_attr(not(feature = "std"), allow(dead_code))]
@@ -35,6 +37,7 @@ pub mod view;
 pub(crate) use entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 #[cfg(feature = "std")]
 pub use handle::{Change, Committed, Registry};
+pub use lister::{ResourceLister, ResourcePage};
 pub(crate) use lists::{Lists, Pages, Paging};
 #[cfg(feature = "std")]
 pub(crate) use table::Op;
@@ -64,7 +67,7 @@ pub(crate) struct Snapshot {
 /// The result member of each list.
 const TOOLS: &str = "tools";
 const PROMPTS: &str = "prompts";
-const RESOURCES: &str = "resources";
+pub(crate) const RESOURCES: &str = "resources";
 const TEMPLATES: &str = "resourceTemplates";
 
 fn pages<E: Entry>(key: &'static str, table: &Table<E>, paging: &Paging) -> Arc<Pages> {
