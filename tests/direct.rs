@@ -83,6 +83,7 @@ impl Direct {
                 Output::Invoke(inv) => self.pending.push_back(inv),
                 Output::Cancel(call) => self.pending.retain(|i| i.call != call),
                 Output::Close => self.closed = true,
+                Output::Respond(r) => panic!("a byte transport answered with a head: {r:?}"),
             }
         }
     }

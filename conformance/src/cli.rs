@@ -14,7 +14,8 @@ use tracing_subscriber::EnvFilter;
 
 const USAGE: &str = "\
 usage: snodo-fixture --stdio [--runtime tokio|smol|blocking]
-       snodo-fixture --listen ADDR [--runtime tokio|smol|blocking]
+       snodo-fixture --listen ADDR [--runtime tokio|smol|blocking|hyper]
+                     [--tls-cert PEM --tls-key PEM]
        snodo-fixture --help
 
 Serve the snodo MCP conformance fixture (protocol revision 2026-07-28).
@@ -24,9 +25,13 @@ options:
   --listen ADDR                serve Streamable HTTP at http://ADDR/mcp; port 0
                                picks a free port; the bound address is printed
                                as the first line on stdout
-  --runtime tokio|smol|blocking
+  --runtime tokio|smol|blocking|hyper
                                adapter serving the transport (default:
-                               blocking for --stdio, tokio for --listen)
+                               blocking for --stdio, tokio for --listen);
+                               hyper (HTTP/1.1 and h2c on one port) serves
+                               --listen only
+  --tls-cert PEM --tls-key PEM serve https:// (rustls; HTTP/2 by ALPN h2),
+                               with --runtime hyper
   -h, --help                   print this help
 
 Set SNODO_STATE_KEY to a hex secret (at least 32 bytes) to seal MRTR
@@ -52,6 +57,17 @@ pub enum Runtime {
     Smol,
     /// `snodo-blocking`.
     Blocking,
+    /// `snodo-hyper` (HTTP only).
+    Hyper,
+}
+
+/// `--tls-cert` and `--tls-key`: PEM files (hyper only).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tls {
+    /// The certificate chain.
+    pub cert: std::path::PathBuf,
+    /// Its private key.
+    pub key: std::path::PathBuf,
 }
 
 /// What the command line asks for.
@@ -59,7 +75,7 @@ pub enum Runtime {
 enum Command {
     Help,
     Stdio(Runtime),
-    Listen(SocketAddr, Runtime),
+    Listen(SocketAddr, Runtime, Option<Tls>),
 }
 
 /// Why the command line was refused.
@@ -71,6 +87,8 @@ enum ArgError {
     BadRuntime(String),
     NoMode,
     Conflict,
+    /// `--tls-cert` and `--tls-key` go together, with `--runtime hyper`.
+    Tls,
 }
 
 impl std::fmt::Display for ArgError {
@@ -83,9 +101,12 @@ impl std::fmt::Display for ArgError {
                 "--listen needs an address such as 127.0.0.1:0, got {a:?}"
             ),
             ArgError::BadRuntime(r) => {
-                write!(f, "--runtime must be tokio, smol or blocking, got {r:?}")
+                write!(f, "--runtime must be tokio, smol or blocking (or hyper, with --listen), got {r:?}")
             }
             ArgError::NoMode => f.write_str("choose a transport: --stdio or --listen ADDR"),
+            ArgError::Tls => f.write_str(
+                "--tls-cert and --tls-key go together, with --listen and --runtime hyper",
+            ),
             ArgError::Conflict => f.write_str("--stdio and --listen exclude each other"),
         }
     }
@@ -95,6 +116,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, ArgError> {
     let mut stdio = false;
     let mut listen: Option<SocketAddr> = None;
     let mut runtime: Option<Runtime> = None;
+    let (mut cert, mut key) = (None, None);
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -104,22 +126,38 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, ArgError> {
                 let value = args.next().ok_or(ArgError::MissingValue("--listen"))?;
                 listen = Some(value.parse().map_err(|_| ArgError::BadAddress(value))?);
             }
+            "--tls-cert" => cert = Some(args.next().ok_or(ArgError::MissingValue("--tls-cert"))?),
+            "--tls-key" => key = Some(args.next().ok_or(ArgError::MissingValue("--tls-key"))?),
             "--runtime" => {
                 let value = args.next().ok_or(ArgError::MissingValue("--runtime"))?;
                 runtime = Some(match value.as_str() {
                     "tokio" => Runtime::Tokio,
                     "smol" => Runtime::Smol,
                     "blocking" => Runtime::Blocking,
+                    "hyper" => Runtime::Hyper,
                     _ => return Err(ArgError::BadRuntime(value)),
                 });
             }
             _ => return Err(ArgError::Unknown(arg)),
         }
     }
+    let tls = match (
+        cert,
+        key,
+        listen.is_some() && runtime == Some(Runtime::Hyper),
+    ) {
+        (None, None, _) => None,
+        (Some(cert), Some(key), true) => Some(Tls {
+            cert: cert.into(),
+            key: key.into(),
+        }),
+        _ => return Err(ArgError::Tls),
+    };
     match (stdio, listen, runtime) {
+        (true, None, Some(Runtime::Hyper)) => Err(ArgError::BadRuntime("hyper".into())),
         (true, None, rt) => Ok(Command::Stdio(rt.unwrap_or(Runtime::Blocking))),
         (true, Some(_), _) => Err(ArgError::Conflict),
-        (false, Some(addr), rt) => Ok(Command::Listen(addr, rt.unwrap_or(Runtime::Tokio))),
+        (false, Some(addr), rt) => Ok(Command::Listen(addr, rt.unwrap_or(Runtime::Tokio), tls)),
         (false, None, _) => Err(ArgError::NoMode),
     }
 }
@@ -161,12 +199,16 @@ pub fn main() -> ExitCode {
                 }
             }
         }
-        Command::Listen(addr, runtime) => {
+        Command::Listen(addr, runtime, tls) => {
             init_tracing();
             let Some(service) = service() else {
                 return ExitCode::FAILURE;
             };
-            match crate::listen::serve(&service, addr, runtime, announce) {
+            let served = match tls {
+                Some(tls) => crate::listen::serve_tls(&service, addr, &tls, announce),
+                None => crate::listen::serve(&service, addr, runtime, announce),
+            };
+            match served {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     tracing::error!(error = %e, %addr, ?runtime, "HTTP serving failed");
@@ -251,15 +293,64 @@ mod tests {
         let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
         assert_eq!(
             parse(args(&["--listen", "127.0.0.1:0"])),
-            Ok(Command::Listen(addr, Runtime::Tokio))
+            Ok(Command::Listen(addr, Runtime::Tokio, None))
         );
         assert_eq!(
             parse(args(&["--listen", "127.0.0.1:0", "--runtime", "blocking"])),
-            Ok(Command::Listen(addr, Runtime::Blocking))
+            Ok(Command::Listen(addr, Runtime::Blocking, None))
         );
         assert_eq!(
             parse(args(&["--runtime", "smol", "--listen", "127.0.0.1:0"])),
-            Ok(Command::Listen(addr, Runtime::Smol))
+            Ok(Command::Listen(addr, Runtime::Smol, None))
+        );
+        assert_eq!(
+            parse(args(&["--listen", "127.0.0.1:0", "--runtime", "hyper"])),
+            Ok(Command::Listen(addr, Runtime::Hyper, None))
+        );
+        let tls = Tls {
+            cert: "c.pem".into(),
+            key: "k.pem".into(),
+        };
+        assert_eq!(
+            parse(args(&[
+                "--listen",
+                "127.0.0.1:0",
+                "--runtime",
+                "hyper",
+                "--tls-cert",
+                "c.pem",
+                "--tls-key",
+                "k.pem"
+            ])),
+            Ok(Command::Listen(addr, Runtime::Hyper, Some(tls)))
+        );
+        // TLS is the hyper adapter's, and needs both files.
+        assert_eq!(
+            parse(args(&[
+                "--listen",
+                "127.0.0.1:0",
+                "--tls-cert",
+                "c.pem",
+                "--tls-key",
+                "k.pem"
+            ])),
+            Err(ArgError::Tls)
+        );
+        assert_eq!(
+            parse(args(&[
+                "--listen",
+                "127.0.0.1:0",
+                "--runtime",
+                "hyper",
+                "--tls-cert",
+                "c.pem"
+            ])),
+            Err(ArgError::Tls)
+        );
+        // hyper serves HTTP only.
+        assert_eq!(
+            parse(args(&["--stdio", "--runtime", "hyper"])),
+            Err(ArgError::BadRuntime("hyper".into()))
         );
     }
 

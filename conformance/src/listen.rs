@@ -43,6 +43,10 @@ pub fn serve_stdio(service: &Service, runtime: Runtime) -> io::Result<()> {
             rt.shutdown_timeout(TOKIO_STDIO_STOP);
             result
         }
+        Runtime::Hyper => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the hyper adapter serves HTTP only",
+        )),
         Runtime::Smol => with_smol(|ex| {
             let _tasks = crate::tasks::run(service, smol_spawner(ex));
             smol::block_on(ex.run(snodo_smol::serve_stdio(
@@ -66,6 +70,7 @@ pub fn serve(
         Runtime::Tokio => tokio_serve(service, addr, announce),
         Runtime::Smol => smol_serve(service, addr, announce),
         Runtime::Blocking => blocking_serve(service, addr, announce),
+        Runtime::Hyper => hyper_serve(service, addr, announce),
     }
 }
 
@@ -86,24 +91,60 @@ fn tokio_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) ->
         let listener = snodo_tokio::bind_http(addr).await?;
         announce(listener.local_addr()?);
         let _tasks = crate::tasks::run(service, tokio_spawner());
-        let shutdown = async {
-            let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(e) => {
-                    tracing::warn!(error = %e, "cannot listen for SIGTERM; only SIGINT stops the server");
-                    let _ = tokio::signal::ctrl_c().await;
-                    return;
-                }
-            };
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            tracing::info!("shutting down");
-        };
-        snodo_tokio::serve_http(service, listener, shutdown, snodo_tokio::Options::default().max_connections(max_connections()))
-            .await
+        let options = snodo_tokio::Options::default().max_connections(max_connections());
+        snodo_tokio::serve_http(service, listener, terminated(), options).await
     })
+}
+
+/// The same fixture in a hyper server (`snodo-hyper`): HTTP/1.1 and h2c.
+fn hyper_serve(service: &Service, addr: SocketAddr, announce: fn(SocketAddr)) -> io::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        announce(listener.local_addr()?);
+        let _tasks = crate::tasks::run(service, tokio_spawner());
+        let options = snodo_hyper::Options::default().max_connections(max_connections());
+        snodo_hyper::serve(service, listener, terminated(), options).await
+    })
+}
+
+/// The fixture on hyper over TLS (`--tls-cert`, `--tls-key`).
+pub fn serve_tls(
+    service: &Service,
+    addr: SocketAddr,
+    tls: &crate::cli::Tls,
+    announce: fn(SocketAddr),
+) -> io::Result<()> {
+    let config = snodo_hyper::tls::config_from_pem(&tls.cert, &tls.key)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        announce(listener.local_addr()?);
+        let _tasks = crate::tasks::run(service, tokio_spawner());
+        let options = snodo_hyper::Options::default().max_connections(max_connections());
+        snodo_hyper::serve_tls(service, listener, config, terminated(), options).await
+    })
+}
+
+/// SIGINT or SIGTERM, on tokio.
+async fn terminated() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot listen for SIGTERM; only SIGINT stops the server");
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+    tracing::info!("shutting down");
 }
 
 /// Executor threads for the smol runtime, besides the main thread.

@@ -86,6 +86,9 @@ where
                 // proto has set the call's flag, which ends its task.
                 Output::Cancel(_) => {}
                 Output::Close => closed = true,
+                // Only a connection made for one parsed request answers
+                // with a head of its own (`crate::Exchange`).
+                Output::Respond(_) => {}
             }
         }
         if closed {

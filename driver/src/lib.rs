@@ -23,12 +23,14 @@
 #![warn(missing_docs)]
 
 mod drive;
+mod exchange;
 mod options;
 mod outbox;
 mod runtime;
 mod server;
 mod signal;
 
+pub use exchange::{Exchange, Part};
 pub use options::Options;
 pub use runtime::{read_into_scratch, Accepted, Listener, Read, Runtime, Timer, Write};
 pub use server::serve;

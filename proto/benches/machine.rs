@@ -218,7 +218,7 @@ fn round_trip(conn: &mut Connection, input: &[u8]) -> usize {
                 conn.complete(call, outcome, Instant::ZERO)
                     .expect("the call is in flight");
             }
-            Output::Cancel(_) | Output::Close => {}
+            Output::Cancel(_) | Output::Close | Output::Respond(_) => {}
         }
     }
     written

@@ -162,6 +162,12 @@ impl CallSink for NullSink {
     fn send(&self, _: CallId, _: CallEvent) {}
 }
 
+/// Whatever a host HTTP stack attached to the request a call came in on
+/// (with `snodo-hyper`, the request's `http::Extensions`: what tower
+/// middleware such as an auth layer put there), for handlers to read
+/// through [`Context::host`].
+pub type Host = Arc<dyn core::any::Any + Send + Sync>;
+
 /// What a call's invocation, its handler's [`Context`] and its
 /// [`CancelFlag`] share: the admitted `_meta`, what a retry brought back
 /// and the cancel flag, in one allocation per call.
@@ -169,6 +175,8 @@ impl CallSink for NullSink {
 pub(crate) struct Shared {
     pub(crate) meta: RequestMeta,
     pub(crate) round: Round,
+    /// What the host put on the request ([`Context::host`]).
+    pub(crate) host: Option<Host>,
     cancelled: AtomicBool,
     /// The task running the call ([`CallTask`](crate::CallTask)), woken on
     /// cancellation so it drops the handler's future promptly.
@@ -178,9 +186,14 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub(crate) fn new(meta: RequestMeta, round: Round) -> Arc<Shared> {
+        Shared::with_host(meta, round, None)
+    }
+
+    pub(crate) fn with_host(meta: RequestMeta, round: Round, host: Option<Host>) -> Arc<Shared> {
         Arc::new(Shared {
             meta,
             round,
+            host,
             ..Shared::default()
         })
     }
@@ -254,6 +267,13 @@ impl Context {
     /// The call this context belongs to.
     pub fn call_id(&self) -> CallId {
         self.call
+    }
+
+    /// What the host HTTP stack attached to this call's request, if it is
+    /// a `T` (with `snodo-hyper`: `http::Extensions`). `None` on the
+    /// native listeners and on stdio.
+    pub fn host<T: core::any::Any>(&self) -> Option<&T> {
+        self.shared.host.as_deref()?.downcast_ref::<T>()
     }
 
     /// The request's admitted `_meta`: protocol version, client

@@ -42,7 +42,7 @@
 //!             let outcome = task.poll_inline().expect("this handler is ready at once");
 //!             conn.complete(task.call(), outcome, Instant::ZERO).unwrap();
 //!         }
-//!         Output::Cancel(_) | Output::Close => {}
+//!         Output::Cancel(_) | Output::Close | Output::Respond(_) => {}
 //!     }
 //! }
 //! // One line of JSON: the result, shaped with `resultType` and the server's identity.
@@ -97,11 +97,11 @@ pub use extension::{
     Wrap,
 };
 pub use handler::{
-    BoxFuture, CallEvent, CallId, CallSink, CancelFlag, Context, IntoPromptOutcome,
+    BoxFuture, CallEvent, CallId, CallSink, CancelFlag, Context, Host, IntoPromptOutcome,
     IntoResourceOutcome, IntoToolOutcome, Invocation, LogMessage, NoArgs, NullSink, Outcome,
     Progress, Request, ResourceArgs, ResourceError, ToolError,
 };
-pub use http::{HostPolicy, HttpConfig, OriginPolicy};
+pub use http::{HostPolicy, HttpConfig, OriginPolicy, Response};
 pub use jsonrpc::RequestId;
 pub use meta::{ClientCapabilities, LogLevel, ProgressToken, RequestMeta};
 pub use model::*;

@@ -282,6 +282,7 @@ fn events(conn: &mut Connection) -> Vec<&'static str> {
             Output::Invoke(_) => "invoke",
             Output::Cancel(_) => "cancel",
             Output::Close => "close",
+            Output::Respond(_) => "respond",
         });
     }
     tags

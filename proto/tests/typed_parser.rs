@@ -225,7 +225,7 @@ fn written(service: &Service, transport: Transport, input: &[u8]) -> Vec<u8> {
                 }
                 let _ = conn.complete(call, outcome, Instant::ZERO);
             }
-            Output::Cancel(_) | Output::Close => {}
+            Output::Cancel(_) | Output::Close | Output::Respond(_) => {}
         }
     }
     out

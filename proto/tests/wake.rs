@@ -125,7 +125,7 @@ fn drain(conn: &mut Connection) -> (String, Vec<snodo_proto::CallTask>) {
                     None => spawned.push(task),
                 }
             }
-            Output::Cancel(_) | Output::Close => {}
+            Output::Cancel(_) | Output::Close | Output::Respond(_) => {}
         }
     }
     (text, spawned)

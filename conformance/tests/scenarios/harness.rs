@@ -109,6 +109,7 @@ fn drain(conn: &mut Connection, written: &mut Vec<u8>) -> Vec<Invocation> {
             Output::Invoke(inv) => invocations.push(inv),
             Output::Cancel(call) => panic!("unexpected cancellation of {call}"),
             Output::Close => {}
+            Output::Respond(r) => panic!("a byte transport answered with a head: {r:?}"),
         }
     }
     invocations

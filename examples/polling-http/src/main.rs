@@ -114,7 +114,8 @@ impl Client {
                     }
                 }
                 // The connection set the call's flag, which ends its task.
-                Output::Cancel(_) => {}
+                // Only a `Connection::http_request` answers with a head.
+                Output::Cancel(_) | Output::Respond(_) => {}
                 Output::Close => {
                     let c = self.conn.closing();
                     self.closing = Some((time::Instant::now() + c.linger, c.discard_input));

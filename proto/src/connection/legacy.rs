@@ -498,7 +498,7 @@ impl Connection {
         let invocation = Invocation::new(
             call,
             lc.request.clone(),
-            Shared::new(lc.meta.clone(), round),
+            Shared::with_host(lc.meta.clone(), round, self.host.clone()),
             lc.handler.as_ref().and_then(Handler::try_clone),
         );
         tracing::debug!(%old, %call, "running the handler again with the client's answers");

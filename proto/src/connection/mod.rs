@@ -157,8 +157,12 @@ pub enum Transport {
 /// Something the driver must do.
 #[derive(Debug)]
 pub enum Output {
-    /// Write these bytes, in order.
+    /// Write these bytes, in order. On a connection made with
+    /// [`Connection::http_request`] they are response body bytes.
     Transmit(Bytes),
+    /// Only on a connection made with [`Connection::http_request`], once
+    /// and before any body bytes: send the response head.
+    Respond(crate::http::Response),
     /// Run this call: [`Invocation::run`] it, or answer its request by hand.
     /// Report the outcome with [`Connection::complete`].
     Invoke(Invocation),
@@ -276,6 +280,8 @@ pub struct Connection {
     pub(crate) shutting_down: bool,
     /// Every deadline: the connection's own and its calls'.
     pub(crate) timers: Timers,
+    /// What the host attached to the request ([`Connection::http_request`]).
+    pub(crate) host: Option<crate::handler::Host>,
     pub(crate) closed: bool,
     /// Reports and outcomes from this connection's running calls.
     #[cfg(feature = "std")]
@@ -371,6 +377,7 @@ impl Connection {
             input_closed: false,
             shutting_down: false,
             timers,
+            host: None,
             closed: false,
             #[cfg(feature = "std")]
             reports: crate::run::Reports::new(service.limits().max_pending_reports),
@@ -895,7 +902,7 @@ impl Connection {
             Request::Extension { .. } => Expect::Extension,
         };
         let deadline = self.service.limits().call_timeout.map(|t| now + t);
-        let shared = Shared::new(meta, round);
+        let shared = Shared::with_host(meta, round, self.host.clone());
         let legacy = session
             .map(|session| legacy::LegacyCall::new(session, &request, &shared.meta, &handler));
         self.insert_call(

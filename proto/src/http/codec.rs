@@ -150,6 +150,21 @@ impl Head {
         }
     }
 
+    /// The head's size as HTTP/1.1 would carry it: the request line and
+    /// every `name: value\r\n` field.
+    pub fn size(&self) -> usize {
+        self.method.as_str().len()
+            + self.path.as_str().len()
+            + "  HTTP/1.1\r\n\r\n".len()
+            + self.bytes.len()
+            + 4 * self.fields.len()
+    }
+
+    /// How many header fields the head has.
+    pub fn count_fields(&self) -> usize {
+        self.fields.len()
+    }
+
     fn slice(&self, (start, end): (u32, u32)) -> &[u8] {
         &self.bytes[start as usize..end as usize]
     }

@@ -38,6 +38,8 @@ use crate::time::Instant;
 /// The HTTP side of a connection.
 #[derive(Debug)]
 pub(crate) struct HttpWire {
+    /// How answers are framed.
+    framing: Framing,
     decoder: Decoder,
     /// The head whose body is being read.
     head: Option<Head>,
@@ -51,6 +53,16 @@ pub(crate) struct HttpWire {
     /// Closed between requests (idle timeout, shed): no response is in
     /// flight, so the close needs no lingering.
     closed_idle: bool,
+}
+
+/// How a connection's answers leave it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Framing {
+    /// As HTTP/1.1 bytes, on a connection whose bytes proto decodes.
+    H1,
+    /// As an [`Output::Respond`] head and unframed body bytes, for one
+    /// request a host HTTP stack parsed ([`Connection::http_request`]).
+    Parts,
 }
 
 /// The request an HTTP connection is answering.
@@ -74,6 +86,7 @@ impl HttpWire {
     pub(crate) fn new(service: &Service) -> Self {
         let http = service.http_config();
         HttpWire {
+            framing: Framing::H1,
             decoder: Decoder::new(CodecLimits {
                 max_head_bytes: http.max_head_bytes,
                 max_headers: http.max_headers,
@@ -105,40 +118,151 @@ impl HttpWire {
     pub(crate) fn is_idle(&self) -> bool {
         !self.closing && self.exchange.is_none() && self.head.is_none()
     }
+}
+
+impl Connection {
+    /// A connection that answers one request a host HTTP stack parsed
+    /// (hyper, say): the same Streamable HTTP rules as on
+    /// [`Transport::Http`](crate::Transport), with the answer framed as an
+    /// [`Output::Respond`] head followed by [`Output::Transmit`]s of body
+    /// bytes (SSE events as they are, no chunked framing) and
+    /// [`Output::Close`] at the end of the body. `body` is `None` when it
+    /// was larger than [`Limits::max_message_bytes`](crate::Limits), which
+    /// is answered 413 as on the native listener; the head's field count
+    /// and size are held to [`HttpConfig`](crate::HttpConfig)'s limits
+    /// (431). A client that goes away (its response body dropped, its
+    /// HTTP/2 stream reset) is [`handle_input_closed`](Connection::handle_input_closed).
+    /// `host` is what the host attached to the request, which handlers
+    /// read with [`Context::host`](crate::Context::host).
+    pub fn http_request(
+        service: &Service,
+        head: Head,
+        body: Option<Bytes>,
+        host: Option<crate::handler::Host>,
+        now: Instant,
+    ) -> Self {
+        let mut conn = Connection::new(service, crate::Transport::Http, now);
+        conn.host = host;
+        conn.timers.stop(Timer::Idle);
+        conn.input_closed = true;
+        let config = service.http_config();
+        let Some(http) = conn.http() else {
+            return conn;
+        };
+        http.framing = Framing::Parts;
+        let too_large = head.size() > config.max_head_bytes;
+        let refusal = if head.count_fields() > config.max_headers {
+            Some((431, "Too many request header fields"))
+        } else if too_large {
+            Some((431, "Request header fields too large"))
+        } else if body.is_none() {
+            Some((413, "Request body too large"))
+        } else {
+            None
+        };
+        http.exchange = Some(Exchange {
+            keep_alive: false,
+            sse: false,
+            legacy: None,
+        });
+        if let Some((status, reason)) = refusal {
+            conn.refuse_http(status, reason, None);
+            return conn;
+        }
+        let sessions = !service.inner.legacy.is_empty();
+        if let Err(r) = rules::check_head_with(config, &head, sessions) {
+            tracing::debug!(status = r.status, "HTTP request refused");
+            conn.refuse_http(r.status, &r.message, r.allow);
+            return conn;
+        }
+        conn.handle_request(&head, body.unwrap_or_default(), now);
+        conn
+    }
+
+    /// Write a response head: HTTP/1.1 bytes, or an [`Output::Respond`].
+    /// `extra` are whole `Name: value` lines.
+    fn response_head(
+        &mut self,
+        status: u16,
+        content_type: Option<&str>,
+        length: Option<usize>,
+        close: bool,
+        extra: &[&str],
+    ) {
+        let Wire::Http(http) = &self.wire else { return };
+        match http.framing {
+            Framing::H1 => {
+                codec::write_head(&mut self.out, status, content_type, length, close, extra)
+            }
+            Framing::Parts => {
+                let mut headers = Vec::with_capacity(extra.len() + 1);
+                if let Some(ct) = content_type {
+                    headers.push((String::from("content-type"), String::from(ct)));
+                }
+                for line in extra {
+                    if let Some((name, value)) = line.split_once(':') {
+                        headers
+                            .push((name.trim().to_ascii_lowercase(), String::from(value.trim())));
+                    }
+                }
+                self.push_event(Output::Respond(super::Response {
+                    status,
+                    headers,
+                    content_length: length,
+                }));
+            }
+        }
+    }
+
+    /// Part of a streamed body: a chunk on HTTP/1.1, the bytes as they are
+    /// otherwise.
+    fn body_chunk(&mut self, data: &[u8]) {
+        let Wire::Http(http) = &self.wire else { return };
+        match http.framing {
+            Framing::H1 => codec::write_chunk(&mut self.out, data),
+            Framing::Parts => self.out.extend_from_slice(data),
+        }
+    }
+
+    /// The end of a streamed body.
+    pub(crate) fn body_end(&mut self) {
+        let Wire::Http(http) = &self.wire else { return };
+        if http.framing == Framing::H1 {
+            codec::write_last_chunk(&mut self.out);
+        }
+    }
 
     /// The exchange's response becomes an SSE stream, once
     /// (`streamable-http.mdx` § Receiving Messages: `X-Accel-Buffering: no`
     /// so proxies do not hold events back; chunked, so the connection can
     /// be reused after the final event).
-    pub(crate) fn start_sse(&mut self, out: &mut Vec<u8>) {
-        let Some(ex) = self.exchange.as_mut() else {
+    pub(crate) fn start_sse(&mut self) {
+        let Some(ex) = self.http().and_then(|h| h.exchange.as_mut()) else {
             return;
         };
         if !ex.sse {
             ex.sse = true;
-            codec::write_head(
-                out,
+            let close = !ex.keep_alive;
+            self.response_head(
                 200,
                 Some("text/event-stream"),
                 None,
-                !ex.keep_alive,
+                close,
                 &["Cache-Control: no-cache", "X-Accel-Buffering: no"],
             );
         }
     }
 
     /// One SSE event carrying one JSON-RPC message on a single `data:`
-    /// line, as a chunk of the chunked response body.
-    pub(crate) fn write_event(out: &mut Vec<u8>, json: &[u8]) {
+    /// line.
+    fn sse_event(&mut self, json: &[u8]) {
         let mut event = Vec::with_capacity(json.len() + 8);
         event.extend_from_slice(b"data: ");
         event.extend_from_slice(json);
         event.extend_from_slice(b"\n\n");
-        codec::write_chunk(out, &event);
+        self.body_chunk(&event);
     }
-}
 
-impl Connection {
     pub(crate) fn http(&mut self) -> Option<&mut HttpWire> {
         match &mut self.wire {
             Wire::Http(h) => Some(h),
@@ -188,14 +312,7 @@ impl Connection {
             return;
         };
         let close = !ex.keep_alive || self.shutting_down;
-        codec::write_head(
-            &mut self.out,
-            status,
-            content_type,
-            Some(body.len()),
-            close,
-            extra,
-        );
+        self.response_head(status, content_type, Some(body.len()), close, extra);
         self.out.extend_from_slice(body);
         self.end_exchange(ex.keep_alive, now);
     }
@@ -210,8 +327,8 @@ impl Connection {
         };
         if ex.sse {
             let keep_alive = ex.keep_alive;
-            HttpWire::write_event(&mut self.out, json);
-            codec::write_last_chunk(&mut self.out);
+            self.sse_event(json);
+            self.body_end();
             self.end_exchange(keep_alive, now);
             return;
         }
@@ -232,12 +349,9 @@ impl Connection {
     /// a session a server-to-client request): an SSE event, switching the
     /// response to SSE first if needed.
     pub(crate) fn http_on_stream(&mut self, json: &[u8]) {
-        let Wire::Http(http) = &mut self.wire else {
-            return;
-        };
-        if http.exchange.is_some() {
-            http.start_sse(&mut self.out);
-            HttpWire::write_event(&mut self.out, json);
+        if self.http().is_some_and(|h| h.exchange.is_some()) {
+            self.start_sse();
+            self.sse_event(json);
         }
     }
 
@@ -251,7 +365,7 @@ impl Connection {
         if http.exchange.is_none() {
             return false;
         }
-        http.start_sse(&mut self.out);
+        self.start_sse();
         self.timers.set(Timer::KeepAlive, now + keep_alive);
         true
     }
@@ -321,9 +435,12 @@ impl Connection {
         if http.exchange.is_some() && self.timers.due(Timer::KeepAlive, now) {
             // An SSE comment line: ignored by clients, keeps
             // intermediaries from timing the stream out.
-            codec::write_chunk(&mut self.out, b":\n\n");
+            self.body_chunk(b":\n\n");
             self.timers.set(Timer::KeepAlive, now + keep_alive);
         }
+        let Wire::Http(http) = &mut self.wire else {
+            return;
+        };
         if self.timers.due(Timer::Request, now) {
             self.timers.stop(Timer::Request);
             tracing::debug!("HTTP request not received in time");
@@ -492,41 +609,24 @@ impl Connection {
     /// Answer an HTTP request refused before or instead of admission, and
     /// close: the rest of the stream cannot be trusted to be framed.
     pub(crate) fn refuse_http(&mut self, status: u16, message: &str, allow: Option<&str>) {
-        let Wire::Http(http) = &mut self.wire else {
-            return;
-        };
+        let Some(http) = self.http() else { return };
         http.exchange = None;
         http.closing = true;
         let allow = allow.as_slice();
         if status == 404 || status == 405 {
             // Not an MCP answer: a plain body, so a 404 is never mistaken
             // for the -32601 "method not found" of the MCP endpoint.
-            codec::write_head(
-                &mut self.out,
-                status,
-                Some("text/plain; charset=utf-8"),
-                Some(message.len()),
-                true,
-                allow,
-            );
+            let ct = Some("text/plain; charset=utf-8");
+            self.response_head(status, ct, Some(message.len()), true, allow);
             self.out.extend_from_slice(message.as_bytes());
         } else {
             // `§ Security & Endpoint`: the body MAY be a JSON-RPC error
             // without an id.
             let mut json = Vec::with_capacity(128);
-            jsonrpc::write_error(
-                &mut json,
-                None,
-                &ErrorObject::invalid_request(String::from(message)),
-            );
-            codec::write_head(
-                &mut self.out,
-                status,
-                Some("application/json"),
-                Some(json.len()),
-                true,
-                allow,
-            );
+            let error = ErrorObject::invalid_request(String::from(message));
+            jsonrpc::write_error(&mut json, None, &error);
+            let ct = Some("application/json");
+            self.response_head(status, ct, Some(json.len()), true, allow);
             self.out.extend_from_slice(&json);
         }
         self.maybe_close();

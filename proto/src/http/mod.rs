@@ -18,6 +18,21 @@ pub(crate) mod exchange;
 pub mod rules;
 pub(crate) mod session;
 
+/// The head of an answer to a request given to
+/// [`Connection::http_request`](crate::Connection::http_request), for a
+/// host HTTP stack to send ([`Output::Respond`](crate::Output::Respond)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Response {
+    /// The status code.
+    pub status: u16,
+    /// Header fields, names lower-cased: `content-type`, and as the answer
+    /// needs `mcp-session-id`, `allow`, `cache-control`, `x-accel-buffering`.
+    pub headers: Vec<(String, String)>,
+    /// The body's length when it is known up front (a JSON answer); `None`
+    /// for an SSE stream, whose body ends with [`Output::Close`](crate::Output::Close).
+    pub content_length: Option<usize>,
+}
+
 /// Which `Origin` headers are accepted (`§ Security & Endpoint`: a present
 /// but invalid Origin is answered 403). A request without `Origin` (not a
 /// browser) is always accepted.

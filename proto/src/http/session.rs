@@ -10,7 +10,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::codec::{self, Head};
+use super::codec::Head;
 use crate::connection::{Connection, Output, Slot, Wire};
 use crate::error::ErrorObject;
 use crate::jsonrpc::{self, Incoming, RequestId};
@@ -195,14 +195,15 @@ impl Connection {
     /// connection: its response ends as an event stream that carries no
     /// message, so the connection stays usable.
     pub(crate) fn end_cancelled_exchange(&mut self, now: Instant) {
-        let Wire::Http(http) = &mut self.wire else {
+        let Some(keep_alive) = self
+            .http()
+            .and_then(|h| h.exchange.as_ref())
+            .map(|e| e.keep_alive())
+        else {
             return;
         };
-        let Some(keep_alive) = http.exchange.as_ref().map(|e| e.keep_alive()) else {
-            return;
-        };
-        http.start_sse(&mut self.out);
-        codec::write_last_chunk(&mut self.out);
+        self.start_sse();
+        self.body_end();
         self.end_exchange(keep_alive, now);
     }
 
@@ -224,10 +225,10 @@ impl Connection {
             return;
         }
         self.end_get_stream();
-        if let Wire::Http(http) = &mut self.wire {
+        self.body_end();
+        if let Some(http) = self.http() {
             http.exchange = None;
             http.closing = true;
-            codec::write_last_chunk(&mut self.out);
         }
     }
 

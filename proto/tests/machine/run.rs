@@ -660,6 +660,9 @@ impl<'s> Machine<'s> {
                     s.dead.push(call);
                     s.mark(&format!("cancel {}", call.as_u64()));
                 }
+                Output::Respond(r) => {
+                    panic!("slot {i}: a byte transport answered with a head: {r:?}")
+                }
                 Output::Close => {
                     assert!(!s.closed, "slot {i}: Close twice");
                     s.closed = true;

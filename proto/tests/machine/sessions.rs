@@ -201,7 +201,7 @@ fn run_invocations(
                 let outcome = ready(inv.run(std::sync::Arc::new(NullSink)));
                 let _ = conn.complete(call, outcome, now);
             }
-            Output::Cancel(_) | Output::Close => {}
+            Output::Cancel(_) | Output::Close | Output::Respond(_) => {}
         }
     }
 }

@@ -108,6 +108,7 @@ impl Harness {
                 }
                 Output::Cancel(c) => self.cancelled.push(c),
                 Output::Close => self.closed = true,
+                Output::Respond(r) => panic!("a byte transport answered with a head: {r:?}"),
             }
         }
         String::from_utf8(written).expect("output is UTF-8")

@@ -202,7 +202,7 @@ impl World {
                     let outcome = block_on(inv.run(Arc::new(NullSink)));
                     let _ = self.conn.complete(call, outcome, self.now);
                 }
-                Output::Cancel(_) | Output::Close => {}
+                Output::Cancel(_) | Output::Close | Output::Respond(_) => {}
             }
         }
         String::from_utf8(written)

@@ -1,0 +1,165 @@
+//! The tower service: a request's parts in, an answer's parts out.
+
+use http::{HeaderName, HeaderValue, Request, Response, StatusCode, Version};
+use http_body::Body;
+use http_body_util::{BodyExt, Limited};
+use snodo_driver::{Exchange, Part};
+use snodo_proto::http::codec::Head;
+use snodo_proto::{Context, Host, Service};
+use snodo_tokio::Tokio;
+use std::convert::Infallible;
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+
+use crate::body::McpBody;
+
+/// snodo's Streamable HTTP endpoint as a `tower::Service`. Cloning it is
+/// cheap (the [`Service`] is shared). Handlers run as tokio tasks.
+#[derive(Clone, Debug)]
+pub struct McpService {
+    service: Service,
+    /// The host routes: every request that reaches this service is for the
+    /// MCP endpoint, whatever path is left of it after the host's prefix.
+    mounted: bool,
+}
+
+impl McpService {
+    /// The service on its own: a request for any path but
+    /// [`HttpConfig::endpoint`](snodo_proto::HttpConfig) is answered 404,
+    /// as on the native listener. For a hyper server that serves nothing
+    /// else.
+    pub fn new(service: Service) -> Self {
+        McpService {
+            service,
+            mounted: false,
+        }
+    }
+
+    /// The service behind a host's router (axum's `nest_service`, say),
+    /// which has already chosen it by path: the path it sees is not
+    /// checked again.
+    pub fn mounted(service: Service) -> Self {
+        McpService {
+            service,
+            mounted: true,
+        }
+    }
+
+    /// Answer one request.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<McpBody>
+    where
+        B: Body,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (mut parts, body) = request.into_parts();
+        let extensions = std::mem::take(&mut parts.extensions);
+        let path = if self.mounted {
+            self.service.http_config().endpoint.as_str()
+        } else {
+            parts.uri.path()
+        };
+        let minor = u8::from(parts.version != Version::HTTP_10);
+        let mut headers: Vec<(&str, &[u8])> = parts
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_bytes()))
+            .collect();
+        // RFC 9113 § 8.3.1: on HTTP/2 `:authority` stands for `Host`.
+        let authority = parts.uri.authority().map(|a| a.as_str());
+        if let (Some(a), false) = (authority, parts.headers.contains_key(http::header::HOST)) {
+            headers.push(("host", a.as_bytes()));
+        }
+        let head = Head::new(parts.method.as_str(), path, minor, headers);
+        let limit = self.service.limits().max_message_bytes;
+        let body = match Limited::new(body, limit).collect().await {
+            Ok(collected) => Some(collected.to_bytes()),
+            // Over the limit: nothing more is read, and proto answers 413.
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => None,
+            // The client stopped sending (a reset): no one reads an answer.
+            Err(_) => return bare(StatusCode::BAD_REQUEST),
+        };
+        let host: Host = Arc::new(extensions);
+        let mut exchange = Exchange::new(Tokio, &self.service, head, body, Some(host));
+        match poll_fn(|cx| exchange.poll_part(cx)).await {
+            Some(Part::Head(head)) => {
+                let length = head.content_length;
+                let mut response = Response::new(McpBody::streaming(exchange, length));
+                *response.status_mut() =
+                    StatusCode::from_u16(head.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                let map = response.headers_mut();
+                for (name, value) in head.headers {
+                    if let (Ok(n), Ok(v)) = (
+                        HeaderName::from_bytes(name.as_bytes()),
+                        HeaderValue::from_str(&value),
+                    ) {
+                        map.append(n, v);
+                    }
+                }
+                response
+            }
+            // proto answers every request; a connection closed without a
+            // head is a fault of its own.
+            _ => bare(StatusCode::INTERNAL_SERVER_ERROR),
+        }
+    }
+}
+
+fn bare(status: StatusCode) -> Response<McpBody> {
+    let mut response = Response::new(McpBody::empty());
+    *response.status_mut() = status;
+    response
+}
+
+impl<B> tower_service::Service<Request<B>> for McpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(request).await) })
+    }
+}
+
+/// For `hyper::service::Service` users: the same, by reference.
+impl<B> hyper::service::Service<Request<B>> for McpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
+
+    fn call(&self, request: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(request).await) })
+    }
+}
+
+/// A handler's access to what tower middleware put on its request's
+/// `http::Extensions` (the identity an auth layer established, a request
+/// id, a tenant). `None` for a call that did not come through
+/// [`McpService`].
+pub trait RequestExtensions {
+    /// The request's extension of type `T`.
+    fn request_extension<T: Send + Sync + 'static>(&self) -> Option<&T>;
+}
+
+impl RequestExtensions for Context {
+    fn request_extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.host::<http::Extensions>()?.get::<T>()
+    }
+}

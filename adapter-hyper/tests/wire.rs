@@ -1,0 +1,415 @@
+//! snodo on hyper over real loopback sockets, HTTP/1.1 and HTTP/2 with
+//! prior knowledge (h2c): literal JSON requests in, the literal status,
+//! headers and bodies the native listener gives expected out
+//! (`basic/transports/streamable-http.mdx`).
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use serde_json::json;
+use snodo_proto::{CallToolResult, Context, Implementation, Limits, NoArgs, Service, Tool};
+use tokio::net::TcpListener;
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+const ECHOED: &str = r#"{"jsonrpc":"2.0","id":7,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t","version":"1"}},"content":[{"text":"hi","type":"text"}],"resultType":"complete"}}"#;
+
+fn echo(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},{META}}}}}"#
+    )
+}
+
+/// The service under test, and where its `hang` tool reports that its
+/// future was dropped with its call flagged cancelled.
+fn service() -> (Service, mpsc::Receiver<bool>) {
+    let (dropped_tx, dropped) = mpsc::channel();
+    struct Probe(Context, mpsc::Sender<bool>);
+    impl Drop for Probe {
+        fn drop(&mut self) {
+            let _ = self.1.send(self.0.is_cancelled());
+        }
+    }
+    let text = json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]});
+    #[derive(serde::Deserialize)]
+    struct Text {
+        text: String,
+    }
+    let service = Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .limits(Limits {
+            max_message_bytes: 4096,
+            ..Limits::default()
+        })
+        .tool(
+            Tool::new("echo", "Echo the text").input_schema(text),
+            |a: Text, _ctx| async move { CallToolResult::text(a.text) },
+        )
+        .tool(
+            Tool::new("step", "Report progress, then answer"),
+            |_: NoArgs, ctx: Context| async move {
+                ctx.progress(1.0, None, Some("half".into()));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                CallToolResult::text("done")
+            },
+        )
+        .tool(Tool::new("hang", "Never answer"), {
+            let dropped_tx = dropped_tx.clone();
+            move |_: NoArgs, ctx| {
+                let probe = Probe(ctx, dropped_tx.clone());
+                async move {
+                    let _probe = probe;
+                    std::future::pending::<CallToolResult>().await
+                }
+            }
+        })
+        .tool(
+            Tool::new("stream_hang", "Report progress, then never answer"),
+            move |_: NoArgs, ctx: Context| {
+                ctx.progress(1.0, None, None);
+                let probe = Probe(ctx, dropped_tx.clone());
+                async move {
+                    let _probe = probe;
+                    std::future::pending::<CallToolResult>().await
+                }
+            },
+        )
+        .build()
+        .expect("a valid service");
+    (service, dropped)
+}
+
+async fn start(service: Service) -> (String, tokio::sync::oneshot::Sender<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let stopped = async {
+            let _ = stopped.await;
+        };
+        snodo_hyper::serve(&service, listener, stopped, snodo_hyper::Options::default()).await
+    });
+    (format!("http://{addr}"), stop)
+}
+
+type Http = Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
+
+fn client(h2: bool) -> Http {
+    let mut b = Client::builder(TokioExecutor::new());
+    b.http2_only(h2);
+    b.build_http()
+}
+
+fn post(base: &str, method: &str, body: &str) -> Request<Full<Bytes>> {
+    Request::post(format!("{base}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", "echo")
+        .body(Full::new(Bytes::from(body.to_owned())))
+        .unwrap()
+}
+
+async fn text(response: Response<Incoming>) -> (StatusCode, String, String) {
+    let status = response.status();
+    let ct = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, ct, String::from_utf8(body.to_vec()).unwrap())
+}
+
+fn both(test: impl Fn(bool) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    for h2 in [false, true] {
+        rt.block_on(test(h2));
+    }
+}
+
+#[test]
+fn a_tool_call_is_answered_as_on_the_native_listener() {
+    both(|h2| {
+        Box::pin(async move {
+            let (base, _stop) = start(service().0).await;
+            let r = client(h2)
+                .request(post(&base, "tools/call", &echo(7)))
+                .await
+                .unwrap();
+            let want_version = if h2 {
+                http::Version::HTTP_2
+            } else {
+                http::Version::HTTP_11
+            };
+            assert_eq!(r.version(), want_version);
+            assert_eq!(
+                text(r).await,
+                (StatusCode::OK, "application/json".into(), ECHOED.into())
+            );
+        })
+    });
+}
+
+#[test]
+fn a_notification_is_accepted_with_202_and_no_body() {
+    both(|h2| {
+        Box::pin(async move {
+            let (base, _stop) = start(service().0).await;
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":1,{META}}}}}"#
+            );
+            let r = client(h2)
+                .request(post(&base, "notifications/cancelled", &body))
+                .await
+                .unwrap();
+            assert_eq!(
+                text(r).await,
+                (StatusCode::ACCEPTED, String::new(), String::new())
+            );
+        })
+    });
+}
+
+#[test]
+fn refusals_match_the_native_listener() {
+    both(|h2| {
+        Box::pin(async move {
+            let (base, _stop) = start(service().0).await;
+            let c = client(h2);
+            // Another path: 404 with a plain body.
+            let mut req = post(&base, "tools/call", &echo(1));
+            *req.uri_mut() = format!("{base}/other").parse().unwrap();
+            let r = c.request(req).await.unwrap();
+            assert_eq!(
+                text(r).await,
+                (
+                    StatusCode::NOT_FOUND,
+                    "text/plain; charset=utf-8".into(),
+                    "Not Found".into()
+                )
+            );
+            // A body over `max_message_bytes` (4096 here): 413.
+            let big = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping","pad":"{}"}}"#,
+                "x".repeat(5000)
+            );
+            let r = c.request(post(&base, "ping", &big)).await.unwrap();
+            assert_eq!(
+                text(r).await,
+                (
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "application/json".into(),
+                    r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request body too large"}}"#.into()
+                )
+            );
+            // More header fields than `HttpConfig::max_headers` (64): 431.
+            let mut req = post(&base, "tools/call", &echo(1));
+            for i in 0..70 {
+                req.headers_mut().insert(
+                    http::HeaderName::from_bytes(format!("x-pad-{i}").as_bytes()).unwrap(),
+                    "1".parse().unwrap(),
+                );
+            }
+            let r = c.request(req).await.unwrap();
+            assert_eq!(
+                text(r).await,
+                (
+                    StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                    "application/json".into(),
+                    r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Too many request header fields"}}"#.into()
+                )
+            );
+            // A hostile Origin: 403.
+            let mut req = post(&base, "tools/call", &echo(1));
+            req.headers_mut()
+                .insert("origin", "http://evil.example".parse().unwrap());
+            let r = c.request(req).await.unwrap();
+            assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        })
+    });
+}
+
+#[test]
+fn progress_streams_out_as_sse_events() {
+    both(|h2| {
+        Box::pin(async move {
+            let (base, _stop) = start(service().0).await;
+            let body = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"step","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"p"}}}"#;
+            let mut req = post(&base, "tools/call", body);
+            req.headers_mut()
+                .insert("mcp-name", "step".parse().unwrap());
+            let r = client(h2).request(req).await.unwrap();
+            assert_eq!(r.headers()["cache-control"], "no-cache");
+            assert_eq!(
+                text(r).await,
+                (
+                    StatusCode::OK,
+                    "text/event-stream".into(),
+                    concat!(
+                        r#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"half","progress":1.0,"progressToken":"p"}}"#,
+                        "\n\n",
+                        r#"data: {"jsonrpc":"2.0","id":3,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t","version":"1"}},"content":[{"text":"done","type":"text"}],"resultType":"complete"}}"#,
+                        "\n\n"
+                    )
+                    .into()
+                )
+            );
+        })
+    });
+}
+
+#[test]
+fn a_client_that_goes_away_cancels_its_call() {
+    both(|h2| {
+        Box::pin(async move {
+            let (service, dropped) = service();
+            let (base, _stop) = start(service).await;
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"hang",{META}}}}}"#
+            );
+            let mut req = post(&base, "tools/call", &body);
+            req.headers_mut()
+                .insert("mcp-name", "hang".parse().unwrap());
+            let c = client(h2);
+            // The answer never comes: give up on it (an HTTP/2 stream
+            // reset, or an HTTP/1.1 connection closed).
+            let pending = tokio::time::timeout(Duration::from_millis(300), c.request(req)).await;
+            assert!(pending.is_err(), "the hanging call was answered");
+            drop(c);
+            let flagged =
+                tokio::task::spawn_blocking(move || dropped.recv_timeout(Duration::from_secs(5)))
+                    .await
+                    .unwrap()
+                    .expect("the handler's future was dropped");
+            assert!(flagged, "the call was flagged cancelled first");
+        })
+    });
+}
+
+#[test]
+fn many_concurrent_streams_share_one_http2_connection() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (base, _stop) = start(service().0).await;
+        let c = client(true);
+        let calls = (0..200).map(|i| {
+            let c = c.clone();
+            let base = base.clone();
+            async move {
+                let r = c
+                    .request(post(&base, "tools/call", &echo(i)))
+                    .await
+                    .unwrap();
+                let (status, _, body) = text(r).await;
+                assert_eq!(status, StatusCode::OK);
+                assert_eq!(body, ECHOED.replace(r#""id":7"#, &format!(r#""id":{i}"#)));
+            }
+        });
+        let handles: Vec<_> = calls.map(tokio::spawn).collect();
+        for h in handles {
+            h.await.unwrap();
+        }
+    });
+}
+
+#[test]
+fn a_reset_during_an_sse_answer_cancels_its_call() {
+    both(|h2| {
+        Box::pin(async move {
+            let (service, dropped) = service();
+            let (base, _stop) = start(service).await;
+            let body = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"stream_hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"p"}}}"#;
+            let mut req = post(&base, "tools/call", body);
+            req.headers_mut()
+                .insert("mcp-name", "stream_hang".parse().unwrap());
+            let c = client(h2);
+            let r = c.request(req).await.unwrap();
+            assert_eq!(r.headers()["content-type"], "text/event-stream");
+            let mut stream = r.into_body();
+            let first = stream.frame().await.unwrap().unwrap().into_data().unwrap();
+            assert_eq!(
+                &first[..],
+                concat!(
+                    r#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1.0,"progressToken":"p"}}"#,
+                    "\n\n"
+                )
+                .as_bytes()
+            );
+            // The client stops reading mid-stream: an HTTP/2 RST_STREAM, or
+            // the HTTP/1.1 connection closed.
+            drop(stream);
+            drop(c);
+            let flagged =
+                tokio::task::spawn_blocking(move || dropped.recv_timeout(Duration::from_secs(5)))
+                    .await
+                    .unwrap()
+                    .expect("the handler's future was dropped");
+            assert!(flagged, "the call was flagged cancelled first");
+        })
+    });
+}
+
+#[test]
+fn beyond_the_connection_cap_a_new_connection_is_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let service = service().0;
+        tokio::spawn(async move {
+            let options = snodo_hyper::Options::default().max_connections(1);
+            snodo_hyper::serve(&service, listener, std::future::pending(), options).await
+        });
+        let body = echo(7);
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        // The first connection is served and kept open.
+        let mut first = tokio::net::TcpStream::connect(addr).await.unwrap();
+        first.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = vec![0; 4096];
+        let n = first.read(&mut answer).await.unwrap();
+        let answer = String::from_utf8_lossy(&answer[..n]);
+        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+        assert!(answer.ends_with(ECHOED), "{answer}");
+        // The second finds the cap reached: closed without an answer.
+        let mut second = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let _ = second.write_all(request.as_bytes()).await;
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), second.read_to_end(&mut rest)).await;
+        assert!(
+            matches!(read, Ok(Ok(0)) | Ok(Err(_))),
+            "the connection over the cap was served: {rest:?}"
+        );
+        // Once the first leaves, a new client is served again.
+        drop(first);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let mut third = tokio::net::TcpStream::connect(addr).await.unwrap();
+        third.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = vec![0; 4096];
+        let n = third.read(&mut answer).await.unwrap();
+        assert!(String::from_utf8_lossy(&answer[..n]).starts_with("HTTP/1.1 200 OK\r\n"));
+    });
+}
