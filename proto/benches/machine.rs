@@ -5,7 +5,8 @@
 //!
 //! `cargo bench -p snodo-proto --bench machine` first prints allocations
 //! per request (a counting global allocator), then divan's timings.
-//! `-- --list` lists the cases. Two shares are counted apart from the
+//! `-- --list` lists the cases; `registry_change_one_tool` times a
+//! registry commit instead of a request. Two shares are counted apart from the
 //! machine's own:
 //!
 //! - `handler`: what the handler allocates while it runs (building and
@@ -439,4 +440,30 @@ fn floor_borrowed_json(bencher: divan::Bencher, case: &str) {
     let resp: serde_json::Value = serde_json::from_slice(&response(&service, case)).unwrap();
     let mut out = Vec::with_capacity(8192);
     bencher.bench_local(|| floor_borrowed(black_box(&body), &resp, &mut out));
+}
+
+/// Committing a change of one tool in a registry of `n` tools: the tool
+/// list's index and pages are rebuilt, in one pass (O(n)); the other
+/// entries are shared, not derived again, and the other lists are kept.
+#[divan::bench(args = [100, 1_000, 10_000])]
+fn registry_change_one_tool(bencher: divan::Bencher, n: usize) {
+    let mut builder = Service::builder();
+    for i in 0..n {
+        builder = builder.tool_declared(Tool::new(
+            format!("tool_{i:05}"),
+            format!("Tool number {i}"),
+        ));
+    }
+    let service = builder.build().expect("the bench service builds");
+    let registry = service.registry();
+    let mut flip = false;
+    bencher.bench_local(|| {
+        flip = !flip;
+        let description = if flip { "Replaced" } else { "Tool number 0" };
+        registry
+            .change()
+            .tool_declared(Tool::new("tool_00000", description))
+            .commit()
+            .expect("the change commits")
+    });
 }

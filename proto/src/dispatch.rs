@@ -45,7 +45,8 @@ use crate::meta::{self, RequestMeta};
 use crate::model::{CompletionRef, CompletionRequest};
 use crate::mrtr::{self, Origin, Round};
 use crate::profile::{Direction, Gate, Kind, Method, MethodSpec, Placement, Status};
-use crate::service::{Pages, Service};
+use crate::registry::{Pages, ToolEntry};
+use crate::service::Service;
 use crate::time::Instant;
 
 /// Set only inside [`general_parser_only`].
@@ -198,8 +199,9 @@ pub struct Admitted {
     /// requests that may not carry one (`mrtr.mdx` § Supported Requests).
     pub(crate) origin: Option<Origin>,
     pub(crate) handler: Option<Handler>,
-    /// Index of the tool, for output-schema validation of its result.
-    pub(crate) tool: Option<usize>,
+    /// The tool called, for output-schema validation of its result: the
+    /// entry it was admitted with, whatever the registry holds by then.
+    pub(crate) tool: Option<Arc<ToolEntry>>,
     /// Set for a request of an initialize-era session: the HTTP session
     /// id, or `Some(None)` for the stdio connection's own session.
     pub(crate) session: Option<Option<String>>,
@@ -589,10 +591,19 @@ fn route_args(
             id: id.clone(),
             result: inner.discover.clone(),
         }),
-        Method::ToolsList => list(id, &params, &inner.tool_pages),
-        Method::PromptsList => list(id, &params, &inner.prompt_pages),
-        Method::ResourcesList => list(id, &params, &inner.resource_pages),
-        Method::ResourcesTemplatesList => list(id, &params, &inner.template_pages),
+        Method::ToolsList => {
+            let snapshot = service.snapshot();
+            list(id, &params, &seen(service, &snapshot, &meta).tools)
+        }
+        Method::PromptsList => {
+            let snapshot = service.snapshot();
+            list(id, &params, &seen(service, &snapshot, &meta).prompts)
+        }
+        Method::ResourcesList => resources_list(service, id, &params, &meta),
+        Method::ResourcesTemplatesList => {
+            let snapshot = service.snapshot();
+            list(id, &params, &seen(service, &snapshot, &meta).templates)
+        }
         Method::ResourcesRead => read_resource(service, id, &params, meta, now),
         Method::PromptsGet => get_prompt(service, id, &params, meta, now),
         Method::CompletionComplete => complete(service, id, &params, meta),
@@ -609,22 +620,88 @@ fn route_args(
     }
 }
 
+/// The lists the caller of a request with `meta` sees: the snapshot's
+/// own, or (with a view installed) its view's.
+#[cfg(feature = "std")]
+fn seen<'a>(
+    service: &Service,
+    snapshot: &'a crate::registry::Snapshot,
+    meta: &RequestMeta,
+) -> crate::registry::Seen<'a> {
+    let inner = &service.inner;
+    let caller = crate::registry::Caller::new(meta);
+    snapshot.lists_for(inner.view.as_deref(), &caller, &inner.registry.paging)
+}
+
+/// The lists of the snapshot (no views without `std`).
+#[cfg(not(feature = "std"))]
+fn seen<'a>(
+    _service: &Service,
+    snapshot: &'a crate::registry::Snapshot,
+    _meta: &RequestMeta,
+) -> crate::registry::Seen<'a> {
+    crate::registry::Seen::All(&snapshot.lists)
+}
+
+/// The `cursor` param of a list request.
+fn cursor(params: &Map<String, Value>) -> Result<Option<&str>, ErrorObject> {
+    match params.get("cursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(c)) => Ok(Some(c.as_str())),
+        Some(_) => Err(ErrorObject::invalid_params("Invalid cursor")),
+    }
+}
+
+/// `resources/list`: the registered resources' pages, then, with a
+/// [`ResourceLister`](crate::registry::ResourceLister), its pages.
+fn resources_list(
+    service: &Service,
+    id: &RequestId,
+    params: &Map<String, Value>,
+    meta: &RequestMeta,
+) -> Result<Dispatch, ErrorObject> {
+    let snapshot = service.snapshot();
+    let seen = seen(service, &snapshot, meta);
+    let inner = &service.inner;
+    let Some(lister) = inner.lister.as_deref() else {
+        return list(id, params, &seen.resources);
+    };
+    use crate::registry::lister::{self, Position};
+    let caller = crate::registry::Caller::new(meta);
+    let paging = &inner.registry.paging;
+    let result = match lister::position(cursor(params)?) {
+        // No registered resource to show: the lister's first page.
+        Position::Registered(None) if seen.resources.empty => {
+            lister::page(lister, &caller, None, paging)?
+        }
+        Position::Registered(c) => return list_at(id, c, &seen.resources),
+        Position::Lister(c) => lister::page(lister, &caller, c, paging)?,
+    };
+    Ok(Dispatch::Answer {
+        id: id.clone(),
+        result,
+    })
+}
+
 fn list(
     id: &RequestId,
     params: &Map<String, Value>,
     pages: &Pages,
 ) -> Result<Dispatch, ErrorObject> {
-    let page = match params.get("cursor") {
-        None | Some(Value::Null) => 0,
-        Some(Value::String(c)) => pages
-            .fingerprint
-            .page(c, pages.pages.len())
-            .ok_or_else(|| ErrorObject::invalid_params("Invalid cursor"))?,
-        Some(_) => return Err(ErrorObject::invalid_params("Invalid cursor")),
-    };
+    list_at(id, cursor(params)?, pages)
+}
+
+/// The page of `pages` at `cursor`.
+fn list_at(id: &RequestId, cursor: Option<&str>, pages: &Pages) -> Result<Dispatch, ErrorObject> {
+    // A cursor of another list, or of this list before a change, is
+    // invalid (`server/utilities/pagination.mdx` § Error Handling; see
+    // `registry::lists`).
+    let page = pages
+        .page(cursor)
+        .ok_or_else(|| ErrorObject::invalid_params("Invalid cursor"))?;
     Ok(Dispatch::Answer {
         id: id.clone(),
-        result: pages.pages[page].clone(),
+        result: page.clone(),
     })
 }
 
@@ -646,7 +723,7 @@ fn invoke(
     meta: RequestMeta,
     mrtr: Option<(Origin, Round)>,
     handler: Option<Handler>,
-    tool: Option<usize>,
+    tool: Option<Arc<ToolEntry>>,
 ) -> Dispatch {
     let (origin, round) = match mrtr {
         Some((o, r)) => (Some(o), r),
@@ -671,7 +748,6 @@ fn call_tool(
     meta: RequestMeta,
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
-    let inner = &service.inner;
     // The typed shape has no members besides these two (so no
     // `inputResponses` or `requestState`).
     let (mut params, typed) = match args {
@@ -682,13 +758,13 @@ fn call_tool(
         Some((name, _)) => name,
         None => string_param(&params, "name")?,
     };
-    let Some(&index) = inner.tool_index.get(name) else {
-        return Err(ErrorObject::invalid_params(format!(
-            "Unknown tool: {}",
-            quoted(name)
-        )));
+    let Some(entry) = service.snapshot().tool(name).cloned() else {
+        return Err(unknown_tool(name));
     };
-    let entry = &inner.tools[index];
+    // Outside the caller's view: exactly the answer to an unknown tool.
+    if service.hidden(&meta, |view, v| view.tool(v, &entry.tool)) {
+        return Err(unknown_tool(name));
+    }
     let mrtr = mrtr::admit(service, "tools/call", entry.name.clone(), &params, now)?;
     let arguments = match typed {
         Some((_, arguments)) => arguments,
@@ -703,20 +779,24 @@ fn call_tool(
             }
         },
     };
-    tool_invocation(service, id, index, arguments, meta, mrtr)
+    tool_invocation(id, entry, arguments, meta, mrtr)
 }
 
-/// The invocation of tool `index` with `arguments`, once they are
+/// `-32602` for a tool the registry does not hold (`server/tools.mdx`
+/// § Error Handling).
+pub(crate) fn unknown_tool(name: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Unknown tool: {}", quoted(name)))
+}
+
+/// The invocation of the tool `entry` with `arguments`, once they are
 /// validated against its input schema.
 fn tool_invocation(
-    service: &Service,
     id: &RequestId,
-    index: usize,
+    entry: Arc<ToolEntry>,
     arguments: Map<String, Value>,
     meta: RequestMeta,
     mrtr: (Origin, Round),
 ) -> Result<Dispatch, ErrorObject> {
-    let entry = &service.inner.tools[index];
     #[cfg(feature = "std")]
     let arguments = match &entry.input {
         Some(schema) => validated(schema, arguments, &entry.tool.name)?,
@@ -731,7 +811,7 @@ fn tool_invocation(
         meta,
         Some(mrtr),
         entry.handler.clone().map(Handler::Tool),
-        Some(index),
+        Some(entry),
     ))
 }
 
@@ -776,13 +856,17 @@ fn read_resource_at(
     meta: RequestMeta,
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
-    let inner = &service.inner;
-    let handler = if let Some(&i) = inner.resource_index.get(uri) {
-        (inner.resources[i].handler.clone(), BTreeMap::new())
+    let now_serving = service.snapshot();
+    let seen = |r: &crate::registry::ResourceEntry| {
+        !service.hidden(&meta, |view, v| view.resource(v, &r.resource))
+    };
+    let handler = if let Some(r) = now_serving.resources.get(uri).filter(|r| seen(r)) {
+        (r.handler.clone(), BTreeMap::new())
     } else {
-        inner
+        now_serving
             .templates
             .iter()
+            .filter(|t| !service.hidden(&meta, |view, v| view.template(v, &t.template)))
             .find_map(|t| Some((t.handler.clone(), t.parsed.matches(uri)?)))
             .ok_or_else(|| resource_not_found(uri))?
     };
@@ -809,15 +893,19 @@ fn get_prompt(
     meta: RequestMeta,
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
-    let inner = &service.inner;
     let name = string_param(params, "name")?;
-    let Some(&index) = inner.prompt_index.get(name) else {
+    let Some(entry) = service
+        .snapshot()
+        .prompts
+        .get(name)
+        .filter(|p| !service.hidden(&meta, |view, v| view.prompt(v, &p.prompt)))
+        .cloned()
+    else {
         return Err(ErrorObject::invalid_params(format!(
             "Unknown prompt: {}",
             quoted(name)
         )));
     };
-    let entry = &inner.prompts[index];
     let arguments = string_map(params.get("arguments"), "Prompt arguments")?;
     for arg in entry.prompt.arguments.iter().flatten() {
         if arg.required == Some(true) && !arguments.contains_key(&arg.name) {
@@ -879,9 +967,14 @@ fn complete(
         })?,
         None => return Err(ErrorObject::invalid_params("Missing required parameter ref")),
     };
+    let now_serving = service.snapshot();
     match &reference {
         CompletionRef::Prompt { name } => {
-            if !inner.prompt_index.contains_key(name) {
+            let seen = now_serving
+                .prompts
+                .get(name)
+                .is_some_and(|p| !service.hidden(&meta, |view, v| view.prompt(v, &p.prompt)));
+            if !seen {
                 return Err(ErrorObject::invalid_params(format!(
                     "Unknown prompt: {}",
                     quoted(name)
@@ -889,11 +982,12 @@ fn complete(
             }
         }
         CompletionRef::Resource { uri } => {
-            let known = inner
-                .templates
-                .iter()
-                .any(|t| &t.template.uri_template == uri)
-                || inner.resource_index.contains_key(uri);
+            let known =
+                now_serving.templates.get(uri).is_some_and(|t| {
+                    !service.hidden(&meta, |view, v| view.template(v, &t.template))
+                }) || now_serving.resources.get(uri).is_some_and(|r| {
+                    !service.hidden(&meta, |view, v| view.resource(v, &r.resource))
+                });
             if !known {
                 return Err(ErrorObject::invalid_params(format!(
                     "Unknown resource reference: {}",

@@ -808,14 +808,14 @@ impl Service {
         meta: RequestMeta,
         round: Round,
     ) -> Result<Invocation, ErrorObject> {
-        let inner = &self.inner;
-        let Some(&index) = inner.tool_index.get(name) else {
-            return Err(ErrorObject::invalid_params(format!(
-                "Unknown tool: {}",
-                quoted(name)
-            )));
+        let Some(entry) = self
+            .snapshot()
+            .tool(name)
+            .filter(|t| !self.hidden(&meta, |view, v| view.tool(v, &t.tool)))
+            .cloned()
+        else {
+            return Err(crate::dispatch::unknown_tool(name));
         };
-        let entry = &inner.tools[index];
         #[cfg(feature = "std")]
         if let Some(schema) = &entry.input {
             let instance = Value::Object(arguments.clone());
@@ -849,11 +849,11 @@ impl Service {
         outcome: Outcome,
         capabilities: &ClientCapabilities,
     ) -> DetachedOutcome {
-        let inner = &self.inner;
-        let index = inner.tool_index.get(name).copied();
+        let tool = self.snapshot().tool(name).cloned();
         match outcome {
             Outcome::Error(e) => DetachedOutcome::Error(e),
-            Outcome::CallTool(r) => match crate::connection::tool_result(self, index, &r) {
+            Outcome::CallTool(r) => match crate::connection::tool_result(self, tool.as_deref(), &r)
+            {
                 Ok(bytes) => match serde_json::from_slice::<Map<String, Value>>(&bytes) {
                     Ok(m) => DetachedOutcome::Complete(m),
                     Err(_) => DetachedOutcome::Error(ErrorObject::internal("Internal error")),

@@ -86,6 +86,7 @@ pub mod model;
 pub mod mrtr;
 pub mod pagination;
 pub mod profile;
+pub mod registry;
 #[cfg(feature = "std")]
 mod run;
 pub mod schema;
@@ -130,8 +131,10 @@ pub use profile::{
     REVISION_2026_07_28,
 };
 #[cfg(feature = "std")]
+pub use registry::{Change, Committed, Registry};
+#[cfg(feature = "std")]
 pub use run::CallTask;
-pub use service::{BuildError, CachePolicy, Limits, Service, ServiceBuilder};
+pub use service::{BuildError, CachePolicy, Kinds, Limits, Service, ServiceBuilder};
 pub use subscriptions::{ChangeEvent, Notifications};
 #[cfg(feature = "std")]
 pub use subscriptions::{Hub, HubStats, Overflow};

@@ -5,8 +5,6 @@
 //! Built once and shared by every [`Connection`](crate::Connection) (an
 //! `Arc` inside, so cloning is cheap and no connection locks anything).
 
-use alloc::collections::BTreeMap;
-use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -14,7 +12,6 @@ use core::fmt;
 use core::future::Future;
 use core::time::Duration;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::error::ErrorObject;
@@ -28,11 +25,10 @@ use crate::model::{
     Tool,
 };
 use crate::mrtr::StateKeys;
-use crate::pagination::Fingerprint;
 use crate::profile::{Dialect, Handshake, Profile, ServerCapability, REVISION_2026_07_28};
+use crate::registry::Table;
 use crate::shape;
 use crate::subscriptions::Notifications;
-use crate::uri_template::UriTemplate;
 
 /// Explicit bounds on everything a client can make the server hold.
 ///
@@ -142,8 +138,9 @@ pub struct CachePolicy {
 }
 
 impl Default for CachePolicy {
-    /// The registry is immutable, so discover and lists stay fresh a minute
-    /// and may be shared; reads default to private and immediately stale,
+    /// Discover and lists stay fresh a minute and may be shared (a service
+    /// whose registry changes, or whose lists differ by caller, sets a
+    /// shorter or private hint); reads default to private and immediately stale,
     /// because their contents may depend on who asks.
     fn default() -> Self {
         CachePolicy {
@@ -216,6 +213,11 @@ pub enum BuildError {
         /// The method.
         method: String,
     },
+    /// A registry change adds to a kind (`"tools"`, `"prompts"`,
+    /// `"resources"`) the service does not advertise: its capability is
+    /// fixed at build, from what was registered then and what
+    /// [`ServiceBuilder::changing`] declared.
+    KindNotServed(&'static str),
 }
 
 impl fmt::Display for BuildError {
@@ -249,6 +251,10 @@ impl fmt::Display for BuildError {
                 f,
                 "extension {extension:?} cannot own {method:?}: the method belongs to the core protocol or another extension"
             ),
+            BuildError::KindNotServed(kind) => write!(
+                f,
+                "the service does not serve {kind}: register one when building it, or declare the kind with ServiceBuilder::changing"
+            ),
         }
     }
 }
@@ -256,40 +262,7 @@ impl fmt::Display for BuildError {
 #[cfg(feature = "std")]
 impl std::error::Error for BuildError {}
 
-pub(crate) struct ToolEntry {
-    pub(crate) tool: Tool,
-    /// The tool's name, shared by every call of it.
-    pub(crate) name: Arc<str>,
-    pub(crate) handler: Option<Arc<ToolFn>>,
-    pub(crate) header_params: Vec<crate::headers::HeaderParam>,
-    #[cfg(feature = "std")]
-    pub(crate) input: Option<crate::schema::Compiled>,
-    #[cfg(feature = "std")]
-    pub(crate) output: Option<crate::schema::Compiled>,
-}
-
-pub(crate) struct ResourceEntry {
-    pub(crate) resource: Resource,
-    pub(crate) handler: Option<Arc<ResourceFn>>,
-}
-
-pub(crate) struct TemplateEntry {
-    pub(crate) template: ResourceTemplate,
-    pub(crate) parsed: UriTemplate,
-    pub(crate) handler: Option<Arc<ResourceFn>>,
-}
-
-pub(crate) struct PromptEntry {
-    pub(crate) prompt: Prompt,
-    pub(crate) handler: Option<Arc<PromptFn>>,
-}
-
-/// A list pre-split into pre-serialized result pages (shared: answering
-/// one copies nothing).
-pub(crate) struct Pages {
-    pub(crate) pages: Vec<bytes::Bytes>,
-    pub(crate) fingerprint: Fingerprint,
-}
+pub(crate) use crate::registry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 
 pub(crate) struct Inner {
     pub(crate) profile: &'static Profile,
@@ -302,19 +275,15 @@ pub(crate) struct Inner {
     #[cfg(feature = "std")]
     pub(crate) hub: Option<crate::subscriptions::Hub>,
     pub(crate) capabilities: Vec<ServerCapability>,
-    pub(crate) tools: Vec<ToolEntry>,
-    pub(crate) tool_index: BTreeMap<String, usize>,
-    pub(crate) resources: Vec<ResourceEntry>,
-    pub(crate) resource_index: BTreeMap<String, usize>,
-    pub(crate) templates: Vec<TemplateEntry>,
-    pub(crate) prompts: Vec<PromptEntry>,
-    pub(crate) prompt_index: BTreeMap<String, usize>,
+    /// What is served now (see [`crate::registry`]).
+    pub(crate) registry: crate::registry::Store,
+    /// What each caller sees of it.
+    #[cfg(feature = "std")]
+    pub(crate) view: Option<Arc<dyn crate::registry::View>>,
+    /// Resources enumerated on demand after the registered ones.
+    pub(crate) lister: Option<Arc<dyn crate::registry::ResourceLister>>,
     pub(crate) completer: Option<Option<Arc<CompleteFn>>>,
     pub(crate) discover: bytes::Bytes,
-    pub(crate) tool_pages: Pages,
-    pub(crate) prompt_pages: Pages,
-    pub(crate) resource_pages: Pages,
-    pub(crate) template_pages: Pages,
     pub(crate) server_meta: Map<String, Value>,
     /// Seals and opens `requestState` (MRTR).
     pub(crate) sealer: crate::mrtr::Sealer,
@@ -342,12 +311,13 @@ pub struct Service {
 
 impl fmt::Debug for Service {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let now = self.snapshot();
         f.debug_struct("Service")
             .field("server_info", &self.inner.server_info)
-            .field("tools", &self.inner.tools.len())
-            .field("resources", &self.inner.resources.len())
-            .field("templates", &self.inner.templates.len())
-            .field("prompts", &self.inner.prompts.len())
+            .field("tools", &now.tools.len())
+            .field("resources", &now.resources.len())
+            .field("templates", &now.templates.len())
+            .field("prompts", &now.prompts.len())
             .finish()
     }
 }
@@ -407,9 +377,43 @@ impl Service {
         self.inner.sessions.as_ref()
     }
 
-    /// The registered tools, in `tools/list` order.
-    pub fn tools(&self) -> impl Iterator<Item = &Tool> {
-        self.inner.tools.iter().map(|t| &t.tool)
+    /// The tools registered now, in `tools/list` order.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.snapshot()
+            .tools
+            .iter()
+            .map(|t| t.tool.clone())
+            .collect()
+    }
+
+    /// The registry as it is now: a request answers from one snapshot.
+    pub(crate) fn snapshot(&self) -> crate::registry::Loaded<'_> {
+        self.inner.registry.load()
+    }
+
+    /// Whether the caller of a request with `meta` is denied an entry
+    /// (its view does not hold it: `holds` says which).
+    #[cfg(feature = "std")]
+    pub(crate) fn hidden(
+        &self,
+        meta: &crate::meta::RequestMeta,
+        holds: impl FnOnce(&dyn crate::registry::View, &str) -> bool,
+    ) -> bool {
+        crate::registry::view::hidden(
+            self.inner.view.as_deref(),
+            &crate::registry::Caller::new(meta),
+            holds,
+        )
+    }
+
+    /// Without `std` there are no views: nothing is hidden.
+    #[cfg(not(feature = "std"))]
+    pub(crate) fn hidden(
+        &self,
+        _meta: &crate::meta::RequestMeta,
+        _holds: impl FnOnce(&dyn crate::registry::View, &str) -> bool,
+    ) -> bool {
+        false
     }
 
     pub(crate) fn advertises(&self, cap: ServerCapability) -> bool {
@@ -460,6 +464,25 @@ fn capabilities_json(
     Value::Object(m)
 }
 
+/// The kinds of entry an application adds at run time through the
+/// [`Registry`](crate::registry::Registry) (see [`ServiceBuilder::changing`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Kinds {
+    /// Tools.
+    pub tools: bool,
+    /// Prompts.
+    pub prompts: bool,
+    /// Resources and resource templates.
+    pub resources: bool,
+}
+
+impl Kinds {
+    /// Whether any kind is named.
+    pub fn any(&self) -> bool {
+        self.tools || self.prompts || self.resources
+    }
+}
+
 /// Builds a [`Service`].
 pub struct ServiceBuilder {
     server_info: Implementation,
@@ -471,8 +494,12 @@ pub struct ServiceBuilder {
     cache: CachePolicy,
     logging: bool,
     notifications: Notifications,
+    changing: Kinds,
     #[cfg(feature = "std")]
     hub: Option<crate::subscriptions::Hub>,
+    #[cfg(feature = "std")]
+    view: Option<Arc<dyn crate::registry::View>>,
+    lister: Option<Arc<dyn crate::registry::ResourceLister>>,
     tools: Vec<(Tool, Option<Arc<ToolFn>>)>,
     resources: Vec<(Resource, Option<Arc<ResourceFn>>)>,
     templates: Vec<(ResourceTemplate, Option<Arc<ResourceFn>>)>,
@@ -495,8 +522,12 @@ impl Default for ServiceBuilder {
             cache: CachePolicy::default(),
             logging: false,
             notifications: Notifications::default(),
+            changing: Kinds::default(),
             #[cfg(feature = "std")]
             hub: None,
+            #[cfg(feature = "std")]
+            view: None,
+            lister: None,
             tools: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
@@ -616,6 +647,39 @@ impl ServiceBuilder {
     /// something of that kind is registered.
     pub fn notifications(mut self, notifications: Notifications) -> Self {
         self.notifications = notifications;
+        self
+    }
+
+    /// Serve these kinds even while nothing of them is registered, because
+    /// the application adds them at run time through
+    /// [`Service::registry`]: their capability (and, if declared with
+    /// [`notifications`](ServiceBuilder::notifications), its
+    /// `listChanged`) is advertised from the start, since what a server
+    /// advertises is fixed when it is built (`server/discover.mdx`). A
+    /// kind registered at build is served anyway. With `std`, a service
+    /// that declares list changes of a kind it changes and has no
+    /// [`hub`](ServiceBuilder::hub) gets one, which commits publish to.
+    pub fn changing(mut self, kinds: Kinds) -> Self {
+        self.changing = kinds;
+        self
+    }
+
+    /// Show each caller the subset of the registry its
+    /// [`View`](crate::registry::View) holds: its lists, and what it may
+    /// call, get or read; the rest is answered as if it were not
+    /// registered (`server/tools.mdx` § Listing Tools: the set may vary
+    /// by the authorization presented on the request).
+    #[cfg(feature = "std")]
+    pub fn view<V: crate::registry::View>(mut self, view: V) -> Self {
+        self.view = Some(Arc::new(view));
+        self
+    }
+
+    /// Enumerate resources on demand after the registered ones (see
+    /// [`ResourceLister`](crate::registry::ResourceLister)); advertises
+    /// `resources`. Their reads go through a resource template.
+    pub fn resource_lister<L: crate::registry::ResourceLister>(mut self, lister: L) -> Self {
+        self.lister = Some(Arc::new(lister));
         self
     }
 
@@ -751,112 +815,48 @@ impl ServiceBuilder {
             crate::legacy::Sessions::new(limits.max_sessions, limits.session_idle_timeout)
         });
 
-        let mut tools = Vec::with_capacity(self.tools.len());
-        let mut tool_index = BTreeMap::new();
-        for (tool, handler) in self.tools {
-            check_tool_name(&tool.name)?;
-            if tool_index.insert(tool.name.clone(), tools.len()).is_some() {
-                return Err(BuildError::DuplicateTool(tool.name));
-            }
-            check_input_schema(&tool)?;
-            let header_params = crate::headers::scan(&tool.input_schema).map_err(|reason| {
-                BuildError::InvalidInputSchema {
-                    tool: tool.name.clone(),
-                    reason,
-                }
-            })?;
-            if let Some(out) = &tool.output_schema {
-                if !out.is_object() {
-                    return Err(BuildError::InvalidOutputSchema {
-                        tool: tool.name.clone(),
-                        reason: String::from("outputSchema must be a JSON object"),
-                    });
-                }
-                crate::schema::check_bounds(out).map_err(|reason| {
-                    BuildError::InvalidOutputSchema {
-                        tool: tool.name.clone(),
-                        reason,
-                    }
-                })?;
-            }
-            #[cfg(feature = "std")]
-            let input = Some(crate::schema::Compiled::new(&tool.input_schema).map_err(
-                |reason| BuildError::InvalidInputSchema {
-                    tool: tool.name.clone(),
-                    reason,
-                },
-            )?);
-            #[cfg(feature = "std")]
-            let output = match &tool.output_schema {
-                Some(s) => Some(crate::schema::Compiled::new(s).map_err(|reason| {
-                    BuildError::InvalidOutputSchema {
-                        tool: tool.name.clone(),
-                        reason,
-                    }
-                })?),
-                None => None,
-            };
-            tools.push(ToolEntry {
-                name: Arc::from(tool.name.as_str()),
-                tool,
-                handler,
-                header_params,
-                #[cfg(feature = "std")]
-                input,
-                #[cfg(feature = "std")]
-                output,
-            });
-        }
-
-        let mut resources = Vec::with_capacity(self.resources.len());
-        let mut resource_index = BTreeMap::new();
-        for (resource, handler) in self.resources {
-            if resource_index
-                .insert(resource.uri.clone(), resources.len())
-                .is_some()
-            {
-                return Err(BuildError::DuplicateResource(resource.uri));
-            }
-            resources.push(ResourceEntry { resource, handler });
-        }
-
-        let mut templates = Vec::with_capacity(self.templates.len());
-        for (template, handler) in self.templates {
-            let parsed = UriTemplate::parse(&template.uri_template).map_err(|reason| {
-                BuildError::InvalidUriTemplate {
-                    template: template.uri_template.clone(),
-                    reason,
-                }
-            })?;
-            templates.push(TemplateEntry {
-                template,
-                parsed,
-                handler,
-            });
-        }
-
-        let mut prompts = Vec::with_capacity(self.prompts.len());
-        let mut prompt_index = BTreeMap::new();
-        for (prompt, handler) in self.prompts {
-            if prompt_index
-                .insert(prompt.name.clone(), prompts.len())
-                .is_some()
-            {
-                return Err(BuildError::DuplicatePrompt(prompt.name));
-            }
-            prompts.push(PromptEntry { prompt, handler });
-        }
+        let tools = self
+            .tools
+            .into_iter()
+            .map(|(tool, handler)| ToolEntry::new(tool, handler))
+            .collect::<Result<Vec<_>, _>>()?;
+        let tools = Table::of(tools).map_err(BuildError::DuplicateTool)?;
+        let resources = self
+            .resources
+            .into_iter()
+            .map(|(resource, handler)| ResourceEntry::new(resource, handler))
+            .collect();
+        let resources = Table::of(resources).map_err(BuildError::DuplicateResource)?;
+        let templates = self
+            .templates
+            .into_iter()
+            .map(|(template, handler)| TemplateEntry::new(template, handler))
+            .collect::<Result<Vec<_>, _>>()?;
+        let templates = Table::of_shared_keys(templates);
+        let prompts = self
+            .prompts
+            .into_iter()
+            .map(|(prompt, handler)| PromptEntry::new(prompt, handler))
+            .collect();
+        let prompts = Table::of(prompts).map_err(BuildError::DuplicatePrompt)?;
+        let changing = self.changing;
 
         // Advertise exactly what is backed by something registered
         // (`server/discover.mdx`; never advertise what cannot be served).
         let mut capabilities = Vec::new();
-        if !tools.is_empty() {
+        let serves_tools = changing.tools || !tools.is_empty();
+        let serves_prompts = changing.prompts || !prompts.is_empty();
+        let serves_resources = changing.resources
+            || self.lister.is_some()
+            || !resources.is_empty()
+            || !templates.is_empty();
+        if serves_tools {
             capabilities.push(ServerCapability::Tools);
         }
-        if !prompts.is_empty() {
+        if serves_prompts {
             capabilities.push(ServerCapability::Prompts);
         }
-        if !resources.is_empty() || !templates.is_empty() {
+        if serves_resources {
             capabilities.push(ServerCapability::Resources);
         }
         if self.completer.is_some() {
@@ -868,12 +868,10 @@ impl ServiceBuilder {
         // Change notifications only for kinds that exist.
         let declared = self.notifications;
         let notifications = Notifications {
-            tools_list_changed: declared.tools_list_changed && !tools.is_empty(),
-            prompts_list_changed: declared.prompts_list_changed && !prompts.is_empty(),
-            resources_list_changed: declared.resources_list_changed
-                && (!resources.is_empty() || !templates.is_empty()),
-            resource_updates: declared.resource_updates
-                && (!resources.is_empty() || !templates.is_empty()),
+            tools_list_changed: declared.tools_list_changed && serves_tools,
+            prompts_list_changed: declared.prompts_list_changed && serves_prompts,
+            resources_list_changed: declared.resources_list_changed && serves_resources,
+            resource_updates: declared.resource_updates && serves_resources,
         };
         let profile = &REVISION_2026_07_28;
         let extensions = crate::extension::Extensions::build(self.extensions, profile)?;
@@ -916,34 +914,28 @@ impl ServiceBuilder {
             &server_meta,
         ));
 
-        let tool_pages = paginate(
-            "tools",
-            tools.iter().map(|t| &t.tool),
-            &limits,
-            self.cache.lists,
-            &server_meta,
-        );
-        let prompt_pages = paginate(
-            "prompts",
-            prompts.iter().map(|p| &p.prompt),
-            &limits,
-            self.cache.lists,
-            &server_meta,
-        );
-        let resource_pages = paginate(
-            "resources",
-            resources.iter().map(|r| &r.resource),
-            &limits,
-            self.cache.lists,
-            &server_meta,
-        );
-        let template_pages = paginate(
-            "resourceTemplates",
-            templates.iter().map(|t| &t.template),
-            &limits,
-            self.cache.lists,
-            &server_meta,
-        );
+        let paging = crate::registry::Paging {
+            page_size: limits.page_size,
+            hint: self.cache.lists,
+            server_meta: server_meta.clone(),
+            lister: self.lister.is_some(),
+        };
+        let first = crate::registry::Snapshot::first(tools, prompts, resources, templates, &paging);
+        let registry = crate::registry::Store::new(first, paging);
+        // A service whose lists change announces the changes through a
+        // hub: one is made when the application declared such changes
+        // and attached none.
+        #[cfg(feature = "std")]
+        let hub = match self.hub {
+            None if changing.any()
+                && (notifications.tools_list_changed
+                    || notifications.prompts_list_changed
+                    || notifications.resources_list_changed) =>
+            {
+                Some(crate::subscriptions::Hub::default())
+            }
+            hub => hub,
+        };
 
         Ok(Service {
             inner: Arc::new(Inner {
@@ -955,21 +947,14 @@ impl ServiceBuilder {
                 logging: self.logging,
                 notifications,
                 #[cfg(feature = "std")]
-                hub: self.hub,
+                hub,
                 capabilities,
-                tools,
-                tool_index,
-                resources,
-                resource_index,
-                templates,
-                prompts,
-                prompt_index,
+                registry,
+                #[cfg(feature = "std")]
+                view: self.view,
+                lister: self.lister,
                 completer: self.completer,
                 discover,
-                tool_pages,
-                prompt_pages,
-                resource_pages,
-                template_pages,
                 server_meta,
                 sealer,
                 extensions,
@@ -1024,84 +1009,4 @@ fn check_dialects(dialects: &[Dialect]) -> Result<Vec<&'static Profile>, BuildEr
     // version is not served.
     legacy.sort_by(|a, b| b.version.cmp(a.version));
     Ok(legacy)
-}
-
-/// `server/tools.mdx` § Tool Names: 1–128 characters of `A-Z a-z 0-9 _ - .`.
-fn check_tool_name(name: &str) -> Result<(), BuildError> {
-    let ok = !name.is_empty()
-        && name.len() <= 128
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
-    if ok {
-        Ok(())
-    } else {
-        Err(BuildError::InvalidToolName(String::from(name)))
-    }
-}
-
-/// `server/tools.mdx` § Tool: `inputSchema` MUST be a JSON Schema object
-/// (not `null`) with `"type": "object"` at the root.
-fn check_input_schema(tool: &Tool) -> Result<(), BuildError> {
-    let err = |reason: &str| BuildError::InvalidInputSchema {
-        tool: tool.name.clone(),
-        reason: String::from(reason),
-    };
-    let Some(obj) = tool.input_schema.as_object() else {
-        return Err(err("inputSchema must be a JSON object"));
-    };
-    if obj.get("type").and_then(Value::as_str) != Some("object") {
-        return Err(err(
-            "inputSchema must have \"type\": \"object\" at the root",
-        ));
-    }
-    crate::schema::check_bounds(&tool.input_schema).map_err(|reason| {
-        BuildError::InvalidInputSchema {
-            tool: tool.name.clone(),
-            reason,
-        }
-    })?;
-    if let Some(d) = crate::schema::unsupported_dialect(&tool.input_schema) {
-        return Err(BuildError::InvalidInputSchema {
-            tool: tool.name.clone(),
-            reason: format!("JSON Schema dialect {d} is not supported"),
-        });
-    }
-    Ok(())
-}
-
-fn paginate<'a, T: Serialize + 'a>(
-    key: &'static str,
-    items: impl ExactSizeIterator<Item = &'a T>,
-    limits: &Limits,
-    hint: CacheHint,
-    server_meta: &Map<String, Value>,
-) -> Pages {
-    let all: Vec<Value> = items
-        .map(|i| serde_json::to_value(i).unwrap_or(Value::Null))
-        .collect();
-    let serialized = serde_json::to_vec(&all).unwrap_or_default();
-    let fingerprint = Fingerprint::of(key, &serialized);
-    let chunks: Vec<&[Value]> = if all.is_empty() {
-        alloc::vec![&all[..]]
-    } else {
-        all.chunks(limits.page_size).collect()
-    };
-    let count = chunks.len();
-    let pages = chunks
-        .into_iter()
-        .enumerate()
-        .map(|(i, chunk)| {
-            let mut m = Map::new();
-            m.insert(String::from(key), Value::Array(chunk.to_vec()));
-            if i + 1 < count {
-                m.insert(
-                    String::from("nextCursor"),
-                    Value::String(fingerprint.cursor(i + 1)),
-                );
-            }
-            bytes::Bytes::from(shape::complete(Value::Object(m), Some(hint), server_meta))
-        })
-        .collect();
-    Pages { pages, fingerprint }
 }

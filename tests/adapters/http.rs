@@ -9,7 +9,7 @@ use std::net::TcpStream;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use snodo_proto::{ChangeEvent, HttpConfig, Hub, Limits, Notifications};
+use snodo_proto::{ChangeEvent, HttpConfig, Hub, Kinds, Limits, Notifications, Tool};
 use snodo_tokio::Options;
 
 use crate::client::{
@@ -471,6 +471,66 @@ pub fn http_a_listen_stream_carries_events_and_ends_on_shutdown<R: Rt>() {
         ) + LAST_CHUNK,
         "shutdown ends the stream with its result, then the connection"
     );
+    drop(client);
+    server.served.within(SOON).expect("serve_http returns Ok");
+}
+
+/// A registry change committed while a `subscriptions/listen` stream is
+/// open reaches it as `notifications/tools/list_changed`, once; a
+/// `tools/list` on another connection after it gets the new list
+/// (`server/tools.mdx` § List Changed Notification).
+pub fn http_a_registry_commit_reaches_a_listen_stream<R: Rt>() {
+    let (service, _) = service_with(limits(), |b| {
+        b.changing(Kinds {
+            tools: true,
+            ..Kinds::default()
+        })
+        .notifications(Notifications {
+            tools_list_changed: true,
+            ..Notifications::default()
+        })
+    });
+    let server = Server::<R>::http(&service, Options::default());
+    let mut client = server.connect();
+    client.send(&post(
+        "Mcp-Method: subscriptions/listen\r\n",
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{{{META},"notifications":{{"toolsListChanged":true}}}}}}"#
+        ),
+    ));
+    client.expect(SSE_HEAD);
+    client.expect(&sse_event(
+        r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":5},"notifications":{"toolsListChanged":true}}}"#,
+    ));
+    service
+        .registry()
+        .change()
+        .tool_declared(Tool::new("added", "Added at run time"))
+        .remove_tool("echo")
+        .commit()
+        .expect("the change commits");
+    client.expect(&sse_event(
+        r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":5}}}"#,
+    ));
+    let mut other = server.connect();
+    other.send(&post(
+        "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n",
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{{META},"name":"echo","arguments":{{"text":"x"}}}}}}"#
+        ),
+    ));
+    let body = r#"{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"Unknown tool: echo"}}"#;
+    assert_eq!(
+        other.read_until(body),
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+        "the removed tool is an unknown tool (a method error: 200, as for any unknown tool)"
+    );
+    drop(other);
+    server.shutdown.shutdown();
+    client.read_to_close();
     drop(client);
     server.served.within(SOON).expect("serve_http returns Ok");
 }

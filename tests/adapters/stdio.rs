@@ -370,3 +370,48 @@ pub fn stdio_a_write_error_ends_serve_with_it<R: Rt>() {
         .expect_err("the write error is returned");
     assert_eq!(err.kind(), io::ErrorKind::BrokenPipe, "{err}");
 }
+
+/// A registry change committed while a stdio `subscriptions/listen`
+/// stream is open reaches it as `notifications/tools/list_changed`; the
+/// tool added is called at once (`server/tools.mdx` § List Changed
+/// Notification).
+pub fn stdio_a_registry_commit_reaches_a_listen_stream<R: Rt>() {
+    let (service, _) = crate::service::service_with(limits(), |b| {
+        b.changing(snodo_proto::Kinds {
+            tools: true,
+            ..snodo_proto::Kinds::default()
+        })
+        .notifications(snodo_proto::Notifications {
+            tools_list_changed: true,
+            ..snodo_proto::Notifications::default()
+        })
+    });
+    let mut c = Stdio::start::<R>(&service, Options::default());
+    c.send(r#"{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
+    assert_eq!(
+        c.recv(),
+        json(
+            r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":5},"notifications":{"toolsListChanged":true}}}"#
+        )
+    );
+    service
+        .registry()
+        .change()
+        .tool(
+            snodo_proto::Tool::new("added", "Added at run time"),
+            |_: snodo_proto::NoArgs, _| async { snodo_proto::CallToolResult::text("added") },
+        )
+        .commit()
+        .expect("the change commits");
+    assert_eq!(
+        c.recv(),
+        json(
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":5}}}"#
+        )
+    );
+    c.send(r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"added","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
+    assert_eq!(c.recv(), text_result("6", "added"));
+    // The client ends its stream, then its input.
+    c.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#);
+    c.finish();
+}

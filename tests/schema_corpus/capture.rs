@@ -14,7 +14,10 @@
 //!
 //! `-32603` has no trigger in the fixture, so [`internal_error`] takes it
 //! from `snodo-proto`'s `Connection` in-process, serving the fixture with a
-//! call timeout.
+//! call timeout; and the fixture process announces no resource changes, so
+//! [`registry_changes`] takes `notifications/resources/list_changed` and
+//! `notifications/resources/updated` in-process too, from a registry commit
+//! and a hub event on the fixture's service.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -365,6 +368,74 @@ pub fn internal_error() -> Vec<Emission> {
         "direct",
         "a call past its timeout",
         &methods_of(request),
+        &messages,
+    )
+}
+
+/// `notifications/resources/list_changed` from a registry commit and
+/// `notifications/resources/updated` from a hub event, on a listen stream,
+/// in-process: the fixture with every change notification declared.
+pub fn registry_changes() -> Vec<Emission> {
+    let service = snodo_conformance::builder()
+        .notifications(snodo_proto::Notifications {
+            tools_list_changed: true,
+            prompts_list_changed: true,
+            resources_list_changed: true,
+            resource_updates: true,
+        })
+        .build()
+        .expect("the fixture with every change notification");
+    let listen = r#"{"jsonrpc":"2.0","id":"R","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["test://registry/added"]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let mut conn = Connection::new(&service, snodo_proto::Transport::Stdio, Instant::ZERO);
+    let mut written = Vec::new();
+    let mut drain = |conn: &mut Connection| {
+        while let Some(out) = conn.poll_output() {
+            if let Output::Transmit(b) = out {
+                written.extend_from_slice(&b);
+            }
+        }
+    };
+    conn.handle_input(format!("{listen}\n").as_bytes(), Instant::ZERO);
+    drain(&mut conn);
+    service
+        .registry()
+        .change()
+        .resource_declared(snodo_proto::Resource::new("test://registry/added", "added"))
+        .tool_declared(snodo_proto::Tool::new(
+            "registry_added",
+            "Added at run time",
+        ))
+        .commit()
+        .expect("the registry change commits");
+    service.hub().expect("the fixture has a hub").publish(
+        snodo_proto::ChangeEvent::ResourceUpdated {
+            uri: String::from("test://registry/added"),
+        },
+    );
+    conn.handle_changes(Instant::ZERO);
+    drain(&mut conn);
+    let messages: Vec<Value> = written
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("one JSON line"))
+        .collect();
+    assert_eq!(
+        messages
+            .iter()
+            .map(|m| m["method"].clone())
+            .collect::<Vec<_>>(),
+        vec![
+            json!("notifications/subscriptions/acknowledged"),
+            json!("notifications/tools/list_changed"),
+            json!("notifications/resources/list_changed"),
+            json!("notifications/resources/updated"),
+        ],
+        "the acknowledgement, one change per list the commit changed, the update: {messages:?}"
+    );
+    record(
+        "direct",
+        "a registry commit and a resource update",
+        &methods_of(listen),
         &messages,
     )
 }

@@ -192,7 +192,7 @@ impl std::error::Error for CompleteError {}
 /// What kind of answer a call expects, kept to check and shape its outcome.
 #[derive(Debug)]
 pub(crate) enum Expect {
-    Tool(Option<usize>),
+    Tool(Option<Arc<crate::registry::ToolEntry>>),
     Resource(Arc<str>),
     Prompt,
     Complete,

@@ -23,7 +23,7 @@ impl Connection {
         let shaped: Result<(), ErrorObject> = match (&call.expect, outcome) {
             (_, Outcome::Error(e)) => Err(e),
             (Expect::Tool(tool), Outcome::CallTool(r)) => {
-                write_tool_result(&mut buf, &self.service, *tool, &r)
+                write_tool_result(&mut buf, &self.service, tool.as_deref(), &r)
             }
             (Expect::Extension, Outcome::Extension(result)) => {
                 match crate::extension::shape(result, &inner.server_meta) {
@@ -112,7 +112,7 @@ impl Connection {
 /// tool's `outputSchema` (unless it is an error result), then completed.
 pub(crate) fn tool_result(
     service: &Service,
-    tool: Option<usize>,
+    tool: Option<&crate::registry::ToolEntry>,
     r: &crate::model::CallToolResult,
 ) -> Result<Vec<u8>, ErrorObject> {
     let mut out = Vec::new();
@@ -124,12 +124,12 @@ pub(crate) fn tool_result(
 fn write_tool_result(
     out: &mut Vec<u8>,
     service: &Service,
-    tool: Option<usize>,
+    tool: Option<&crate::registry::ToolEntry>,
     r: &crate::model::CallToolResult,
 ) -> Result<(), ErrorObject> {
     let inner = &service.inner;
     #[cfg(feature = "std")]
-    if let Some(schema) = tool.and_then(|i| inner.tools[i].output.as_ref()) {
+    if let Some(schema) = tool.and_then(|t| t.output.as_ref()) {
         if r.is_error != Some(true) {
             let valid = match &r.structured_content {
                 Some(sc) => schema.validate(sc).map_err(|why| {

@@ -396,13 +396,12 @@ impl Mirrors<'_> {
         let Some(name) = params.str("name") else {
             return Ok(());
         };
-        let inner = &self.service.inner;
-        let Some(&i) = inner.tool_index.get(name) else {
+        let Some(tool) = self.service.snapshot().tool(name).cloned() else {
             return Ok(());
         };
         let empty = Map::new();
         let arguments = params.arguments().unwrap_or(&empty);
-        for param in &inner.tools[i].header_params {
+        for param in &tool.header_params {
             let display = format!("Mcp-Param-{}", param.name);
             let header = match self.head.count(&param.header_lower) {
                 0 => None,
