@@ -475,7 +475,7 @@ impl Engine {
     ) -> Result<Option<Claim>, StoreError> {
         let now_ms = millis(now);
         let until_ms = now_ms.saturating_add(ms(lease));
-        for id in self.store.ids()? {
+        for id in self.store.claim_candidates(now_ms)? {
             if skip.contains(&id) {
                 continue;
             }
@@ -597,14 +597,11 @@ impl Engine {
     /// Delete tasks whose TTL elapsed (§ Task Polling: servers MAY delete
     /// them after the TTL). Returns how many.
     pub fn reap(&self, now: Instant) -> Result<usize, StoreError> {
-        let now_ms = millis(now);
-        let mut n = 0;
-        for id in self.store.ids()? {
-            if self.store.get(&id)?.is_some_and(|r| r.expired(now_ms)) && self.store.remove(&id)? {
-                n += 1;
-                self.notice_cancelled(&id);
-            }
+        let gone = self.store.remove_expired(millis(now))?;
+        for id in &gone {
+            self.notice_cancelled(id);
         }
+        let n = gone.len();
         if n > 0 {
             tracing::debug!(reaped = n, "expired tasks deleted");
         }
