@@ -8,13 +8,16 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use tracing_subscriber::EnvFilter;
 
+use crate::store_spec::StoreSpec;
+
 const USAGE: &str = "\
-usage: snodo-fixture --stdio [--runtime tokio|smol|blocking]
-       snodo-fixture --listen ADDR [--runtime tokio|smol|blocking]
+usage: snodo-fixture --stdio [--runtime tokio|smol|blocking] [STORE OPTIONS]
+       snodo-fixture --listen ADDR [--runtime tokio|smol|blocking] [STORE OPTIONS]
        snodo-fixture --help
 
 Serve the snodo MCP conformance fixture (protocol revision 2026-07-28).
@@ -27,6 +30,13 @@ options:
   --runtime tokio|smol|blocking
                                adapter serving the transport (default:
                                blocking for --stdio, tokio for --listen)
+  --tasks-store memory|disk:PATH|sqlite:PATH|postgres://…
+                               where Tasks-extension tasks live: memory, a
+                               directory, a SQLite file, or a PostgreSQL
+                               database that replicas share (default:
+                               SNODO_TASKS_DIR if set, else memory)
+  --state-key-file PATH        seal MRTR requestState with the hex key in PATH
+                               (overrides SNODO_STATE_KEY)
   -h, --help                   print this help
 
 Set SNODO_STATE_KEY to a hex secret (at least 32 bytes) to seal MRTR
@@ -91,6 +101,35 @@ impl std::fmt::Display for ArgError {
     }
 }
 
+/// Where tasks and request-state keys come from, when the command line
+/// says (otherwise the environment does).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Stores {
+    tasks: Option<StoreSpec>,
+    state_key_file: Option<PathBuf>,
+}
+
+/// Take the store options out of `args`; the rest is the command.
+fn stores(args: impl IntoIterator<Item = String>) -> Result<(Stores, Vec<String>), String> {
+    let mut found = Stores::default();
+    let mut rest = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--tasks-store" => {
+                let value = args.next().ok_or("--tasks-store needs a value")?;
+                found.tasks = Some(StoreSpec::parse(&value)?);
+            }
+            "--state-key-file" => {
+                let value = args.next().ok_or("--state-key-file needs a value")?;
+                found.state_key_file = Some(PathBuf::from(value));
+            }
+            _ => rest.push(arg),
+        }
+    }
+    Ok((found, rest))
+}
+
 fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, ArgError> {
     let mut stdio = false;
     let mut listen: Option<SocketAddr> = None;
@@ -136,7 +175,14 @@ fn init_tracing() {
 
 /// Run the command line; the `snodo-fixture` binary is just this.
 pub fn main() -> ExitCode {
-    let command = match parse(std::env::args().skip(1)) {
+    let (stores, args) = match stores(std::env::args().skip(1)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("snodo-fixture: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let command = match parse(args) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("snodo-fixture: {e}\n\n{USAGE}");
@@ -150,7 +196,7 @@ pub fn main() -> ExitCode {
         }
         Command::Stdio(runtime) => {
             init_tracing();
-            let Some(service) = service() else {
+            let Some(service) = service(&stores) else {
                 return ExitCode::FAILURE;
             };
             match crate::listen::serve_stdio(&service, runtime) {
@@ -163,7 +209,7 @@ pub fn main() -> ExitCode {
         }
         Command::Listen(addr, runtime) => {
             init_tracing();
-            let Some(service) = service() else {
+            let Some(service) = service(&stores) else {
                 return ExitCode::FAILURE;
             };
             match crate::listen::serve(&service, addr, runtime, announce) {
@@ -185,15 +231,23 @@ pub fn serve_http(addr: SocketAddr, runtime: Runtime) -> std::io::Result<()> {
     crate::listen::serve(&service, addr, runtime, announce)
 }
 
-fn service() -> Option<snodo_proto::Service> {
-    let keys = match crate::state_key::from_env() {
+fn service(stores: &Stores) -> Option<snodo_proto::Service> {
+    let keys = match &stores.state_key_file {
+        Some(path) => crate::state_key::from_file(path).map(Some),
+        None => crate::state_key::from_env(),
+    };
+    let keys = match keys {
         Ok(k) => k,
         Err(e) => {
             tracing::error!(error = %e, "unusable request-state key");
             return None;
         }
     };
-    let tasks = match crate::tasks::store_from_env() {
+    let tasks = match &stores.tasks {
+        Some(spec) => spec.open(),
+        None => crate::tasks::store_from_env(),
+    };
+    let tasks = match tasks {
         Ok(t) => t,
         Err(e) => {
             tracing::error!(error = %e, "unusable task store");
@@ -295,5 +349,38 @@ mod tests {
             parse(args(&["--stdio", "--runtime", "Tokio"])),
             Err(ArgError::BadRuntime(String::from("Tokio")))
         );
+    }
+
+    #[test]
+    fn store_options_are_taken_out_wherever_they_stand() {
+        let (found, rest) = stores(args(&[
+            "--tasks-store",
+            "sqlite:/tmp/t.db",
+            "--listen",
+            "127.0.0.1:0",
+            "--state-key-file",
+            "/run/key",
+            "--runtime",
+            "smol",
+        ]))
+        .unwrap();
+        assert_eq!(
+            found,
+            Stores {
+                tasks: Some(StoreSpec::Sqlite(PathBuf::from("/tmp/t.db"))),
+                state_key_file: Some(PathBuf::from("/run/key")),
+            }
+        );
+        assert_eq!(
+            parse(rest),
+            Ok(Command::Listen(
+                "127.0.0.1:0".parse().unwrap(),
+                Runtime::Smol
+            ))
+        );
+        assert_eq!(stores(args(&["--stdio"])).unwrap().0, Stores::default());
+        assert!(stores(args(&["--stdio", "--tasks-store"])).is_err());
+        assert!(stores(args(&["--stdio", "--state-key-file"])).is_err());
+        assert!(stores(args(&["--stdio", "--tasks-store", "redis://x"])).is_err());
     }
 }
