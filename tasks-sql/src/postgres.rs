@@ -163,6 +163,30 @@ fn pool_error(e: PoolError) -> StoreError {
     }
 }
 
+/// `url` without its `schema=` query parameter, and that parameter.
+fn split_schema(url: &str) -> (String, Option<String>) {
+    let Some((base, query)) = url.split_once('?') else {
+        return (url.to_owned(), None);
+    };
+    let mut schema = None;
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|p| match p.strip_prefix("schema=") {
+            Some(name) => {
+                schema = Some(name.to_owned());
+                false
+            }
+            None => true,
+        })
+        .collect();
+    let url = if kept.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    (url, schema)
+}
+
 /// Whether `name` is a plain schema name (quoted as is in statements).
 fn plain(name: &str) -> bool {
     let mut bytes = name.bytes();
@@ -174,10 +198,17 @@ fn plain(name: &str) -> bool {
 }
 
 impl PgStore {
-    /// Connect to the database at `url` (`postgres://user@host:port/db`,
-    /// or the `key=value` form), keeping tasks in [`DEFAULT_SCHEMA`].
+    /// Connect to the database at `url` (`postgres://user@host:port/db`),
+    /// keeping tasks in the schema its `schema` query parameter names
+    /// (`…/db?schema=app_tasks`), else [`DEFAULT_SCHEMA`]. Every other
+    /// parameter is PostgreSQL's own.
     pub fn connect(url: &str) -> Result<PgStore, StoreError> {
-        Self::connect_with(url, DEFAULT_SCHEMA, DEFAULT_POOL_SIZE)
+        let (url, schema) = split_schema(url);
+        Self::connect_with(
+            &url,
+            schema.as_deref().unwrap_or(DEFAULT_SCHEMA),
+            DEFAULT_POOL_SIZE,
+        )
     }
 
     /// Connect to `url`, keeping tasks in `schema` (created if missing;
@@ -551,4 +582,36 @@ async fn end(c: &deadpool_postgres::Client, how: &str) -> Result<(), StoreError>
     c.batch_execute(how)
         .await
         .map_err(|e| db("cannot end a change", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_parameter_is_taken_out_of_the_url() {
+        let split = |u: &str| split_schema(u);
+        assert_eq!(split("postgres://h/db"), ("postgres://h/db".into(), None));
+        assert_eq!(
+            split("postgres://h/db?schema=s1"),
+            ("postgres://h/db".into(), Some("s1".into()))
+        );
+        assert_eq!(
+            split("postgres://h/db?connect_timeout=5&schema=s1&application_name=x"),
+            (
+                "postgres://h/db?connect_timeout=5&application_name=x".into(),
+                Some("s1".into())
+            )
+        );
+    }
+
+    #[test]
+    fn only_plain_schema_names_are_accepted() {
+        for ok in ["snodo_tasks", "_x", "a1"] {
+            assert!(plain(ok), "{ok}");
+        }
+        for bad in ["", "1a", "A", "a-b", "a\"b", &"a".repeat(64)] {
+            assert!(!plain(bad), "{bad}");
+        }
+    }
 }
