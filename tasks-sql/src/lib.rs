@@ -7,6 +7,9 @@
 //! - [`SqliteStore`] (feature `sqlite`, on by default): the embedded store
 //!   for one node, in one file; SQLite is compiled in.
 //! - [`PgStore`] (feature `postgres`): the store replicas share.
+//! - [`PgBus`] (feature `postgres`): carries change events (task status,
+//!   list changes, resource updates) between the hubs of replicas over
+//!   PostgreSQL `LISTEN/NOTIFY`.
 //!
 //! The lifecycle's rules stay in [`snodo_tasks::Engine`], once; what a
 //! database store adds is that every change the engine makes (a claim, a
@@ -32,6 +35,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "postgres")]
+pub mod bus;
 pub mod migrate;
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -39,6 +44,8 @@ mod row;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
+#[cfg(feature = "postgres")]
+pub use bus::{BusError, BusStats, PgBus};
 #[cfg(feature = "postgres")]
 pub use postgres::{PgStore, CALL_TIMEOUT, DEFAULT_POOL_SIZE, DEFAULT_SCHEMA};
 #[cfg(feature = "sqlite")]

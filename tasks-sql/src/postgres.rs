@@ -188,7 +188,7 @@ fn split_schema(url: &str) -> (String, Option<String>) {
 }
 
 /// Whether `name` is a plain schema name (quoted as is in statements).
-fn plain(name: &str) -> bool {
+pub(crate) fn plain(name: &str) -> bool {
     let mut bytes = name.bytes();
     bytes
         .next()
