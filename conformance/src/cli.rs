@@ -14,6 +14,7 @@ use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
 
 use crate::store_spec::StoreSpec;
+use snodo_tasks_sql::PgBus;
 
 const USAGE: &str = "\
 usage: snodo-fixture --stdio [--runtime tokio|smol|blocking] [STORE OPTIONS]
@@ -37,6 +38,9 @@ options:
                                SNODO_TASKS_DIR if set, else memory)
   --state-key-file PATH        seal MRTR requestState with the hex key in PATH
                                (overrides SNODO_STATE_KEY)
+  --bus postgres://…           carry change events (task status, list changes,
+                               resource updates) to and from the other replicas
+                               on that database (LISTEN/NOTIFY)
   -h, --help                   print this help
 
 Set SNODO_STATE_KEY to a hex secret (at least 32 bytes) to seal MRTR
@@ -107,6 +111,7 @@ impl std::fmt::Display for ArgError {
 struct Stores {
     tasks: Option<StoreSpec>,
     state_key_file: Option<PathBuf>,
+    bus: Option<String>,
 }
 
 /// Take the store options out of `args`; the rest is the command.
@@ -119,6 +124,13 @@ fn stores(args: impl IntoIterator<Item = String>) -> Result<(Stores, Vec<String>
             "--tasks-store" => {
                 let value = args.next().ok_or("--tasks-store needs a value")?;
                 found.tasks = Some(StoreSpec::parse(&value)?);
+            }
+            "--bus" => {
+                let value = args.next().ok_or("--bus needs a value")?;
+                if !(value.starts_with("postgres://") || value.starts_with("postgresql://")) {
+                    return Err(format!("--bus must be a postgres:// URL, got {value:?}"));
+                }
+                found.bus = Some(value);
             }
             "--state-key-file" => {
                 let value = args.next().ok_or("--state-key-file needs a value")?;
@@ -199,6 +211,9 @@ pub fn main() -> ExitCode {
             let Some(service) = service(&stores) else {
                 return ExitCode::FAILURE;
             };
+            let Ok(_bus) = join_bus(&stores, &service) else {
+                return ExitCode::FAILURE;
+            };
             match crate::listen::serve_stdio(&service, runtime) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -210,6 +225,9 @@ pub fn main() -> ExitCode {
         Command::Listen(addr, runtime) => {
             init_tracing();
             let Some(service) = service(&stores) else {
+                return ExitCode::FAILURE;
+            };
+            let Ok(_bus) = join_bus(&stores, &service) else {
                 return ExitCode::FAILURE;
             };
             match crate::listen::serve(&service, addr, runtime, announce) {
@@ -259,6 +277,24 @@ fn service(stores: &Stores) -> Option<snodo_proto::Service> {
         Err(e) => {
             tracing::error!(error = %e, "the fixture does not build");
             None
+        }
+    }
+}
+
+/// Join the service's hub to the bus `--bus` names, if any; the bus runs
+/// until the returned value is dropped. `Err` (logged) if it cannot start.
+fn join_bus(stores: &Stores, service: &snodo_proto::Service) -> Result<Option<PgBus>, ()> {
+    let (Some(url), Some(hub)) = (&stores.bus, service.hub()) else {
+        return Ok(None);
+    };
+    match PgBus::start(url, hub) {
+        Ok(bus) => {
+            tracing::info!(id = bus.id(), "change bus joined");
+            Ok(Some(bus))
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "unusable change bus");
+            Err(())
         }
     }
 }
@@ -369,6 +405,7 @@ mod tests {
             Stores {
                 tasks: Some(StoreSpec::Sqlite(PathBuf::from("/tmp/t.db"))),
                 state_key_file: Some(PathBuf::from("/run/key")),
+                bus: None,
             }
         );
         assert_eq!(
@@ -382,5 +419,9 @@ mod tests {
         assert!(stores(args(&["--stdio", "--tasks-store"])).is_err());
         assert!(stores(args(&["--stdio", "--state-key-file"])).is_err());
         assert!(stores(args(&["--stdio", "--tasks-store", "redis://x"])).is_err());
+        let (found, _) = stores(args(&["--bus", "postgres://db/x", "--stdio"])).unwrap();
+        assert_eq!(found.bus.as_deref(), Some("postgres://db/x"));
+        assert!(stores(args(&["--stdio", "--bus"])).is_err());
+        assert!(stores(args(&["--stdio", "--bus", "nats://x"])).is_err());
     }
 }

@@ -7,6 +7,8 @@
 //! - A task created through replica A is found, answered and finished
 //!   through replica B, and the other way round (`tasks.md` § Task
 //!   Polling: any replica resolves any task).
+//! - A task's status changed through replica A reaches a listen stream held
+//!   on replica B, carried by the change bus (`--bus`, PostgreSQL only).
 //! - The replica running a task is killed (SIGKILL) mid-work: the other
 //!   replica, left running, recovers it once the dead one's lease lapses
 //!   and completes it exactly once (two claims recorded, one result that
@@ -33,9 +35,14 @@ struct Replica {
 
 impl Replica {
     fn start(runtime: &str, store: &str, key_file: &str) -> Replica {
+        Self::start_with(runtime, store, key_file, &[])
+    }
+
+    fn start_with(runtime: &str, store: &str, key_file: &str, more: &[&str]) -> Replica {
         let mut child = Command::new(FIXTURE)
             .args(["--listen", "127.0.0.1:0", "--runtime", runtime])
             .args(["--tasks-store", store, "--state-key-file", key_file])
+            .args(more)
             .env_remove("SNODO_TASKS_DIR")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -262,6 +269,92 @@ fn replicas_on_one_postgres_schema_share_tasks_and_recover_a_killed_replicas_tas
         let sep = if url.contains('?') { '&' } else { '?' };
         replicas(rt, &format!("{url}{sep}schema={schema}"));
         drop_schema(&url, &schema);
+    });
+}
+
+/// A task cancelled through replica A: the listen stream on replica B
+/// that asked for the task hears it, carried by the bus (`--bus`), within
+/// a bound. B's own engine never sees the cancel, so nothing else could
+/// tell the stream (without `--bus` on B this test fails: checked).
+fn status_across_the_bus(runtime: &str, url: &str) {
+    let key = std::env::temp_dir().join(unique(&format!("snodo-bus-key-{runtime}")));
+    std::fs::write(&key, "6f".repeat(32)).unwrap();
+    let key = key.to_string_lossy().into_owned();
+    let schema = unique(&format!("snodo_bus_{runtime}"));
+    let sep = if url.contains('?') { '&' } else { '?' };
+    let store = format!("{url}{sep}schema={schema}");
+    let bus = format!("{url}{sep}channel={schema}");
+    let a = Replica::start_with(runtime, &store, &key, &["--bus", &bus]);
+    let b = Replica::start_with(runtime, &store, &key, &["--bus", &bus]);
+    let id = a.create("slow_compute", json!({"seconds": 30, "label": "cancelled"}));
+    let body = json!({"jsonrpc":"2.0","id":77,"method":"subscriptions/listen","params":{
+        "notifications": {"taskIds": [id]},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+        }
+    }})
+    .to_string();
+    let mut stream = TcpStream::connect(&b.addr).expect("connects to B");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        b.addr,
+        body.len()
+    )
+    .unwrap();
+    let mut lines = BufReader::new(stream).lines();
+    let mut next = || -> Value {
+        loop {
+            let line = lines
+                .next()
+                .expect("B's stream stays open")
+                .expect("readable");
+            if let Some(data) = line.strip_prefix("data: ") {
+                return serde_json::from_str(data).expect("one JSON message per data line");
+            }
+        }
+    };
+    assert_eq!(
+        next()["method"],
+        "notifications/subscriptions/acknowledged",
+        "{runtime}"
+    );
+    let cancelled_at = Instant::now();
+    let ack = a.call("tasks/cancel", &id, json!({"taskId": id}));
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let heard = loop {
+        let event = next();
+        if event["params"]["status"] == "cancelled" {
+            break event;
+        }
+    };
+    let took = cancelled_at.elapsed();
+    assert_eq!(heard["method"], "notifications/tasks");
+    assert_eq!(heard["params"]["taskId"], id.as_str());
+    assert_eq!(
+        heard["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        77
+    );
+    assert!(took < Duration::from_secs(2), "{runtime}: took {took:?}");
+    eprintln!("[{runtime}] A's cancel reached B's listen stream in {took:?}");
+    drop((a, b));
+    drop_schema(url, &schema);
+    let _ = std::fs::remove_file(&key);
+}
+
+#[test]
+fn a_status_change_through_one_replica_reaches_a_listen_stream_on_another() {
+    if std::env::var_os("SNODO_TEST_POSTGRES").is_none() {
+        println!("skipped: SNODO_TEST_POSTGRES not set");
+        return;
+    }
+    on_every_runtime(|rt| {
+        let url = std::env::var("SNODO_TEST_POSTGRES").unwrap_or_default();
+        status_across_the_bus(rt, &url);
     });
 }
 

@@ -49,7 +49,7 @@ use snodo_proto::{ChangeEvent, Hub};
 use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, NoTls};
 
-use crate::postgres::plain;
+use crate::postgres::{plain, take_param};
 
 /// The channel replicas share unless told otherwise.
 pub const DEFAULT_CHANNEL: &str = "snodo_changes";
@@ -129,9 +129,12 @@ impl std::fmt::Debug for PgBus {
 }
 
 impl PgBus {
-    /// Join `hub` to the bus on the database at `url`, on [`DEFAULT_CHANNEL`].
+    /// Join `hub` to the bus on the database at `url`, on the channel its
+    /// `channel` query parameter names (`…/db?channel=app_changes`), else
+    /// [`DEFAULT_CHANNEL`]. Every other parameter is PostgreSQL's own.
     pub fn start(url: &str, hub: &Hub) -> Result<PgBus, BusError> {
-        Self::start_on(url, DEFAULT_CHANNEL, hub)
+        let (url, channel) = take_param(url, "channel");
+        Self::start_on(&url, channel.as_deref().unwrap_or(DEFAULT_CHANNEL), hub)
     }
 
     /// Join `hub` to the bus on `channel` (lowercase letters, digits and

@@ -165,13 +165,20 @@ fn pool_error(e: PoolError) -> StoreError {
 
 /// `url` without its `schema=` query parameter, and that parameter.
 fn split_schema(url: &str) -> (String, Option<String>) {
+    take_param(url, "schema")
+}
+
+/// `url` without its `name=` query parameter, and that parameter's value
+/// (parameters of snodo's own, which PostgreSQL would refuse).
+pub(crate) fn take_param(url: &str, name: &str) -> (String, Option<String>) {
+    let prefix = format!("{name}=");
     let Some((base, query)) = url.split_once('?') else {
         return (url.to_owned(), None);
     };
     let mut schema = None;
     let kept: Vec<&str> = query
         .split('&')
-        .filter(|p| match p.strip_prefix("schema=") {
+        .filter(|p| match p.strip_prefix(prefix.as_str()) {
             Some(name) => {
                 schema = Some(name.to_owned());
                 false
