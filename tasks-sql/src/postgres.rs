@@ -229,13 +229,17 @@ impl PgStore {
                 format!("schema {schema:?}: use lowercase letters, digits and _ (at most 63)"),
             ));
         }
-        let config = tokio_postgres::Config::from_str(url).map_err(|e| {
+        let mut config = tokio_postgres::Config::from_str(url).map_err(|e| {
             StoreError::new(
                 StoreErrorKind::Io,
                 None,
                 format!("not a PostgreSQL URL: {e}"),
             )
         })?;
+        if config.get_application_name().is_none() {
+            // Its sessions, told apart in pg_stat_activity.
+            config.application_name(format!("snodo-tasks:{schema}"));
+        }
         let manager = Manager::from_config(
             config,
             NoTls,

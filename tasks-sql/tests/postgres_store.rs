@@ -149,6 +149,57 @@ fn it_answers_inside_a_tokio_runtime_and_a_smol_executor() {
 }
 
 #[test]
+fn service_resumes_after_the_server_ends_every_session_without_a_restart() {
+    let Some(url) = database() else { return };
+    let schema = Schema(&url, unique("resume"));
+    let store = PgStore::connect_with(&url, &schema.1, 4).unwrap();
+    let e = snodo_tasks::Engine::new(Arc::new(store), Default::default());
+    let now = snodo_proto::Instant::from_millis(1_785_196_800_000);
+    let work = snodo_tasks::WorkDescriptor {
+        tool: String::from("echo"),
+        arguments: Default::default(),
+        meta: Default::default(),
+        answers: Default::default(),
+        idempotency_key: String::from("k"),
+    };
+    let kept = e
+        .create(String::from("alice"), work.clone(), now, None)
+        .unwrap();
+    // What a database restart does to the store's sessions.
+    let killed = sql(
+        &url,
+        &format!(
+            "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE application_name = 'snodo-tasks:{}'",
+            schema.1
+        ),
+    );
+    assert!(!killed.is_empty(), "the store had sessions");
+    // Calls fail cleanly (retryable) at most while the pool notices, then
+    // succeed on new sessions, with nothing lost.
+    let start = Instant::now();
+    let mut failures = Vec::new();
+    let read = loop {
+        match e.store().get(&kept.id) {
+            Ok(r) => break r,
+            Err(err) => {
+                assert_eq!(err.kind, StoreErrorKind::Unavailable, "{err}");
+                failures.push(err);
+            }
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "{failures:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(read, Some(kept));
+    assert!(
+        failures.len() <= 4,
+        "one per pooled session at most: {failures:?}"
+    );
+    e.create(String::from("alice"), work, now, None)
+        .expect("creates again");
+    assert_eq!(e.store().len().unwrap(), 2);
+}
+
+#[test]
 fn bad_schema_names_are_refused_before_any_sql() {
     for bad in ["", "Tasks", "a;drop", "a\"b", "1st"] {
         let e = PgStore::connect_with("postgres://nobody@127.0.0.1:1/none", bad, 1)
