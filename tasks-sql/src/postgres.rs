@@ -102,7 +102,8 @@ impl Sql {
             candidates: format!(
                 "SELECT id FROM {t} WHERE runnable
                    AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
-                   AND (expires_at_ms IS NULL OR expires_at_ms > $1)"
+                   AND (expires_at_ms IS NULL OR expires_at_ms > $1)
+                 LIMIT 256"
             ),
             reap: format!(
                 "DELETE FROM {t} WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= $1 RETURNING id"

@@ -324,7 +324,8 @@ impl Store for SqliteStore {
         self.query_ids(
             "SELECT id FROM tasks WHERE runnable = 1
                AND (lease_until_ms IS NULL OR lease_until_ms <= ?1)
-               AND (expires_at_ms IS NULL OR expires_at_ms > ?1)",
+               AND (expires_at_ms IS NULL OR expires_at_ms > ?1)
+             LIMIT 256",
             Some(int(now_ms)),
         )
     }

@@ -56,9 +56,11 @@ pub trait Store: Send + Sync + 'static {
 
     /// Ids of the tasks a worker may claim at `now_ms`: every one that is
     /// claimable, perhaps more (the engine checks each again inside
-    /// [`update`](Store::update), where the claim is decided). The
-    /// default is every id; a database answers from an index on status,
-    /// lease and expiry.
+    /// [`update`](Store::update), where the claim is decided). A store may
+    /// cap the list at a few hundred when more are claimable: the runner
+    /// claims again on its next scan, so a cap delays work, never loses
+    /// it. The default is every id; a database answers from an index on
+    /// status, lease and expiry.
     fn claim_candidates(&self, now_ms: u64) -> Result<Vec<TaskId>, StoreError> {
         let _ = now_ms;
         self.ids()
