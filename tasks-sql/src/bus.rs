@@ -117,7 +117,20 @@ pub struct PgBus {
     origin: String,
     hub: Hub,
     counters: Arc<Counters>,
-    runtime: Option<tokio::runtime::Runtime>,
+    _runtime: Quiet,
+}
+
+/// The bus's runtime, shut down without waiting when dropped, so a bus
+/// (or a failed start) may be dropped anywhere, inside an async context
+/// too.
+struct Quiet(Option<tokio::runtime::Runtime>);
+
+impl Drop for Quiet {
+    fn drop(&mut self) {
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 impl std::fmt::Debug for PgBus {
@@ -149,6 +162,9 @@ impl PgBus {
         let config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| BusError(format!("not a PostgreSQL URL: {e}")))?;
+        let origin = snodo_tasks::TaskId::random()
+            .map(|id| id.as_str().to_owned())
+            .ok_or_else(|| BusError(String::from("no random source for the origin id")))?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("snodo-bus-pg")
@@ -156,9 +172,6 @@ impl PgBus {
             .build()
             .map_err(|e| BusError(format!("cannot start the bus thread: {e}")))?;
         let counters = Arc::new(Counters::default());
-        let origin = snodo_tasks::TaskId::random()
-            .map(|id| id.as_str().to_owned())
-            .ok_or_else(|| BusError(String::from("no random source for the origin id")))?;
         // Named, so an operator (or a test) can tell the bus's sessions
         // apart in pg_stat_activity.
         let mut listen_config = config.clone();
@@ -181,6 +194,8 @@ impl PgBus {
             queue,
             counters.clone(),
         ));
+        // From here on a failure drops the runtime without waiting.
+        let runtime = Quiet(Some(runtime));
         listening
             .recv_timeout(START_TIMEOUT)
             .map_err(|_| BusError(String::from("could not LISTEN within 10 s")))?
@@ -200,7 +215,7 @@ impl PgBus {
             origin,
             hub: hub.clone(),
             counters,
-            runtime: Some(runtime),
+            _runtime: runtime,
         })
     }
 
@@ -227,11 +242,10 @@ impl PgBus {
 }
 
 impl Drop for PgBus {
+    /// Untaps the hub (a bus is only built once its tap is set); the
+    /// runtime then stops without waiting.
     fn drop(&mut self) {
         self.hub.set_tap(None);
-        if let Some(rt) = self.runtime.take() {
-            rt.shutdown_background();
-        }
     }
 }
 
@@ -358,11 +372,17 @@ async fn publish(
             }
         };
         let driven = tokio::spawn(connection);
-        wait = RECONNECT_MIN;
-        let Ok(notify) = client.prepare("SELECT pg_notify($1, $2)").await else {
-            driven.abort();
-            continue;
+        let notify = match client.prepare("SELECT pg_notify($1, $2)").await {
+            Ok(n) => n,
+            Err(e) => {
+                tracing::warn!(error = %e, "change bus cannot prepare its send");
+                driven.abort();
+                tokio::time::sleep(wait).await;
+                wait = backoff(wait);
+                continue;
+            }
         };
+        wait = RECONNECT_MIN;
         while let Some(payload) = queue.recv().await {
             match client.execute(&notify, &[&channel, &payload]).await {
                 Ok(_) => bump(&counters.sent),

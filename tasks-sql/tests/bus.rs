@@ -190,6 +190,16 @@ fn a_bad_channel_or_an_unreachable_database_is_refused_at_start() {
     assert!(start.elapsed() < Duration::from_secs(5));
     // The refused bus left no tap: publishing still works, locally.
     hub.publish(ChangeEvent::ToolsListChanged);
+    // Refused inside an async context, it returns (its runtime stops
+    // without waiting) rather than panicking.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let refused = rt.block_on(async {
+        PgBus::start_on("postgres://nobody@127.0.0.1:1/none", "snodo_changes", &hub).map(drop)
+    });
+    assert!(refused.is_err());
 }
 
 /// Terminate the sessions named `application_name`.
