@@ -8,14 +8,18 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use tracing_subscriber::EnvFilter;
 
+use crate::store_spec::StoreSpec;
+use snodo_tasks_sql::PgBus;
+
 const USAGE: &str = "\
-usage: snodo-fixture --stdio [--runtime tokio|smol|blocking]
+usage: snodo-fixture --stdio [--runtime tokio|smol|blocking] [STORE OPTIONS]
        snodo-fixture --listen ADDR [--runtime tokio|smol|blocking|hyper]
-                     [--tls-cert PEM --tls-key PEM]
+                     [--tls-cert PEM --tls-key PEM] [STORE OPTIONS]
        snodo-fixture --help
 
 Serve the snodo MCP conformance fixture (protocol revision 2026-07-28).
@@ -32,6 +36,16 @@ options:
                                --listen only
   --tls-cert PEM --tls-key PEM serve https:// (rustls; HTTP/2 by ALPN h2),
                                with --runtime hyper
+  --tasks-store memory|disk:PATH|sqlite:PATH|postgres://…
+                               where Tasks-extension tasks live: memory, a
+                               directory, a SQLite file, or a PostgreSQL
+                               database that replicas share (default:
+                               SNODO_TASKS_DIR if set, else memory)
+  --state-key-file PATH        seal MRTR requestState with the hex key in PATH
+                               (overrides SNODO_STATE_KEY)
+  --bus postgres://…           carry change events (task status, list changes,
+                               resource updates) to and from the other replicas
+                               on that database (LISTEN/NOTIFY)
   -h, --help                   print this help
 
 Set SNODO_STATE_KEY to a hex secret (at least 32 bytes) to seal MRTR
@@ -112,6 +126,43 @@ impl std::fmt::Display for ArgError {
     }
 }
 
+/// Where tasks and request-state keys come from, when the command line
+/// says (otherwise the environment does).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Stores {
+    tasks: Option<StoreSpec>,
+    state_key_file: Option<PathBuf>,
+    bus: Option<String>,
+}
+
+/// Take the store options out of `args`; the rest is the command.
+fn stores(args: impl IntoIterator<Item = String>) -> Result<(Stores, Vec<String>), String> {
+    let mut found = Stores::default();
+    let mut rest = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--tasks-store" => {
+                let value = args.next().ok_or("--tasks-store needs a value")?;
+                found.tasks = Some(StoreSpec::parse(&value)?);
+            }
+            "--bus" => {
+                let value = args.next().ok_or("--bus needs a value")?;
+                if !(value.starts_with("postgres://") || value.starts_with("postgresql://")) {
+                    return Err(format!("--bus must be a postgres:// URL, got {value:?}"));
+                }
+                found.bus = Some(value);
+            }
+            "--state-key-file" => {
+                let value = args.next().ok_or("--state-key-file needs a value")?;
+                found.state_key_file = Some(PathBuf::from(value));
+            }
+            _ => rest.push(arg),
+        }
+    }
+    Ok((found, rest))
+}
+
 fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, ArgError> {
     let mut stdio = false;
     let mut listen: Option<SocketAddr> = None;
@@ -174,7 +225,14 @@ fn init_tracing() {
 
 /// Run the command line; the `snodo-fixture` binary is just this.
 pub fn main() -> ExitCode {
-    let command = match parse(std::env::args().skip(1)) {
+    let (stores, args) = match stores(std::env::args().skip(1)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("snodo-fixture: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let command = match parse(args) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("snodo-fixture: {e}\n\n{USAGE}");
@@ -188,7 +246,10 @@ pub fn main() -> ExitCode {
         }
         Command::Stdio(runtime) => {
             init_tracing();
-            let Some(service) = service() else {
+            let Some(service) = service(&stores) else {
+                return ExitCode::FAILURE;
+            };
+            let Ok(_bus) = join_bus(&stores, &service) else {
                 return ExitCode::FAILURE;
             };
             match crate::listen::serve_stdio(&service, runtime) {
@@ -201,7 +262,10 @@ pub fn main() -> ExitCode {
         }
         Command::Listen(addr, runtime, tls) => {
             init_tracing();
-            let Some(service) = service() else {
+            let Some(service) = service(&stores) else {
+                return ExitCode::FAILURE;
+            };
+            let Ok(_bus) = join_bus(&stores, &service) else {
                 return ExitCode::FAILURE;
             };
             let served = match tls {
@@ -227,15 +291,23 @@ pub fn serve_http(addr: SocketAddr, runtime: Runtime) -> std::io::Result<()> {
     crate::listen::serve(&service, addr, runtime, announce)
 }
 
-fn service() -> Option<snodo_proto::Service> {
-    let keys = match crate::state_key::from_env() {
+fn service(stores: &Stores) -> Option<snodo_proto::Service> {
+    let keys = match &stores.state_key_file {
+        Some(path) => crate::state_key::from_file(path).map(Some),
+        None => crate::state_key::from_env(),
+    };
+    let keys = match keys {
         Ok(k) => k,
         Err(e) => {
             tracing::error!(error = %e, "unusable request-state key");
             return None;
         }
     };
-    let tasks = match crate::tasks::store_from_env() {
+    let tasks = match &stores.tasks {
+        Some(spec) => spec.open(),
+        None => crate::tasks::store_from_env(),
+    };
+    let tasks = match tasks {
         Ok(t) => t,
         Err(e) => {
             tracing::error!(error = %e, "unusable task store");
@@ -247,6 +319,24 @@ fn service() -> Option<snodo_proto::Service> {
         Err(e) => {
             tracing::error!(error = %e, "the fixture does not build");
             None
+        }
+    }
+}
+
+/// Join the service's hub to the bus `--bus` names, if any; the bus runs
+/// until the returned value is dropped. `Err` (logged) if it cannot start.
+fn join_bus(stores: &Stores, service: &snodo_proto::Service) -> Result<Option<PgBus>, ()> {
+    let (Some(url), Some(hub)) = (&stores.bus, service.hub()) else {
+        return Ok(None);
+    };
+    match PgBus::start(url, hub) {
+        Ok(bus) => {
+            tracing::info!(id = bus.id(), "change bus joined");
+            Ok(Some(bus))
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "unusable change bus");
+            Err(())
         }
     }
 }
@@ -386,5 +476,43 @@ mod tests {
             parse(args(&["--stdio", "--runtime", "Tokio"])),
             Err(ArgError::BadRuntime(String::from("Tokio")))
         );
+    }
+
+    #[test]
+    fn store_options_are_taken_out_wherever_they_stand() {
+        let (found, rest) = stores(args(&[
+            "--tasks-store",
+            "sqlite:/tmp/t.db",
+            "--listen",
+            "127.0.0.1:0",
+            "--state-key-file",
+            "/run/key",
+            "--runtime",
+            "smol",
+        ]))
+        .unwrap();
+        assert_eq!(
+            found,
+            Stores {
+                tasks: Some(StoreSpec::Sqlite(PathBuf::from("/tmp/t.db"))),
+                state_key_file: Some(PathBuf::from("/run/key")),
+                bus: None,
+            }
+        );
+        assert_eq!(
+            parse(rest),
+            Ok(Command::Listen(
+                "127.0.0.1:0".parse().unwrap(),
+                Runtime::Smol
+            ))
+        );
+        assert_eq!(stores(args(&["--stdio"])).unwrap().0, Stores::default());
+        assert!(stores(args(&["--stdio", "--tasks-store"])).is_err());
+        assert!(stores(args(&["--stdio", "--state-key-file"])).is_err());
+        assert!(stores(args(&["--stdio", "--tasks-store", "redis://x"])).is_err());
+        let (found, _) = stores(args(&["--bus", "postgres://db/x", "--stdio"])).unwrap();
+        assert_eq!(found.bus.as_deref(), Some("postgres://db/x"));
+        assert!(stores(args(&["--stdio", "--bus"])).is_err());
+        assert!(stores(args(&["--stdio", "--bus", "nats://x"])).is_err());
     }
 }

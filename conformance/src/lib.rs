@@ -24,6 +24,7 @@ mod mrtr;
 mod prompts;
 mod resources;
 pub mod state_key;
+pub mod store_spec;
 pub mod tasks;
 pub mod timer;
 mod tools;

@@ -40,6 +40,15 @@ pub fn from_env() -> Result<Option<StateKeys>, String> {
     }
 }
 
+/// Keys from the file at `path` (hex, surrounding whitespace ignored), as
+/// `--state-key-file` names it: a secret in a file readable by the
+/// fixture alone, rather than in its environment.
+pub fn from_file(path: &std::path::Path) -> Result<StateKeys, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the state key file {}: {e}", path.display()))?;
+    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +64,20 @@ mod tests {
         assert!(parse(&"ab".repeat(31)).is_err(), "too short");
         assert!(parse("abc").is_err(), "odd length");
         assert!(parse(&"zz".repeat(32)).is_err(), "not hex");
+    }
+
+    #[test]
+    fn a_key_file_holds_the_same_hex() {
+        let path = std::env::temp_dir().join(format!("snodo-state-key-{}", std::process::id()));
+        std::fs::write(&path, format!("{}\n", "cd".repeat(32))).unwrap();
+        let k = from_file(&path).unwrap();
+        assert_eq!(
+            k.signing_key_id(),
+            StateKeys::new([0xcd; 32]).signing_key_id()
+        );
+        std::fs::write(&path, "cd").unwrap();
+        assert!(from_file(&path).is_err(), "too short");
+        std::fs::remove_file(&path).unwrap();
+        assert!(from_file(&path).is_err(), "missing");
     }
 }

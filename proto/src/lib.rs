@@ -137,5 +137,5 @@ pub use run::CallTask;
 pub use service::{BuildError, CachePolicy, Kinds, Limits, Service, ServiceBuilder};
 pub use subscriptions::{ChangeEvent, Notifications};
 #[cfg(feature = "std")]
-pub use subscriptions::{Hub, HubStats, Overflow};
+pub use subscriptions::{Hub, HubStats, Overflow, Tap};
 pub use time::Instant;

@@ -475,7 +475,13 @@ impl Engine {
     ) -> Result<Option<Claim>, StoreError> {
         let now_ms = millis(now);
         let until_ms = now_ms.saturating_add(ms(lease));
-        for id in self.store.ids()? {
+        let mut candidates = self.store.claim_candidates(now_ms)?;
+        // Start at a random place: claimers that read the same candidates
+        // at once (threads, processes, replicas) then rarely race for the
+        // same task, and wait for each other's row or file lock less.
+        let start = random_index(candidates.len());
+        candidates.rotate_left(start);
+        for id in candidates {
             if skip.contains(&id) {
                 continue;
             }
@@ -597,19 +603,25 @@ impl Engine {
     /// Delete tasks whose TTL elapsed (§ Task Polling: servers MAY delete
     /// them after the TTL). Returns how many.
     pub fn reap(&self, now: Instant) -> Result<usize, StoreError> {
-        let now_ms = millis(now);
-        let mut n = 0;
-        for id in self.store.ids()? {
-            if self.store.get(&id)?.is_some_and(|r| r.expired(now_ms)) && self.store.remove(&id)? {
-                n += 1;
-                self.notice_cancelled(&id);
-            }
+        let gone = self.store.remove_expired(millis(now))?;
+        for id in &gone {
+            self.notice_cancelled(id);
         }
+        let n = gone.len();
         if n > 0 {
             tracing::debug!(reaped = n, "expired tasks deleted");
         }
         Ok(n)
     }
+}
+
+/// A random index below `len` (0 when empty, or without a random source).
+fn random_index(len: usize) -> usize {
+    let mut bytes = [0u8; 8];
+    if len == 0 || getrandom::fill(&mut bytes).is_err() {
+        return 0;
+    }
+    usize::try_from(u64::from_le_bytes(bytes) % len as u64).unwrap_or(0)
 }
 
 /// Apply a run's end to a working task it holds.

@@ -18,6 +18,8 @@
 //!   disk store's I/O never runs on a connection's loop or an executor:
 //!   the extension answers from a few threads of its own
 //!   ([`Tasks::io_threads`]), the runner from its driver's thread.
+//!   Stores on SQLite and PostgreSQL, which replicas can share, are in
+//!   the `snodo-tasks-sql` crate; every store passes one contract suite.
 //! - A [`TaskRunner`] runs tasks' work apart from any connection, with
 //!   leases that survive a crash: after one, the task is recovered and run
 //!   again (at least once; [`run_info`] gives handlers a stable

@@ -38,8 +38,13 @@ pub struct HubStats {
     pub dropped: u64,
 }
 
+/// Where a hub hands every event published to it, besides its own
+/// listeners: a bus carrying it to the hubs of other replicas.
+pub type Tap = Arc<dyn Fn(&ChangeEvent) + Send + Sync>;
+
 struct Shared {
     listeners: Mutex<Vec<Weak<ListenerShared>>>,
+    tap: Mutex<Option<Tap>>,
     capacity: usize,
     overflow: Overflow,
     published: AtomicU64,
@@ -80,6 +85,7 @@ impl Hub {
         Hub {
             shared: Arc::new(Shared {
                 listeners: Mutex::new(Vec::new()),
+                tap: Mutex::new(None),
                 capacity: capacity.max(1),
                 overflow,
                 published: AtomicU64::new(0),
@@ -88,9 +94,36 @@ impl Hub {
         }
     }
 
-    /// Deliver `event` to every registered connection. Never blocks on a
-    /// listener beyond a short lock; wakes each listener that got something.
+    /// Hand every event [published](Hub::publish) from now on to `tap` as
+    /// well, after delivering it here (`None` removes the tap). Events
+    /// [delivered](Hub::deliver) are not tapped, so an event a bus brought
+    /// from another replica is not sent back out.
+    pub fn set_tap(&self, tap: Option<Tap>) {
+        *self.shared.tap.lock().unwrap_or_else(|p| p.into_inner()) = tap;
+    }
+
+    /// Deliver `event` to every registered connection, and hand it to the
+    /// [tap](Hub::set_tap) if there is one. Never blocks on a listener
+    /// beyond a short lock; wakes each listener that got something.
     pub fn publish(&self, event: ChangeEvent) {
+        let tap = self
+            .shared
+            .tap
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        match tap {
+            Some(tap) => {
+                self.deliver(event.clone());
+                tap(&event);
+            }
+            None => self.deliver(event),
+        }
+    }
+
+    /// Deliver `event` to this hub's connections only, not to the tap:
+    /// what a bus does with an event published on another replica.
+    pub fn deliver(&self, event: ChangeEvent) {
         self.shared.published.fetch_add(1, Ordering::Relaxed);
         let mut wake = Vec::new();
         {
@@ -261,5 +294,24 @@ mod tests {
         assert_eq!(hub.stats().listeners, 0);
         hub.publish(ChangeEvent::PromptsListChanged);
         assert_eq!(hub.stats().dropped, 0);
+    }
+
+    #[test]
+    fn a_tap_sees_what_is_published_but_not_what_is_delivered() {
+        let hub = Hub::default();
+        let l = hub.listen();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let into = seen.clone();
+        hub.set_tap(Some(Arc::new(move |e: &ChangeEvent| {
+            into.lock().unwrap().push(e.clone())
+        })));
+        hub.publish(updated("a"));
+        hub.deliver(updated("b"));
+        assert_eq!(*seen.lock().unwrap(), alloc::vec![updated("a")]);
+        assert_eq!(l.drain(), VecDeque::from([updated("a"), updated("b")]));
+        hub.set_tap(None);
+        hub.publish(updated("c"));
+        assert_eq!(seen.lock().unwrap().len(), 1, "untapped");
+        assert_eq!(hub.stats().published, 3);
     }
 }

@@ -16,7 +16,7 @@ pub mod hub;
 
 pub use filter::Filter;
 #[cfg(feature = "std")]
-pub use hub::{Hub, HubStats, Overflow};
+pub use hub::{Hub, HubStats, Overflow, Tap};
 
 /// Something changed that listen streams may want to hear about.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

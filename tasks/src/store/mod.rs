@@ -54,6 +54,34 @@ pub trait Store: Send + Sync + 'static {
         Ok(self.len()? == 0)
     }
 
+    /// Ids of the tasks a worker may claim at `now_ms`: every one that is
+    /// claimable, perhaps more (the engine checks each again inside
+    /// [`update`](Store::update), where the claim is decided). A store may
+    /// cap the list at a few hundred when more are claimable: the runner
+    /// claims again on its next scan, so a cap delays work, never loses
+    /// it. The default is every id; a database answers from an index on
+    /// status, lease and expiry.
+    fn claim_candidates(&self, now_ms: u64) -> Result<Vec<TaskId>, StoreError> {
+        let _ = now_ms;
+        self.ids()
+    }
+
+    /// Delete every task whose TTL elapsed at `now_ms`; the ids deleted.
+    /// Each deletion is atomic, and a task is deleted once however many
+    /// reapers race (`tasks.md` § Task Polling: servers MAY delete a task
+    /// after its TTL). A task's creation time and TTL never change, so a
+    /// task seen expired stays expired; the default reads each task and
+    /// removes the expired ones, a database deletes them in one statement.
+    fn remove_expired(&self, now_ms: u64) -> Result<Vec<TaskId>, StoreError> {
+        let mut gone = Vec::new();
+        for id in self.ids()? {
+            if self.get(&id)?.is_some_and(|r| r.expired(now_ms)) && self.remove(&id)? {
+                gone.push(id);
+            }
+        }
+        Ok(gone)
+    }
+
     /// Whether a call may block its thread: file or network I/O, fsyncs,
     /// a wait for a lock another process holds. The extension runs a
     /// blocking store's calls on threads of its own, never on a
@@ -79,9 +107,14 @@ pub enum StoreErrorKind {
     UnknownFile,
     /// A task with that id already exists.
     Exists,
+    /// The store cannot be reached now (a database down or restarting, no
+    /// free connection in time). Nothing was changed; the call may be
+    /// tried again.
+    Unavailable,
 }
 
-/// A store failure, naming the file involved.
+/// A store failure, naming the file involved (a database store names
+/// none: its detail says which database and table).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreError {
     /// The kind.
@@ -93,11 +126,8 @@ pub struct StoreError {
 }
 
 impl StoreError {
-    pub(crate) fn new(
-        kind: StoreErrorKind,
-        path: Option<PathBuf>,
-        detail: impl Into<String>,
-    ) -> Self {
+    /// An error of `kind` about `path` (or none), saying `detail`.
+    pub fn new(kind: StoreErrorKind, path: Option<PathBuf>, detail: impl Into<String>) -> Self {
         StoreError {
             kind,
             path,
