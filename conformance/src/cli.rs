@@ -503,7 +503,8 @@ mod tests {
             parse(rest),
             Ok(Command::Listen(
                 "127.0.0.1:0".parse().unwrap(),
-                Runtime::Smol
+                Runtime::Smol,
+                None
             ))
         );
         assert_eq!(stores(args(&["--stdio"])).unwrap().0, Stores::default());
