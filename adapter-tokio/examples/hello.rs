@@ -1,38 +1,70 @@
-//! The README's complete program: one tool, served over Streamable HTTP on
-//! tokio until Ctrl-C.
+//! The README's complete program: a typed tool with application state and
+//! a structured result, served on stdio (the default) or on Streamable HTTP.
 //!
 //! ```text
-//! cargo run -p snodo-tokio --example hello
+//! cargo run -p snodo-tokio --example hello               # stdio
+//! cargo run -p snodo-tokio --example hello -- http       # http://127.0.0.1:8378/mcp
 //! ```
 
-use serde::Deserialize;
-use snodo_proto::{CallToolResult, Context, Service, Tool};
-use snodo_tokio::{bind_http, serve_http, Options};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-#[derive(Deserialize)]
+use serde::{Deserialize, Serialize};
+use snodo_proto::schemars::{self, JsonSchema};
+use snodo_proto::typed::{Json, State};
+use snodo_proto::{Context, Service, Tool, ToolError};
+use snodo_tokio::{bind_http, serve_http, serve_stdio, Options};
+
+/// The application's state: handlers receive it as `State<Counter>`.
+#[derive(Default)]
+struct Counter {
+    greeted: AtomicU64,
+}
+
+#[derive(Deserialize, JsonSchema)]
 struct Greet {
+    /// Who to greet.
     name: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Greeting {
+    message: String,
+    /// How many greetings this server has made.
+    count: u64,
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let service = Service::builder()
+        .state(Counter::default())
         .tool(
-            Tool::new("greet", "Say hello to someone").input_schema(serde_json::json!({
-                "type": "object",
-                "properties": { "name": { "type": "string" } },
-                "required": ["name"]
-            })),
-            |args: Greet, _ctx: Context| async move {
-                CallToolResult::text(format!("Hello, {}!", args.name))
+            Tool::new("greet", "Say hello to someone").title("Greet"),
+            |counter: State<Counter>, args: Greet, _ctx: Context| async move {
+                if args.name.trim().is_empty() {
+                    // A tool execution error: the model reads it and retries.
+                    return Err(ToolError::from("name is empty: say who to greet"));
+                }
+                let count = counter.greeted.fetch_add(1, Ordering::Relaxed) + 1;
+                Ok(Json(Greeting {
+                    message: format!("Hello, {}!", args.name),
+                    count,
+                }))
             },
         )
         .build()?;
-    let listener = bind_http("127.0.0.1:8378").await?;
-    eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    serve_http(&service, listener, ctrl_c, Options::default()).await?;
+
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("http") => {
+            let addr = args.get(1).map_or("127.0.0.1:8378", String::as_str);
+            let listener = bind_http(addr).await?;
+            eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
+            let ctrl_c = async {
+                let _ = tokio::signal::ctrl_c().await;
+            };
+            serve_http(&service, listener, ctrl_c, Options::default()).await?;
+        }
+        _ => serve_stdio(&service, Options::default()).await?,
+    }
     Ok(())
 }
