@@ -49,7 +49,7 @@
 //!     )
 //!     .build()
 //!     .unwrap();
-//! let tool = service.tools().next().unwrap();
+//! let tool = service.tools().into_iter().next().unwrap();
 //! assert_eq!(tool.input_schema["type"], "object");
 //! assert_eq!(tool.input_schema["required"][0], "article");
 //! assert_eq!(tool.output_schema.as_ref().unwrap()["properties"]["cents"]["type"], "integer");
