@@ -4,8 +4,8 @@
 //! unpadded base64url, and the MAC is HMAC-SHA256 under the named key over
 //! everything before the last dot. The payload is readable by the client
 //! (integrity, not confidentiality: `mrtr.mdx` requires the former) and
-//! binds the state to one request (method, target, params digest), an
-//! issue time and an expiry, a nonce (so two states are never equal), the
+//! binds the state to one request (method, target, params digest), the
+//! authenticated principal when there is one, an issue time and an expiry, a nonce (so two states are never equal), the
 //! handler's own state, and the input requests issued (so the answers can
 //! be checked against what was asked).
 
@@ -56,6 +56,11 @@ pub(crate) struct Payload {
     pub(crate) exp: u64,
     /// Nonce.
     pub(crate) n: String,
+    /// The principal the state was issued to, as [`principal_digest`]
+    /// names it; absent when the request was not authenticated (so
+    /// states of a service without authorization are unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) p: Option<String>,
     /// The handler's state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) s: Option<Value>,
@@ -177,6 +182,14 @@ impl Sealer {
         let json = b64::decode(body)?;
         serde_json::from_slice(&json).ok()
     }
+}
+
+/// A principal as a state names it: base64url of the first 16 bytes of
+/// the SHA-256 of its subject. Short, of fixed length however long the
+/// subject, and no more readable than the subject is to its own client.
+pub(crate) fn principal_digest(principal: &crate::auth::Principal) -> String {
+    let d: [u8; 32] = Sha256::digest(principal.subject.as_bytes()).into();
+    b64::encode(&d[..16])
 }
 
 fn mac(key: &Key, parts: &[&[u8]]) -> [u8; 32] {
