@@ -259,17 +259,15 @@ pub fn dispatch(
             error: ErrorObject::invalid_request("Clients must not send responses to the server"),
             admission: true,
         },
-        Incoming::Request { id, method, params } => {
-            request(
-                service,
-                id,
-                &method,
-                Body::Object(params),
-                headers,
-                principal,
-                now,
-            )
-        }
+        Incoming::Request { id, method, params } => request(
+            service,
+            id,
+            &method,
+            Body::Object(params),
+            headers,
+            principal,
+            now,
+        ),
     }
 }
 
@@ -783,7 +781,14 @@ fn call_tool(
     if service.hidden(&meta, |view, v| view.tool(v, &entry.tool)) {
         return Err(unknown_tool(name));
     }
-    let mrtr = mrtr::admit(service, "tools/call", entry.name.clone(), &params,meta.principal(), now)?;
+    let mrtr = mrtr::admit(
+        service,
+        "tools/call",
+        entry.name.clone(),
+        &params,
+        meta.principal(),
+        now,
+    )?;
     let arguments = match typed {
         Some((_, arguments)) => arguments,
         None => match params.remove("arguments") {
@@ -889,7 +894,14 @@ fn read_resource_at(
             .ok_or_else(|| resource_not_found(uri))?
     };
     let (handler, variables) = handler;
-    let mrtr = mrtr::admit(service, "resources/read", Arc::from(uri), params,meta.principal(), now)?;
+    let mrtr = mrtr::admit(
+        service,
+        "resources/read",
+        Arc::from(uri),
+        params,
+        meta.principal(),
+        now,
+    )?;
     let request = Request::ReadResource {
         uri: String::from(uri),
         variables,

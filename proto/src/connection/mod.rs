@@ -777,7 +777,13 @@ impl Connection {
         };
         // The common tools/call first (a modern request by its `_meta`);
         // everything else, the general path.
-        let dispatched = match dispatch::fast::admit(&self.service, &bytes, None, self.principal.as_ref(), now) {
+        let dispatched = match dispatch::fast::admit(
+            &self.service,
+            &bytes,
+            None,
+            self.principal.as_ref(),
+            now,
+        ) {
             Some(d) => d,
             None => {
                 let incoming = jsonrpc::parse(&bytes);

@@ -93,7 +93,9 @@ pub(crate) fn admit(
     }
     let mut meta = RequestMeta::default();
     let (id, method, body) = parse(message, &mut meta)?;
-    Some(super::request(service, id, method, body, headers, principal, now))
+    Some(super::request(
+        service, id, method, body, headers, principal, now,
+    ))
 }
 
 /// The typed reading of `message`: its id, method and params, `_meta`
