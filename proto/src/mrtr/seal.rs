@@ -216,6 +216,7 @@ mod tests {
             iat: 1,
             exp: 2,
             n: String::from("nonce"),
+            p: Some(String::from("principal")),
             s: Some(serde_json::json!({"step": 1})),
             q: BTreeMap::from([(String::from("k"), Issued::Roots)]),
         }
@@ -276,6 +277,18 @@ mod tests {
             Sealer::new(Some(StateKeys::new([1u8; 32])), Duration::ZERO),
             Err(BuildError::InvalidLimit(_))
         ));
+    }
+
+    #[test]
+    fn principal_digests_are_short_and_tell_subjects_apart() {
+        let alice = principal_digest(&crate::auth::Principal::new("alice", ["a"]));
+        let long = principal_digest(&crate::auth::Principal::new("x".repeat(4096), ["a"]));
+        // Scopes are not part of the binding: a token refreshed with other
+        // scopes still retries its own request.
+        let rescoped = principal_digest(&crate::auth::Principal::new("alice", ["b"]));
+        assert_eq!(alice, rescoped);
+        assert_ne!(alice, principal_digest(&crate::auth::Principal::new("bob", ["a"])));
+        assert_eq!((alice.len(), long.len()), (22, 22));
     }
 
     #[test]
