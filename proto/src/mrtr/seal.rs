@@ -287,7 +287,10 @@ mod tests {
         // scopes still retries its own request.
         let rescoped = principal_digest(&crate::auth::Principal::new("alice", ["b"]));
         assert_eq!(alice, rescoped);
-        assert_ne!(alice, principal_digest(&crate::auth::Principal::new("bob", ["a"])));
+        assert_ne!(
+            alice,
+            principal_digest(&crate::auth::Principal::new("bob", ["a"]))
+        );
         assert_eq!((alice.len(), long.len()), (22, 22));
     }
 
