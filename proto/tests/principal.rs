@@ -207,3 +207,61 @@ fn a_caller_without_the_scope_neither_sees_nor_calls_the_tool() {
     )
     .contains(r#""text":"written""#));
 }
+
+#[test]
+fn an_initialize_era_session_sees_the_view_of_its_principal() {
+    let service = service();
+    let post = |sid: Option<&str>, token: &str, body: &str| {
+        let sid = sid.map_or(String::new(), |s| {
+            format!("Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n")
+        });
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{sid}Authorization: Bearer {token}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let mut h = Harness::new(&service, Transport::Http);
+    let out = h.send(
+        post(
+            None,
+            "reader",
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        )
+        .as_bytes(),
+    );
+    assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+    let sid = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        .expect("initialize names its session")
+        .to_owned();
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let names = |out: &str| {
+        let json: Value = serde_json::from_str(out.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+        json["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{json}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(&h.send(post(Some(&sid), "reader", list).as_bytes())),
+        ["greet"]
+    );
+    assert_eq!(
+        names(&h.send(post(Some(&sid), "writer", list).as_bytes())),
+        ["greet", "write_note"]
+    );
+    assert_eq!(
+        h.send(
+            post(
+                Some(&sid),
+                "reader",
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_note","arguments":{}}}"#
+            )
+            .as_bytes()
+        ),
+        ok(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: write_note"}}"#)
+    );
+}
