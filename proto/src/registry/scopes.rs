@@ -138,3 +138,62 @@ impl View for ScopeView {
         Self::holds(view, self.templates.get(&template.uri_template))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Principal;
+    use crate::meta::RequestMeta;
+    use alloc::sync::Arc;
+
+    fn view() -> ScopeView {
+        ScopeView::new()
+            .tool("w", ["write"])
+            .prompt("p", ["read", "write"])
+            .resource("test://r", ["read"])
+            .template("test://{x}", ["admin"])
+    }
+
+    fn name(principal: Option<Principal>) -> Option<String> {
+        let meta = RequestMeta {
+            principal: principal.map(Arc::new),
+            ..RequestMeta::default()
+        };
+        view().name(&Caller::new(&meta))
+    }
+
+    #[test]
+    fn a_view_is_named_by_the_relevant_scopes_held() {
+        assert_eq!(name(None), Some(String::new()));
+        let reader = Principal::new("a", ["read", "unrelated"]);
+        assert_eq!(name(Some(reader)).as_deref(), Some("read"));
+        let all = Principal::new("b", ["write", "admin", "read"]);
+        assert_eq!(name(Some(all)).as_deref(), Some("admin read write"));
+    }
+
+    // The builder methods share their names with the trait's: call these
+    // through the trait.
+    #[test]
+    fn each_kind_needs_all_its_scopes_and_unnamed_entries_show() {
+        let v = view();
+        assert!(!View::tool(&v, "read", &Tool::new("w", "")));
+        assert!(View::tool(&v, "read write", &Tool::new("w", "")));
+        assert!(View::tool(&v, "", &Tool::new("free", "")));
+        assert!(!View::prompt(&v, "read", &Prompt::new("p", "")));
+        assert!(View::prompt(&v, "read write", &Prompt::new("p", "")));
+        assert!(!View::resource(&v, "", &Resource::new("test://r", "r")));
+        assert!(View::resource(&v, "read", &Resource::new("test://r", "r")));
+        assert!(!View::template(
+            &v,
+            "read write",
+            &ResourceTemplate::new("test://{x}", "x")
+        ));
+        assert!(View::template(
+            &v,
+            "admin",
+            &ResourceTemplate::new("test://{x}", "x")
+        ));
+        // A scope is matched whole, not as a prefix of a held one.
+        assert!(!View::tool(&v, "writer", &Tool::new("w", "")));
+    }
+}
