@@ -297,12 +297,14 @@ fn check(bytes: &[u8], headers: Option<(Fields, bool)>) {
         service,
         jsonrpc::parse(bytes),
         m.as_ref().map(|m| m as _),
+        None,
         now,
     );
     let again = dispatch(
         service,
         jsonrpc::parse(bytes),
         m.as_ref().map(|m| m as _),
+        None,
         now,
     );
     assert_eq!(

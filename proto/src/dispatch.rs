@@ -38,6 +38,7 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use serde_json::{json, Map, Value};
 
+use crate::auth::Principal;
 use crate::error::{quoted, ErrorObject};
 use crate::handler::{Handler, Request};
 use crate::jsonrpc::{Incoming, RequestId};
@@ -235,10 +236,14 @@ pub fn resource_not_found(uri: &str) -> ErrorObject {
 
 /// Dispatch one classified message received at `now` (which expires
 /// sealed `requestState`).
+///
+/// `principal` is who the transport authenticated the request as (see
+/// [`RequestMeta::principal`]); `None` without authorization.
 pub fn dispatch(
     service: &Service,
     incoming: Incoming,
     headers: Option<&dyn HeaderCheck>,
+    principal: Option<&Arc<Principal>>,
     now: Instant,
 ) -> Dispatch {
     match incoming {
@@ -254,9 +259,15 @@ pub fn dispatch(
             error: ErrorObject::invalid_request("Clients must not send responses to the server"),
             admission: true,
         },
-        Incoming::Request { id, method, params } => {
-            request(service, id, &method, Body::Object(params), headers, now)
-        }
+        Incoming::Request { id, method, params } => request(
+            service,
+            id,
+            &method,
+            Body::Object(params),
+            headers,
+            principal,
+            now,
+        ),
     }
 }
 
@@ -398,9 +409,14 @@ pub(crate) fn request(
     method: &str,
     body: Body<'_>,
     headers: Option<&dyn HeaderCheck>,
+    principal: Option<&Arc<Principal>>,
     now: Instant,
 ) -> Dispatch {
-    match admit(service, method, body, headers) {
+    let admitted = admit(service, method, body, headers).map(|(target, mut meta, args)| {
+        meta.principal = principal.cloned();
+        (target, meta, args)
+    });
+    match admitted {
         Ok((Target::Core(spec), meta, args)) => {
             match route_args(service, &id, spec, args, meta, now) {
                 Ok(Dispatch::Invoke(admitted)) => {
@@ -765,7 +781,14 @@ fn call_tool(
     if service.hidden(&meta, |view, v| view.tool(v, &entry.tool)) {
         return Err(unknown_tool(name));
     }
-    let mrtr = mrtr::admit(service, "tools/call", entry.name.clone(), &params, now)?;
+    let mrtr = mrtr::admit(
+        service,
+        "tools/call",
+        entry.name.clone(),
+        &params,
+        meta.principal(),
+        now,
+    )?;
     let arguments = match typed {
         Some((_, arguments)) => arguments,
         None => match params.remove("arguments") {
@@ -871,7 +894,14 @@ fn read_resource_at(
             .ok_or_else(|| resource_not_found(uri))?
     };
     let (handler, variables) = handler;
-    let mrtr = mrtr::admit(service, "resources/read", Arc::from(uri), params, now)?;
+    let mrtr = mrtr::admit(
+        service,
+        "resources/read",
+        Arc::from(uri),
+        params,
+        meta.principal(),
+        now,
+    )?;
     let request = Request::ReadResource {
         uri: String::from(uri),
         variables,
@@ -920,6 +950,7 @@ fn get_prompt(
         "prompts/get",
         Arc::from(entry.prompt.name.as_str()),
         params,
+        meta.principal(),
         now,
     )?;
     let request = Request::GetPrompt {

@@ -7,6 +7,7 @@
 
 use alloc::borrow::Cow;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use bytes::Bytes;
 use core::fmt;
@@ -167,6 +168,9 @@ pub struct RequestMeta {
     pub trace: TraceContext,
     /// The whole `_meta` object: see [`RequestMeta::raw`].
     pub(crate) raw: Raw,
+    /// Not from `_meta`: the principal the transport authenticated the
+    /// request as (see [`RequestMeta::principal`]).
+    pub(crate) principal: Option<Arc<crate::auth::Principal>>,
 }
 
 impl RequestMeta {
@@ -175,6 +179,15 @@ impl RequestMeta {
     /// (the common request: no map is built for it unless asked).
     pub fn raw(&self) -> Cow<'_, Map<String, Value>> {
         self.raw.map()
+    }
+
+    /// Who the request was authenticated as: set from the transport (a
+    /// bearer token the service's
+    /// [`Authorization`](crate::Authorization) accepted), never from
+    /// anything the client says about itself. `None` without
+    /// authorization (and on stdio, which takes no tokens).
+    pub fn principal(&self) -> Option<&crate::auth::Principal> {
+        self.principal.as_deref()
     }
 }
 
@@ -351,6 +364,7 @@ fn read(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
         progress_token,
         trace,
         raw: Raw::default(),
+        principal: None,
     })
 }
 

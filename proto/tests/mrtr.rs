@@ -17,7 +17,7 @@ use snodo_proto::{
     PromptMessage, ReadResourceResult, Reply, Request, Resource, ResourceArgs, ResourceContents,
     ResourceError, Service, StateKeys, Tool, Transport,
 };
-use support::Harness;
+use support::{b64url, Harness};
 
 const KEY_A: [u8; 32] = [0xa1; 32];
 const KEY_B: [u8; 32] = [0xb2; 32];
@@ -810,28 +810,4 @@ fn a_round_over_http() {
     let out = h.send(post(&body).as_bytes());
     assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
     assert!(out.ends_with(r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid requestState: it was not issued by this server or was modified"}}"#), "{out}");
-}
-
-/// Decode unpadded base64url (test-side, independent of the crate's).
-fn b64url(text: &str) -> Vec<u8> {
-    let mut bits = 0u32;
-    let mut n = 0;
-    let mut out = Vec::new();
-    for c in text.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' => 62,
-            b'_' => 63,
-            _ => panic!("not base64url: {text}"),
-        };
-        bits = bits << 6 | u32::from(v);
-        n += 6;
-        if n >= 8 {
-            n -= 8;
-            out.push((bits >> n) as u8);
-        }
-    }
-    out
 }

@@ -35,8 +35,10 @@ pub enum TaskSupport {
 /// Creation).
 pub type When = Arc<dyn Fn(&CoreCall<'_>) -> bool + Send + Sync>;
 
-/// Who a request acts for: tasks are bound to it, and only requests of the
-/// same principal see them.
+/// Who a request the transport did not authenticate acts for: tasks are
+/// bound to it, and only requests of the same principal see them. (An
+/// authenticated request acts for its principal's subject: see
+/// [`Tasks::principal`](crate::Tasks::principal).)
 pub type Principal = Arc<dyn Fn(&RequestMeta) -> String + Send + Sync>;
 
 #[derive(Clone)]
@@ -72,8 +74,8 @@ impl std::fmt::Debug for TasksExtension {
 /// The default principal: every request acts for `"anonymous"`. Without
 /// authentication there is nothing trustworthy to tell callers apart by
 /// (`clientInfo` is self-reported), so task ids, unguessable, are the only
-/// bearer of access. Install a principal function that reads the
-/// authenticated identity as soon as the transport has one.
+/// bearer of access. A request the transport authenticated acts for its
+/// principal's subject instead.
 pub fn anonymous(_: &RequestMeta) -> String {
     String::from("anonymous")
 }
@@ -98,6 +100,17 @@ impl TasksExtension {
     /// The lifecycle engine (and through it, the store).
     pub fn engine(&self) -> &Arc<Engine> {
         &self.engine
+    }
+
+    /// Who a request acts for: the subject the transport authenticated
+    /// (`tasks.md` § Security Considerations, Auth binding: each
+    /// task-related request is checked for permission to the task), else
+    /// what the principal function says.
+    fn owner(&self, meta: &RequestMeta) -> String {
+        match meta.principal() {
+            Some(p) => p.subject.clone(),
+            None => (self.principal)(meta),
+        }
     }
 
     fn task_id(params: &Map<String, Value>) -> Result<String, ErrorObject> {
@@ -132,7 +145,7 @@ impl Extension for TasksExtension {
             Err(e) => return Step::Error(e),
         };
         let engine = &self.engine;
-        let principal = (self.principal)(call.meta);
+        let principal = self.owner(call.meta);
         let hub = call.service.hub().cloned();
         let now = call.now;
         match call.method {
@@ -208,7 +221,7 @@ impl Extension for TasksExtension {
             },
             idempotency_key,
         };
-        let principal = (self.principal)(call.meta);
+        let principal = self.owner(call.meta);
         let hub = call.service.hub().cloned();
         let now = call.now;
         // `tasks.md` § Task Creation: answered once the task is stored, so
@@ -256,7 +269,7 @@ impl Extension for TasksExtension {
         );
         Ok(Subscribed {
             topics,
-            scope: Some((self.principal)(call.meta)),
+            scope: Some(self.owner(call.meta)),
             ack,
             ..Subscribed::default()
         })

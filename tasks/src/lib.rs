@@ -123,7 +123,17 @@ impl Tasks {
         self
     }
 
-    /// Who a request acts for (default: [`anonymous`]).
+    /// Who a request the transport did not authenticate acts for
+    /// (default: [`anonymous`]).
+    ///
+    /// A request the transport authenticated (a bearer token the service's
+    /// [`Authorization`](snodo_proto::Authorization) accepted, see
+    /// [`RequestMeta::principal`]) always acts for its principal's
+    /// subject: this function is not asked, so nothing the client writes
+    /// in `_meta` can make its tasks another's. The names this function
+    /// returns share one space with subjects; when one store serves both
+    /// authenticated and unauthenticated requests, return names no
+    /// subject takes (for example with a prefix).
     pub fn principal(
         mut self,
         principal: impl Fn(&RequestMeta) -> String + Send + Sync + 'static,

@@ -135,7 +135,15 @@ impl Connection {
                     self.write_duplicate(&id, now);
                     return;
                 }
-                let action = admit::request(&self.service, &view, &id, &method, params, now);
+                let action = admit::request(
+                    &self.service,
+                    &view,
+                    &id,
+                    &method,
+                    params,
+                    self.principal.as_ref(),
+                    now,
+                );
                 self.act(session, id, action, now);
             }
             Incoming::Notification { method, params } => {

@@ -777,7 +777,13 @@ impl Connection {
         };
         // The common tools/call first (a modern request by its `_meta`);
         // everything else, the general path.
-        let dispatched = match dispatch::fast::admit(&self.service, &bytes, None, now) {
+        let dispatched = match dispatch::fast::admit(
+            &self.service,
+            &bytes,
+            None,
+            self.principal.as_ref(),
+            now,
+        ) {
             Some(d) => d,
             None => {
                 let incoming = jsonrpc::parse(&bytes);
@@ -788,7 +794,7 @@ impl Connection {
                     self.legacy_message(None, incoming, now);
                     return;
                 }
-                dispatch::dispatch(&self.service, incoming, None, now)
+                dispatch::dispatch(&self.service, incoming, None, self.principal.as_ref(), now)
             }
         };
         self.carry_out(dispatched, &bytes, now);

@@ -85,6 +85,7 @@ pub(crate) fn admit(
     service: &Service,
     message: &Bytes,
     headers: Option<&dyn HeaderCheck>,
+    principal: Option<&alloc::sync::Arc<crate::auth::Principal>>,
     now: Instant,
 ) -> Option<Dispatch> {
     if super::general_parser_only_now() {
@@ -92,7 +93,9 @@ pub(crate) fn admit(
     }
     let mut meta = RequestMeta::default();
     let (id, method, body) = parse(message, &mut meta)?;
-    Some(super::request(service, id, method, body, headers, now))
+    Some(super::request(
+        service, id, method, body, headers, principal, now,
+    ))
 }
 
 /// The typed reading of `message`: its id, method and params, `_meta`

@@ -583,7 +583,13 @@ impl Connection {
             head,
             service: &self.service,
         };
-        let dispatched = match dispatch::fast::admit(&self.service, &body, Some(&mirrors), now) {
+        let dispatched = match dispatch::fast::admit(
+            &self.service,
+            &body,
+            Some(&mirrors),
+            self.principal.as_ref(),
+            now,
+        ) {
             Some(d) => d,
             None => match self.dispatch_http(head, &body, now) {
                 Some(d) => d,
@@ -649,6 +655,7 @@ impl Connection {
             &self.service,
             incoming,
             Some(&mirrors),
+            self.principal.as_ref(),
             now,
         ))
     }

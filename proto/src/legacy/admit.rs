@@ -68,17 +68,22 @@ pub(crate) enum Action {
 /// `{}`: the empty result of `ping`, `logging/setLevel`, `resources/subscribe`.
 pub(crate) const EMPTY: &[u8] = b"{}";
 
-/// Admit and route the request `id` of a session seen as `view`.
+/// Admit and route the request `id` of a session seen as `view`, made by
+/// `principal` (authenticated by the transport, if it was).
 pub(crate) fn request(
     service: &Service,
     view: &View,
     id: &RequestId,
     method: &str,
     params: Option<Map<String, Value>>,
+    principal: Option<&alloc::sync::Arc<crate::auth::Principal>>,
     now: Instant,
 ) -> Action {
     match admit(service, view, method, params) {
-        Ok((spec_method, params, meta)) => route(service, id, spec_method, params, meta, now),
+        Ok((spec_method, params, mut meta)) => {
+            meta.principal = principal.cloned();
+            route(service, id, spec_method, params, meta, now)
+        }
         Err(e) => Action::Error(e),
     }
 }

@@ -20,7 +20,7 @@ use super::elicit::ElicitResult;
 use super::roots::ListRootsResult;
 use super::round::Round;
 use super::sampling::CreateMessageResult;
-use super::seal::{Issued, Payload};
+use super::seal::{principal_digest, Issued, Payload};
 use crate::error::{quoted, ErrorObject};
 use crate::service::Service;
 use crate::time::Instant;
@@ -34,6 +34,12 @@ pub(crate) struct Origin {
     /// The tool or prompt name (shared with the registry) or the URI.
     pub(crate) target: Arc<str>,
     pub(crate) digest: Digest,
+    /// The authenticated principal ([`principal_digest`]), if any: a
+    /// state is sealed for it and refused to anyone else (`mrtr.mdx`
+    /// § Server Requirements: servers SHOULD bind state to "the
+    /// authenticated principal, rejecting state presented by a different
+    /// principal").
+    pub(crate) principal: Option<String>,
 }
 
 /// The digest of the request's params ([`canon::params_digest`]), which
@@ -78,18 +84,21 @@ impl Origin {
 }
 
 /// Admit `inputResponses` and `requestState` of a `method` request for
-/// `target` whose params are `params`.
+/// `target` whose params are `params`, made by `principal` (authenticated
+/// by the transport, if it was).
 pub(crate) fn admit(
     service: &Service,
     method: &'static str,
     target: Arc<str>,
     params: &Map<String, Value>,
+    principal: Option<&crate::auth::Principal>,
     now: Instant,
 ) -> Result<(Origin, Round), ErrorObject> {
     let mut origin = Origin {
         method,
         target,
         digest: Digest::Pending,
+        principal: principal.map(principal_digest),
     };
     let responses = responses(params.get("inputResponses"))?;
     let payload = match params.get("requestState") {
@@ -157,6 +166,18 @@ fn verify(
         tracing::debug!(
             method = origin.method,
             "requestState replayed on another request"
+        );
+        return Err(ErrorObject::invalid_params(
+            "Invalid requestState: it was issued for a different request",
+        ));
+    }
+    // Another principal's state (or an authenticated one's presented
+    // without authentication, or the reverse) is refused like another
+    // request's: the answer does not say whose it was.
+    if p.p != origin.principal {
+        tracing::debug!(
+            method = origin.method,
+            "requestState presented by another principal"
         );
         return Err(ErrorObject::invalid_params(
             "Invalid requestState: it was issued for a different request",

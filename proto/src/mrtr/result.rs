@@ -67,6 +67,7 @@ pub(crate) fn shape(
             iat,
             exp: iat.saturating_add(ttl),
             n: sealer.nonce(),
+            p: origin.principal.clone(),
             s: state,
             q: issued,
         };

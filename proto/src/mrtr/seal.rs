@@ -4,8 +4,8 @@
 //! unpadded base64url, and the MAC is HMAC-SHA256 under the named key over
 //! everything before the last dot. The payload is readable by the client
 //! (integrity, not confidentiality: `mrtr.mdx` requires the former) and
-//! binds the state to one request (method, target, params digest), an
-//! issue time and an expiry, a nonce (so two states are never equal), the
+//! binds the state to one request (method, target, params digest), the
+//! authenticated principal when there is one, an issue time and an expiry, a nonce (so two states are never equal), the
 //! handler's own state, and the input requests issued (so the answers can
 //! be checked against what was asked).
 
@@ -56,6 +56,11 @@ pub(crate) struct Payload {
     pub(crate) exp: u64,
     /// Nonce.
     pub(crate) n: String,
+    /// The principal the state was issued to, as [`principal_digest`]
+    /// names it; absent when the request was not authenticated (so
+    /// states of a service without authorization are unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) p: Option<String>,
     /// The handler's state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) s: Option<Value>,
@@ -179,6 +184,14 @@ impl Sealer {
     }
 }
 
+/// A principal as a state names it: base64url of the first 16 bytes of
+/// the SHA-256 of its subject. Short, of fixed length however long the
+/// subject, and no more readable than the subject is to its own client.
+pub(crate) fn principal_digest(principal: &crate::auth::Principal) -> String {
+    let d: [u8; 32] = Sha256::digest(principal.subject.as_bytes()).into();
+    b64::encode(&d[..16])
+}
+
 fn mac(key: &Key, parts: &[&[u8]]) -> [u8; 32] {
     // HMAC accepts keys of any length; `new_from_slice` cannot fail for it.
     let mut m = match HmacSha256::new_from_slice(&key.secret) {
@@ -203,6 +216,7 @@ mod tests {
             iat: 1,
             exp: 2,
             n: String::from("nonce"),
+            p: Some(String::from("principal")),
             s: Some(serde_json::json!({"step": 1})),
             q: BTreeMap::from([(String::from("k"), Issued::Roots)]),
         }
@@ -263,6 +277,21 @@ mod tests {
             Sealer::new(Some(StateKeys::new([1u8; 32])), Duration::ZERO),
             Err(BuildError::InvalidLimit(_))
         ));
+    }
+
+    #[test]
+    fn principal_digests_are_short_and_tell_subjects_apart() {
+        let alice = principal_digest(&crate::auth::Principal::new("alice", ["a"]));
+        let long = principal_digest(&crate::auth::Principal::new("x".repeat(4096), ["a"]));
+        // Scopes are not part of the binding: a token refreshed with other
+        // scopes still retries its own request.
+        let rescoped = principal_digest(&crate::auth::Principal::new("alice", ["b"]));
+        assert_eq!(alice, rescoped);
+        assert_ne!(
+            alice,
+            principal_digest(&crate::auth::Principal::new("bob", ["a"]))
+        );
+        assert_eq!((alice.len(), long.len()), (22, 22));
     }
 
     #[test]

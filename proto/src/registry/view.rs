@@ -15,8 +15,7 @@
 //! Headers) are checked at admission, before the caller's `_meta` is read,
 //! against the tool as registered; a client sending a wrong mirror for a
 //! tool outside its view gets `-32020` where an unknown tool would get
-//! `-32602`. Closing it needs the caller at header-check time, which the
-//! authorization work (a principal from the transport) brings.
+//! `-32602`. Closing it needs the caller at header-check time.
 
 use crate::meta::RequestMeta;
 use crate::model::{Prompt, Resource, ResourceTemplate, Tool};
@@ -29,10 +28,11 @@ use {
     alloc::sync::Arc,
 };
 
-/// Who is asking. Until the service authenticates callers, a caller is
-/// what its request's `_meta` says (self-asserted: a view drawn from it
-/// is a convenience, not a security boundary); the authorization work
-/// adds the verified principal here.
+/// Who is asking: the principal the transport authenticated, when the
+/// service has [`Authorization`](crate::Authorization) (a view drawn from
+/// it is a security boundary), and what the request's `_meta` says
+/// (self-asserted: a view drawn from that is a convenience, not a
+/// boundary).
 #[derive(Clone, Copy, Debug)]
 pub struct Caller<'a> {
     meta: &'a RequestMeta,
@@ -47,6 +47,12 @@ impl<'a> Caller<'a> {
     /// The request's admitted `_meta`.
     pub fn meta(&self) -> &'a RequestMeta {
         self.meta
+    }
+
+    /// Who the transport authenticated the request as; `None` without
+    /// authorization (see [`RequestMeta::principal`]).
+    pub fn principal(&self) -> Option<&'a crate::auth::Principal> {
+        self.meta.principal()
     }
 }
 

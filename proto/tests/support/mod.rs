@@ -114,3 +114,27 @@ impl Harness {
         String::from_utf8(written).expect("output is UTF-8")
     }
 }
+
+/// Decode unpadded base64url (test-side, independent of the crate's).
+pub fn b64url(text: &str) -> Vec<u8> {
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' => 62,
+            b'_' => 63,
+            _ => panic!("not base64url: {text}"),
+        };
+        bits = bits << 6 | u32::from(v);
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+        }
+    }
+    out
+}
