@@ -187,7 +187,11 @@ fn header_problem(token: &str) -> &'static str {
     let alg = token
         .split('.')
         .next()
-        .and_then(|h| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(h).ok())
+        .and_then(|h| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(h)
+                .ok()
+        })
         .and_then(|h| serde_json::from_slice::<Map<String, Value>>(&h).ok())
         .and_then(|h| h.get("alg").cloned());
     match alg {

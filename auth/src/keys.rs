@@ -140,7 +140,9 @@ impl Key {
                 return Err(KeyError::Unsupported(format!("OKP curve {:?}", p.curve)))
             }
             AlgorithmParameters::OctetKey(_) => {
-                return Err(KeyError::Unsupported("symmetric (oct) key in a key set".into()))
+                return Err(KeyError::Unsupported(
+                    "symmetric (oct) key in a key set".into(),
+                ))
             }
         };
         let key = DecodingKey::from_jwk(jwk).map_err(invalid)?;
@@ -158,10 +160,7 @@ impl Key {
     /// Narrow the algorithms this key verifies to `allowed`; each must be
     /// of the key's family.
     pub fn only(mut self, allowed: &[Algorithm]) -> Result<Key, KeyError> {
-        if let Some(alg) = allowed
-            .iter()
-            .find(|a| !self.kind.algorithms().contains(a))
-        {
+        if let Some(alg) = allowed.iter().find(|a| !self.kind.algorithms().contains(a)) {
             return Err(KeyError::WrongFamily(*alg));
         }
         self.algorithms = allowed.to_vec();

@@ -99,7 +99,10 @@ fn no_token_is_401_with_the_metadata_url() {
 
 #[test]
 fn a_malformed_token_is_invalid() {
-    assert_eq!(whoami("Bearer not-a-jwt"), invalid("The token is malformed"));
+    assert_eq!(
+        whoami("Bearer not-a-jwt"),
+        invalid("The token is malformed")
+    );
     assert_eq!(whoami("Bearer a.b.c"), invalid("The token is malformed"));
 }
 
@@ -243,7 +246,9 @@ fn a_missing_scope_is_403_insufficient_scope() {
         whoami(&format!("Bearer {}", rs256("rsa-1", &c))),
         answer(
             "403 Forbidden",
-            &format!("error=\"insufficient_scope\", scope=\"notes:read\", resource_metadata=\"{PRM}\""),
+            &format!(
+                "error=\"insufficient_scope\", scope=\"notes:read\", resource_metadata=\"{PRM}\""
+            ),
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Forbidden: the token lacks a required scope"}}"#
         )
     );
@@ -258,14 +263,16 @@ fn a_missing_scope_is_403_insufficient_scope() {
         ),
         answer(
             "403 Forbidden",
-            &format!("error=\"insufficient_scope\", scope=\"notes:write\", resource_metadata=\"{PRM}\""),
+            &format!(
+                "error=\"insufficient_scope\", scope=\"notes:write\", resource_metadata=\"{PRM}\""
+            ),
             r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Forbidden: the token lacks a required scope"}}"#
         )
     );
 }
 
 /// A 64 KiB token never reaches the validator: the request head (default
-/// limit 16 KiB, `CodecLimits::max_head_bytes`) is refused first with 431
+/// limit 16 KiB, `HttpConfig::max_head_bytes`) is refused first with 431
 /// and the connection closed — before any token is looked at, so no
 /// `WWW-Authenticate`. (A token between proto's 8 KiB token cap and the
 /// head limit gets 401 "The token is too large", tested in proto.)
@@ -301,11 +308,8 @@ fn two_authorization_headers_are_400_invalid_request() {
 #[test]
 fn a_token_in_the_query_string_is_not_a_token() {
     let token = rs256("rsa-1", &claims());
-    let request = call("whoami", &[]).replacen(
-        "POST /mcp ",
-        &format!("POST /mcp?access_token={token} "),
-        1,
-    );
+    let request =
+        call("whoami", &[]).replacen("POST /mcp ", &format!("POST /mcp?access_token={token} "), 1);
     assert_eq!(
         send(&service(static_validator()), request.as_bytes()),
         answer(

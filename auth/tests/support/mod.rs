@@ -26,7 +26,10 @@ pub const EC_PUB: &[u8] = include_bytes!("../keys/ec.pub");
 pub const JWKS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/keys/jwks.json");
 
 pub fn now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
 }
 
 /// Claims a good token carries; tests change one thing at a time.
