@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 use tracing_subscriber::EnvFilter;
 
+use crate::auth_spec::AuthSpec;
 use crate::store_spec::StoreSpec;
 use snodo_tasks_sql::PgBus;
 
@@ -20,6 +21,7 @@ const USAGE: &str = "\
 usage: snodo-fixture --stdio [--runtime tokio|smol|blocking] [STORE OPTIONS]
        snodo-fixture --listen ADDR [--runtime tokio|smol|blocking|hyper]
                      [--tls-cert PEM --tls-key PEM] [STORE OPTIONS]
+                     [--auth-issuer URL --auth-audience URI [--auth-jwks URL|FILE]]
        snodo-fixture --help
 
 Serve the snodo MCP conformance fixture (protocol revision 2026-07-28).
@@ -46,6 +48,14 @@ options:
   --bus postgres://…           carry change events (task status, list changes,
                                resource updates) to and from the other replicas
                                on that database (LISTEN/NOTIFY)
+  --auth-issuer URL --auth-audience URI [--auth-jwks URL|FILE]
+                               require on HTTP a JWT access token from URL
+                               (iss) for URI (aud, the endpoint's canonical
+                               URI), signed by a key of the JWKS (a file, or
+                               fetched; default URL/.well-known/jwks.json),
+                               with scope `mcp`; test_simple_text needs
+                               `mcp:text`, test_image_content and
+                               test_audio_content `mcp:media`
   -h, --help                   print this help
 
 Set SNODO_STATE_KEY to a hex secret (at least 32 bytes) to seal MRTR
@@ -133,6 +143,8 @@ struct Stores {
     tasks: Option<StoreSpec>,
     state_key_file: Option<PathBuf>,
     bus: Option<String>,
+    /// `--auth-*`: authorization on HTTP.
+    auth: Option<AuthSpec>,
 }
 
 /// Take the store options out of `args`; the rest is the command.
@@ -225,7 +237,9 @@ fn init_tracing() {
 
 /// Run the command line; the `snodo-fixture` binary is just this.
 pub fn main() -> ExitCode {
-    let (stores, args) = match stores(std::env::args().skip(1)) {
+    let (stores, args) = match AuthSpec::take(std::env::args().skip(1))
+        .and_then(|(auth, rest)| stores(rest).map(|(s, rest)| (Stores { auth, ..s }, rest)))
+    {
         Ok(s) => s,
         Err(e) => {
             eprintln!("snodo-fixture: {e}\n\n{USAGE}");
@@ -314,7 +328,26 @@ fn service(stores: &Stores) -> Option<snodo_proto::Service> {
             return None;
         }
     };
-    match crate::try_service_with(keys, tasks) {
+    let auth = match stores
+        .auth
+        .as_ref()
+        .map(AuthSpec::authorization)
+        .transpose()
+    {
+        Ok(a) => a,
+        Err(e) => {
+            tracing::error!(error = %e, "unusable authorization");
+            return None;
+        }
+    };
+    let mut builder = crate::builder_with_tasks(tasks);
+    if let Some(keys) = keys {
+        builder = builder.state_keys(keys);
+    }
+    if let Some(auth) = auth {
+        builder = builder.authorization(auth);
+    }
+    match builder.build() {
         Ok(s) => Some(s),
         Err(e) => {
             tracing::error!(error = %e, "the fixture does not build");
@@ -497,6 +530,7 @@ mod tests {
                 tasks: Some(StoreSpec::Sqlite(PathBuf::from("/tmp/t.db"))),
                 state_key_file: Some(PathBuf::from("/run/key")),
                 bus: None,
+                auth: None,
             }
         );
         assert_eq!(

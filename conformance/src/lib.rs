@@ -12,7 +12,8 @@
 
 #![warn(missing_docs)]
 
-pub mod changes;
+pub mod auth_spec;
+mod changes;
 pub mod cli;
 mod completion;
 mod drill;

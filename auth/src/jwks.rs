@@ -1,0 +1,207 @@
+//! A JWKS kept in memory and refreshed in the background.
+//!
+//! [`Authenticator::validate`](snodo_proto::Authenticator::validate) runs
+//! on a connection's thread and must not block, so the key set is read
+//! (from a file) or fetched (over HTTPS) by a thread of its own, and
+//! validation reads whatever set it last swapped in. A token naming a
+//! `kid` the set lacks asks for a refresh — at most once per
+//! [`min_refresh`](crate::JwtValidatorBuilder::jwks_min_refresh) — and is
+//! refused meanwhile: a forged `kid` cannot make the server hammer the
+//! authorization server.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::{Duration, Instant};
+
+use crate::keys::{parse_jwks, Key, KeyError};
+
+/// The largest JWKS document read (a provider's set is a few KiB).
+const MAX_JWKS: u64 = 1024 * 1024;
+
+/// Where a key set comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JwksSource {
+    /// A JWKS file, read again on each refresh.
+    File(PathBuf),
+    /// A JWKS URL: `https://`, or `http://` on a loopback host only.
+    Url(String),
+}
+
+impl JwksSource {
+    /// A source from a command-line value: a URL if it has a scheme, a
+    /// file path otherwise.
+    pub fn parse(value: &str) -> Result<JwksSource, KeyError> {
+        if value.contains("://") {
+            check_url(value)?;
+            Ok(JwksSource::Url(value.to_owned()))
+        } else {
+            Ok(JwksSource::File(PathBuf::from(value)))
+        }
+    }
+
+    fn load(&self) -> Result<Vec<Key>, String> {
+        let bytes = match self {
+            JwksSource::File(path) => {
+                use std::io::Read;
+                let mut bytes = Vec::new();
+                std::fs::File::open(path)
+                    .and_then(|f| f.take(MAX_JWKS).read_to_end(&mut bytes))
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                bytes
+            }
+            JwksSource::Url(url) => fetch(url)?,
+        };
+        parse_jwks(&bytes).map_err(|e| e.to_string())
+    }
+}
+
+/// Keys are fetched over TLS; plain HTTP only to this machine (a local
+/// authorization server in development and tests).
+fn check_url(url: &str) -> Result<(), KeyError> {
+    if url.starts_with("https://") {
+        return Ok(());
+    }
+    let loopback = ["http://127.0.0.1", "http://localhost", "http://[::1]"]
+        .iter()
+        .any(|p| {
+            url.strip_prefix(p)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '/']))
+        });
+    if loopback {
+        Ok(())
+    } else {
+        Err(KeyError::Invalid(format!(
+            "a JWKS URL must be https:// (http:// only on loopback): {url}"
+        )))
+    }
+}
+
+#[cfg(feature = "https")]
+fn fetch(url: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let agent = ureq::AgentBuilder::new()
+        .timeout(Duration::from_secs(10))
+        .redirects(0)
+        .build();
+    let response = agent.get(url).call().map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    response
+        .into_reader()
+        .take(MAX_JWKS)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    Ok(bytes)
+}
+
+#[cfg(not(feature = "https"))]
+fn fetch(url: &str) -> Result<Vec<u8>, String> {
+    Err(format!(
+        "snodo-auth was built without the `https` feature: cannot fetch {url}"
+    ))
+}
+
+/// The key set and its refresher.
+pub(crate) struct Jwks {
+    keys: RwLock<Arc<Vec<Key>>>,
+    /// When a refresh was last asked for, to bound the rate.
+    last_asked: Mutex<Option<Instant>>,
+    min_refresh: Duration,
+    wake: SyncSender<()>,
+    loads: AtomicU64,
+}
+
+impl Jwks {
+    /// Start the refresher. A file is read before this returns (a
+    /// missing or broken file is a configuration error); a URL is fetched
+    /// by the refresher, and tokens are refused until it has been.
+    pub(crate) fn start(source: JwksSource, min_refresh: Duration) -> Result<Arc<Jwks>, KeyError> {
+        let initial = match &source {
+            JwksSource::File(_) => source.load().map_err(KeyError::Invalid)?,
+            JwksSource::Url(url) => {
+                check_url(url)?;
+                Vec::new()
+            }
+        };
+        let (wake, woken) = mpsc::sync_channel(1);
+        let jwks = Arc::new(Jwks {
+            keys: RwLock::new(Arc::new(initial)),
+            last_asked: Mutex::new(None),
+            min_refresh,
+            wake,
+            loads: AtomicU64::new(0),
+        });
+        if matches!(source, JwksSource::Url(_)) {
+            let _ = jwks.wake.try_send(());
+        } else {
+            jwks.loads.store(1, Ordering::Relaxed);
+        }
+        let weak = Arc::downgrade(&jwks);
+        std::thread::Builder::new()
+            .name("snodo-jwks".into())
+            .spawn(move || refresher(source, weak, woken))
+            .map_err(|e| KeyError::Invalid(format!("cannot start the JWKS thread: {e}")))?;
+        Ok(jwks)
+    }
+
+    /// The current keys.
+    pub(crate) fn keys(&self) -> Arc<Vec<Key>> {
+        self.keys.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Ask for a refresh, unless one was asked for less than
+    /// `min_refresh` ago. Never blocks.
+    pub(crate) fn ask_refresh(&self) {
+        let now = Instant::now();
+        let mut last = self.last_asked.lock().unwrap_or_else(|e| e.into_inner());
+        if last.is_some_and(|t| now.duration_since(t) < self.min_refresh) {
+            return;
+        }
+        *last = Some(now);
+        // A full channel means a refresh is already pending.
+        let _ = self.wake.try_send(());
+    }
+
+    /// How many times a key set has been loaded.
+    pub(crate) fn loads(&self) -> u64 {
+        self.loads.load(Ordering::Relaxed)
+    }
+}
+
+/// Load on each wake-up until the validator is gone. A failed load keeps
+/// the keys held (an authorization server's outage does not log everyone
+/// out) and is logged without the document.
+fn refresher(source: JwksSource, jwks: Weak<Jwks>, woken: Receiver<()>) {
+    while woken.recv().is_ok() {
+        let loaded = source.load();
+        let Some(jwks) = jwks.upgrade() else { return };
+        match loaded {
+            Ok(keys) => {
+                *jwks.keys.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(keys);
+                jwks.loads.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(why) => tracing::warn!(%why, "JWKS not refreshed"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jwks_urls_are_https_or_loopback() {
+        assert!(check_url("https://auth.example.com/jwks").is_ok());
+        assert!(check_url("http://127.0.0.1:8080/jwks").is_ok());
+        assert!(check_url("http://localhost/jwks").is_ok());
+        assert!(check_url("http://[::1]:9/x").is_ok());
+        assert!(check_url("http://auth.example.com/jwks").is_err());
+        assert!(check_url("http://localhost.evil.example/jwks").is_err());
+        assert!(check_url("http://127.0.0.1.evil.example/").is_err());
+        assert_eq!(
+            JwksSource::parse("keys/jwks.json").unwrap(),
+            JwksSource::File("keys/jwks.json".into())
+        );
+    }
+}

@@ -1,0 +1,45 @@
+//! Bearer token validators for snodo's authorization
+//! (`basic/authorization/index.mdx` § Token Handling): implementations of
+//! [`snodo_proto::Authenticator`], which proto asks before admission on
+//! Streamable HTTP.
+//!
+//! [`JwtValidator`] checks JWT access tokens with static keys or a JWKS
+//! (read from a file or fetched over HTTPS, cached and refreshed in the
+//! background, since validation must not block):
+//!
+//! - the signature, with an algorithm allow-list that the key's type
+//!   decides (never `none`; an HMAC secret never verifies an RS/ES token
+//!   nor an RSA key an HS one);
+//! - `iss`, exactly the issuer configured;
+//! - `aud`, the resource's canonical URI (RFC 8707): always, there is no
+//!   switch to turn it off;
+//! - `exp` (required) and `nbf`, with a leeway capped at [`MAX_LEEWAY`];
+//! - `sub` (required) becomes [`Principal::subject`](snodo_proto::Principal),
+//!   `scope` (space-separated) or `scp` (a list) its scopes, and the
+//!   claims the application names are copied into its `claims`.
+//!
+//! A refusal says what failed in general terms ("The token has
+//! expired"); it never echoes the token.
+//!
+//! ```no_run
+//! use snodo_auth::{JwtValidator, JwksSource};
+//! use snodo_proto::Authorization;
+//!
+//! let resource = "https://mcp.example.com/mcp";
+//! let validator = JwtValidator::builder("https://auth.example.com", resource)
+//!     .jwks(JwksSource::Url("https://auth.example.com/jwks".into()))
+//!     .build()?;
+//! let auth = Authorization::new(resource, validator)
+//!     .authorization_server("https://auth.example.com")
+//!     .require(["mcp"]);
+//! # Ok::<(), snodo_auth::ConfigError>(())
+//! ```
+
+mod jwks;
+mod jwt;
+mod keys;
+
+pub use jsonwebtoken::Algorithm;
+pub use jwks::JwksSource;
+pub use jwt::{ConfigError, JwtValidator, JwtValidatorBuilder, MAX_LEEWAY};
+pub use keys::{parse_jwks, Key, KeyError, KeyKind};
