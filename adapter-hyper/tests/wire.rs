@@ -128,12 +128,27 @@ async fn text(response: Response<Incoming>) -> (StatusCode, String, String) {
     (status, ct, String::from_utf8(body.to_vec()).unwrap())
 }
 
-fn both(test: impl Fn(bool) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
+/// A runtime of two workers, as each test runs its server and client on.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+/// The `hang` or `stream_hang` handler's future was dropped, its call
+/// flagged cancelled first.
+async fn expect_cancelled(dropped: mpsc::Receiver<bool>) {
+    let flagged = tokio::task::spawn_blocking(move || dropped.recv_timeout(Duration::from_secs(5)))
+        .await
+        .unwrap()
+        .expect("the handler's future was dropped");
+    assert!(flagged, "the call was flagged cancelled first");
+}
+
+fn both(test: impl Fn(bool) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>) {
+    let rt = runtime();
     for h2 in [false, true] {
         rt.block_on(test(h2));
     }
@@ -305,23 +320,14 @@ fn a_client_that_goes_away_cancels_its_call() {
             let pending = tokio::time::timeout(Duration::from_millis(300), c.request(req)).await;
             assert!(pending.is_err(), "the hanging call was answered");
             drop(c);
-            let flagged =
-                tokio::task::spawn_blocking(move || dropped.recv_timeout(Duration::from_secs(5)))
-                    .await
-                    .unwrap()
-                    .expect("the handler's future was dropped");
-            assert!(flagged, "the call was flagged cancelled first");
+            expect_cancelled(dropped).await;
         })
     });
 }
 
 #[test]
 fn many_concurrent_streams_share_one_http2_connection() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     rt.block_on(async {
         let (base, _stop) = start(service().0).await;
         let c = client(true);
@@ -380,12 +386,7 @@ fn a_reset_during_an_sse_answer_cancels_its_call() {
             // the HTTP/1.1 connection closed.
             drop(stream);
             drop(c);
-            let flagged =
-                tokio::task::spawn_blocking(move || dropped.recv_timeout(Duration::from_secs(5)))
-                    .await
-                    .unwrap()
-                    .expect("the handler's future was dropped");
-            assert!(flagged, "the call was flagged cancelled first");
+            expect_cancelled(dropped).await;
         })
     });
 }
@@ -393,11 +394,7 @@ fn a_reset_during_an_sse_answer_cancels_its_call() {
 #[test]
 fn beyond_the_connection_cap_a_new_connection_is_closed() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     rt.block_on(async {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
