@@ -3,7 +3,6 @@
 //! results (every schema is generated from the types below).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
@@ -330,8 +329,8 @@ fn compare(catalog: &Catalog, args: &CompareArgs) -> Result<Comparison, ToolErro
     let from = lookup(catalog, &args.name, Some(&args.from))?;
     let to = lookup(catalog, &args.name, Some(&args.to))?;
     let (a, b) = (
-        source::public_items(&from.dir),
-        source::public_items(&to.dir),
+        source::public_items(&from.source),
+        source::public_items(&to.source),
     );
     let fa: BTreeSet<&String> = from.features.keys().collect();
     let fb: BTreeSet<&String> = to.features.keys().collect();
@@ -379,19 +378,9 @@ fn index(app: &App, ctx: &Context) -> IndexSummary {
 
 // ------------------------------------------------------------- resources
 
-/// Read `rel` inside `c`'s directory, refusing paths that leave it.
+/// Read `rel` inside `c`, refusing paths that leave it.
 fn read_text(c: &CrateVersion, rel: &str) -> Option<String> {
-    let rel = cache::safe_relative(rel)?;
-    // Resolved, so a symbolic link inside the crate cannot lead out of it.
-    let path = c.dir.join(rel).canonicalize().ok()?;
-    if !path.starts_with(c.dir.canonicalize().ok()?) {
-        return None;
-    }
-    let meta = fs::metadata(&path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_RESOURCE {
-        return None;
-    }
-    fs::read_to_string(path).ok()
+    c.source.read(rel, MAX_RESOURCE)
 }
 
 fn read_resource(app: &App, args: &ResourceArgs) -> Result<ReadResourceResult, ResourceError> {
@@ -581,7 +570,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
                 let catalog = app.catalog();
                 let c = lookup(&catalog, &args.name, args.version.as_deref())?;
                 let limit = usize::from(args.limit.unwrap_or(50));
-                let (matches, truncated) = source::find(&c.dir, &args.text, args.symbol, limit);
+                let (matches, truncated) = source::find(&c.source, &args.text, args.symbol, limit);
                 Ok::<_, ToolError>(Json(FindResult {
                     name: c.name.clone(),
                     version: c.version.clone(),

@@ -1,6 +1,7 @@
 //! The crate-knowledge server against the seeded registry cache in
-//! `tests/registry` (three tiny crate versions: tinyjson 0.1.0 and 0.2.0,
-//! colorize 1.0.0), through the in-process client: the catalog, every
+//! `tests/registry` (three tiny crate versions: tinyjson 0.2.0 and
+//! colorize 1.0.0 unpacked, tinyjson 0.1.0 only downloaded, a `.crate`
+//! archive in `cache/`), through the in-process client: the catalog, every
 //! tool's outcomes with its errors, the resources, the prompt, indexing
 //! with progress, and change notifications. Expected answers are literal
 //! JSON.
@@ -593,5 +594,168 @@ fn a_symbolic_link_inside_a_crate_does_not_lead_out_of_it() {
     }
     // A file inside still reads.
     block_on(c.read_resource("crates://tinyjson/0.2.0/file/src/lib.rs")).unwrap();
+    let _ = std::fs::remove_dir_all(&registry);
+}
+
+const ARCHIVES: &str = "cache/index.crates.io-0000000000000000";
+
+#[test]
+fn a_crate_cargo_downloaded_but_did_not_unpack_is_read_from_its_archive() {
+    let mut c = client();
+    assert_eq!(
+        structured(
+            &mut c,
+            "crate_info",
+            json!({"name": "tinyjson", "version": "0.1.0"})
+        ),
+        literal(
+            r#"{"name":"tinyjson","version":"0.1.0","versions":["0.1.0","0.2.0"],
+                "description":"A tiny JSON parser",
+                "features":{"default":["std"],"std":[]},
+                "dependencies":[],
+                "readme":"crates://tinyjson/0.1.0/readme"}"#
+        )
+    );
+    let readme = block_on(c.request(
+        "resources/read",
+        json!({"uri": "crates://tinyjson/0.1.0/readme"}),
+    ))
+    .unwrap();
+    assert_eq!(
+        readme["contents"],
+        literal(
+            r##"[{"uri":"crates://tinyjson/0.1.0/readme","mimeType":"text/markdown",
+                 "text":"# tinyjson 0.1\n\nParse JSON text into a `Value`, and write it back with `to_string`.\n"}]"##
+        )
+    );
+    let file = block_on(c.read_resource("crates://tinyjson/0.1.0/file/src/lib.rs")).unwrap();
+    let file = serde_json::to_value(&file.contents[0]).unwrap();
+    assert_eq!(file["mimeType"], "text/x-rust");
+    assert_eq!(
+        file["text"].as_str().unwrap().lines().nth(13),
+        Some("        \"null\" => Some(Value::Null),")
+    );
+    assert_eq!(
+        structured(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "tinyjson", "version": "0.1.0", "text": "to_string", "symbol": true})
+        ),
+        literal(
+            r#"{"name":"tinyjson","version":"0.1.0","truncated":false,
+                "matches":[{"file":"src/lib.rs","line":22,"text":"pub fn to_string(value: &Value) -> String {"}]}"#
+        )
+    );
+    for uri in [
+        "crates://tinyjson/0.1.0/file/src/missing.rs",
+        "crates://tinyjson/0.1.0/file/../tinyjson-0.2.0/src/lib.rs",
+    ] {
+        let e = block_on(c.read_resource(uri)).unwrap_err();
+        assert_eq!(
+            (e.code, e.data),
+            (-32602, Some(json!({ "uri": uri }))),
+            "{uri}"
+        );
+    }
+}
+
+#[test]
+fn once_cargo_unpacks_an_archived_crate_its_directory_is_read() {
+    let registry = scratch_registry();
+    let unpacked = registry.join("src/index.crates.io-0000000000000000/tinyjson-0.1.0");
+    std::fs::create_dir_all(unpacked.join("src")).unwrap();
+    std::fs::write(
+        unpacked.join("Cargo.toml"),
+        "[package]\nname = \"tinyjson\"\nversion = \"0.1.0\"\ndescription = \"Unpacked\"\n",
+    )
+    .unwrap();
+    let mut c = TestClient::new(&service(App::open(&registry)).unwrap());
+    let info = structured(
+        &mut c,
+        "crate_info",
+        json!({"name": "tinyjson", "version": "0.1.0"}),
+    );
+    assert_eq!(
+        (&info["description"], &info["versions"]),
+        (&json!("Unpacked"), &json!(["0.1.0", "0.2.0"]))
+    );
+    let _ = std::fs::remove_dir_all(&registry);
+}
+
+/// A gzipped tar of `entries` (raw path, type, contents), the paths
+/// written into the headers as given.
+fn crate_archive(entries: &[(&str, tar::EntryType, &[u8])]) -> Vec<u8> {
+    use std::io::Write;
+    let mut tar = tar::Builder::new(Vec::new());
+    for (path, kind, data) in entries {
+        let mut h = tar::Header::new_gnu();
+        h.as_gnu_mut().unwrap().name[..path.len()].copy_from_slice(path.as_bytes());
+        h.set_entry_type(*kind);
+        h.set_mode(0o644);
+        h.set_size(data.len() as u64);
+        if *kind == tar::EntryType::Symlink {
+            h.set_link_name("../../../../secret.txt").unwrap();
+        }
+        h.set_cksum();
+        tar.append(&h, *data).unwrap();
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&tar.into_inner().unwrap()).unwrap();
+    gz.finish().unwrap()
+}
+
+#[test]
+fn hostile_archives_are_read_only_inside_their_root_or_skipped() {
+    let registry = scratch_registry();
+    std::fs::write(registry.join("secret.txt"), "not a crate file").unwrap();
+    let file = tar::EntryType::Regular;
+    std::fs::write(
+        registry.join(ARCHIVES).join("evil-0.1.0.crate"),
+        crate_archive(&[
+            (
+                "evil-0.1.0/Cargo.toml",
+                file,
+                b"[package]\nname = \"evil\"\nversion = \"0.1.0\"\nreadme = \"../secret.txt\"\n",
+            ),
+            ("evil-0.1.0/src/lib.rs", file, b"pub fn inside() {}\n"),
+            (
+                "evil-0.1.0/../../../secret.txt",
+                file,
+                b"pub fn escaped() {}\n",
+            ),
+            ("/etc/evil.rs", file, b"pub fn absolute() {}\n"),
+            ("evil-0.1.0/src/link.rs", tar::EntryType::Symlink, b""),
+        ]),
+    )
+    .unwrap();
+    // Not a gzipped tar at all: skipped, the rest of the cache is served.
+    std::fs::write(registry.join(ARCHIVES).join("junk-1.0.0.crate"), b"junk").unwrap();
+    let mut c = TestClient::new(&service(App::open(&registry)).unwrap());
+    assert_eq!(
+        structured(&mut c, "index_cache", json!({})),
+        json!({"crates": 3, "versions": 4, "skipped": 1})
+    );
+    let info = structured(&mut c, "crate_info", json!({"name": "evil"}));
+    assert_eq!(info["readme"], Value::Null);
+    assert_eq!(
+        structured(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "evil", "text": "pub fn"})
+        )["matches"],
+        json!([{"file": "src/lib.rs", "line": 1, "text": "pub fn inside() {}"}])
+    );
+    for uri in [
+        "crates://evil/0.1.0/file/src/link.rs",
+        "crates://evil/0.1.0/file/../secret.txt",
+        "crates://evil/0.1.0/readme",
+    ] {
+        let e = block_on(c.read_resource(uri)).unwrap_err();
+        assert_eq!(
+            (e.code, e.data),
+            (-32602, Some(json!({ "uri": uri }))),
+            "{uri}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&registry);
 }
