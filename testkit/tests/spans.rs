@@ -153,3 +153,70 @@ fn every_handler_call_runs_in_a_span_with_its_outcome_and_trace_parent_and_no_ar
         assert!(!everything.contains(secret), "{secret} was recorded");
     }
 }
+
+#[test]
+fn every_list_request_runs_in_a_span_with_its_outcome_and_trace_parent_and_no_cursor() {
+    let spans = Spans::default();
+    let _guard = tracing::subscriber::set_default(spans.clone());
+    let mut client = TestClient::new(&service(Hub::default())).with_meta(
+        "traceparent",
+        json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+    );
+    block_on(client.request("tools/list", json!({}))).unwrap();
+    block_on(client.request("resources/list", json!({}))).unwrap();
+    block_on(client.request("resources/templates/list", json!({}))).unwrap();
+    let e =
+        block_on(client.request("prompts/list", json!({"cursor": "secret-cursor"}))).unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), (-32602, "Invalid cursor"));
+    // Without a trace context (and a malformed one is none).
+    let mut plain = TestClient::new(&service(Hub::default()))
+        .with_meta("traceparent", json!("00-not-a-trace-01"));
+    block_on(plain.request("tools/list", json!({}))).unwrap();
+
+    let recorded = spans.0.lock().unwrap().clone();
+    let lists: Vec<Vec<(&str, &str)>> = recorded
+        .iter()
+        .filter(|f| f.get("name").map(String::as_str) == Some("mcp.list"))
+        .map(|f| {
+            [
+                "method",
+                "outcome",
+                "error_code",
+                "trace_id",
+                "parent_span_id",
+                "closed",
+            ]
+            .iter()
+            .filter_map(|k| f.get(*k).map(|v| (*k, v.as_str())))
+            .collect()
+        })
+        .collect();
+    let traced = |method: &'static str, tail: &[(&'static str, &'static str)]| {
+        let mut row = vec![("method", method)];
+        row.extend_from_slice(tail);
+        row.extend([
+            ("trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"),
+            ("parent_span_id", "00f067aa0ba902b7"),
+            ("closed", "true"),
+        ]);
+        row
+    };
+    assert_eq!(
+        lists,
+        vec![
+            traced("tools/list", &[("outcome", "ok")]),
+            traced("resources/list", &[("outcome", "ok")]),
+            traced("resources/templates/list", &[("outcome", "ok")]),
+            traced(
+                "prompts/list",
+                &[("outcome", "error"), ("error_code", "-32602")]
+            ),
+            vec![
+                ("method", "tools/list"),
+                ("outcome", "ok"),
+                ("closed", "true")
+            ],
+        ]
+    );
+    assert!(!format!("{recorded:?}").contains("secret-cursor"));
+}
