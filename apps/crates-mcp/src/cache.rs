@@ -247,9 +247,12 @@ enum DepSpec {
 /// Largest manifest read, in bytes (a registry manifest is a few KiB).
 const MAX_MANIFEST: u64 = 1024 * 1024;
 
+/// Whether a crate has a file at a `/`-separated path.
+type FileTest = Box<dyn Fn(&str) -> bool>;
+
 fn read_crate(source: &Source) -> Result<CrateVersion, String> {
     // The manifest, and whether a file is there (for the README).
-    let (text, exists): (String, Box<dyn Fn(&str) -> bool>) = match source {
+    let (text, exists): (String, FileTest) = match source {
         Source::Dir(dir) => {
             let path = dir.join("Cargo.toml");
             let size = fs::metadata(&path).map_err(|e| e.to_string())?.len();

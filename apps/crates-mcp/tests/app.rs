@@ -27,6 +27,21 @@ fn literal(text: &str) -> Value {
     serde_json::from_str(text).expect("the expected value is JSON")
 }
 
+/// The SVG an icon's `data:` URI carries.
+fn svg_of(icon: &Value) -> String {
+    use base64::Engine as _;
+    let src = icon["src"].as_str().unwrap();
+    let data = src
+        .strip_prefix("data:image/svg+xml;base64,")
+        .unwrap_or_else(|| panic!("not an inline SVG: {src}"));
+    String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .unwrap(),
+    )
+    .unwrap()
+}
+
 /// `structuredContent` of a successful call.
 fn structured(client: &mut TestClient, tool: &str, args: Value) -> Value {
     let result = block_on(client.call_tool(tool, args)).unwrap();
@@ -73,6 +88,29 @@ fn the_catalog_lists_every_tool_with_generated_schemas_titles_and_annotations() 
             json!(["index_cache", "Index the cache", read_only, null]),
         ]
     );
+    // Each tool's icon is an SVG inline as a data: URI.
+    for t in &tools {
+        let icons = serde_json::to_value(&t.icons).unwrap();
+        assert_eq!(
+            (
+                &icons[0]["mimeType"],
+                &icons[0]["sizes"],
+                icons.as_array().map(Vec::len)
+            ),
+            (&json!("image/svg+xml"), &json!(["any"]), Some(1)),
+            "{}",
+            t.name
+        );
+        let svg = svg_of(&icons[0]);
+        assert!(
+            svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24""#)
+                && svg.ends_with("</svg>"),
+            "{}: {svg}",
+            t.name
+        );
+    }
+    assert!(svg_of(&serde_json::to_value(&tools[0].icons).unwrap()[0])
+        .contains(r#"<circle cx="10" cy="10" r="6"/><path d="M15 15l5 5"/>"#));
     for t in &tools {
         assert_eq!(t.input_schema["type"], "object", "{}", t.name);
         assert_eq!(
@@ -95,11 +133,13 @@ fn the_catalog_lists_every_tool_with_generated_schemas_titles_and_annotations() 
             ),
         ]
     );
-    let prompts: Vec<Value> = block_on(c.list_all("prompts/list", "prompts")).unwrap();
+    let mut prompts: Vec<Value> = block_on(c.list_all("prompts/list", "prompts")).unwrap();
+    let icon = prompts[0].as_object_mut().unwrap().remove("icons").unwrap();
+    assert!(svg_of(&icon[0]).contains(r#"<path d="M9 6h11M9 12h11M9 18h11"/>"#));
     assert_eq!(
         prompts,
         vec![literal(
-            r#"{"name":"review_upgrade","description":"Review upgrading a dependency from one version to another",
+            r#"{"name":"review_upgrade","title":"Review an upgrade","description":"Review upgrading a dependency from one version to another",
                 "arguments":[
                   {"name":"from","description":"The version in use.","required":true},
                   {"name":"name","description":"The dependency to upgrade.","required":true},

@@ -154,15 +154,25 @@ const STEPS = [
           ['index_cache', 'Index the cache', READ_ONLY, 'object', undefined, 'object'],
         ],
       );
+      // Each tool's icon: an SVG inline as a data: URI.
+      for (const t of tools) {
+        assert.equal(t.icons.length, 1, t.name);
+        const [{ src, mimeType, sizes }] = t.icons;
+        assert.deepEqual([mimeType, sizes], ['image/svg+xml', ['any']], t.name);
+        assert.match(src, /^data:image\/svg\+xml;base64,/, t.name);
+        assert.match(Buffer.from(src.split(',')[1], 'base64').toString(), /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" viewBox="0 0 24 24".*<\/svg>$/, t.name);
+      }
       const { resourceTemplates } = await client.listResourceTemplates();
       assert.deepEqual(
         resourceTemplates.map((t) => t.uriTemplate),
         ['crates://{name}/{version}/readme', 'crates://{name}/{version}/file/{+path}'],
       );
       const { prompts } = await client.listPrompts();
-      assert.deepEqual(prompts, [
+      assert.match(prompts[0].icons?.[0]?.src ?? '', /^data:image\/svg\+xml;base64,/);
+      assert.deepEqual(prompts.map(({ icons, ...rest }) => rest), [
         {
           name: 'review_upgrade',
+          title: 'Review an upgrade',
           description: 'Review upgrading a dependency from one version to another',
           arguments: [
             { name: 'from', description: 'The version in use.', required: true },
@@ -239,6 +249,14 @@ const STEPS = [
       );
       assert.equal(some.matches.length, 2);
       assert.equal(some.truncated, true);
+      assert.equal(
+        toolError(await client.callTool({ name: 'find_in_crate', arguments: { name: 'nope', text: 'x' } })),
+        'No crate named "nope" is in the local registry cache; search_crates finds names',
+      );
+      await assert.rejects(
+        client.callTool({ name: 'find_in_crate', arguments: { name: 'tinyjson', text: '' } }),
+        invalidParams(/Invalid arguments for tool find_in_crate: \/text: "" is shorter than 1 character/),
+      );
     },
   },
   {
@@ -294,6 +312,27 @@ const STEPS = [
         context: { arguments: { name: 'tinyjson' } },
       });
       assert.deepEqual(versions.completion, { values: ['0.2.0', '0.1.0'], total: 2, hasMore: false });
+    },
+  },
+  {
+    // tinyjson 0.1.0 is only downloaded: a .crate archive in cache/, no
+    // unpacked directory.
+    name: 'resources/read from a .crate archive cargo did not unpack',
+    async run({ client }) {
+      const readme = await client.readResource({ uri: 'crates://tinyjson/0.1.0/readme' });
+      assert.deepEqual(readme.contents, [
+        {
+          uri: 'crates://tinyjson/0.1.0/readme',
+          mimeType: 'text/markdown',
+          text: '# tinyjson 0.1\n\nParse JSON text into a `Value`, and write it back with `to_string`.\n',
+        },
+      ]);
+      const file = await client.readResource({ uri: 'crates://tinyjson/0.1.0/file/src/lib.rs' });
+      assert.equal(file.contents[0].text.split('\n')[21], 'pub fn to_string(value: &Value) -> String {');
+      await assert.rejects(
+        client.readResource({ uri: 'crates://tinyjson/0.1.0/file/../tinyjson-0.2.0/src/lib.rs' }),
+        invalidParams(/Resource not found/),
+      );
     },
   },
   {
