@@ -2,8 +2,11 @@
 // client (@modelcontextprotocol/client, pinned in ../package-lock.json)
 // drives the application over stdio and Streamable HTTP, on a fresh copy of
 // the seeded registry cache (apps/crates-mcp/tests/registry) per cell:
-// the catalog, every tool's outcomes with its errors, the prompt, the
-// resource reads, indexing with progress, and a change notification.
+// the catalog (titles, annotations, icons, generated schemas), every tool's
+// outcomes with its errors, the prompt, the resource reads (from unpacked
+// crates and from a .crate archive), indexing with progress, indexing as a
+// task (the Tasks extension) polled to completion, and a change
+// notification.
 //
 //   node acceptance.mjs --bin PATH --registry DIR [--transport stdio|http]...
 //
@@ -78,10 +81,28 @@ async function connect(transport, registry) {
   }
   await session.client.connect(t);
   const deliver = t.onmessage;
+  const pending = new Map();
   t.onmessage = (message, extra) => {
     session.inbound.push(message);
+    const waiter = pending.get(message.id);
+    if (waiter && !('method' in message)) {
+      pending.delete(message.id);
+      if ('error' in message) waiter.reject(Object.assign(new Error(message.error.message), message.error));
+      else waiter.resolve(message.result);
+      return;
+    }
     deliver?.(message, extra);
   };
+  // A request the client will not send, written on its own transport (and
+  // so the same connection): its answer is taken here, never seen by the
+  // client.
+  let raw = 0;
+  session.raw = (method, params) =>
+    new Promise((resolve, reject) => {
+      const id = `raw-${++raw}`;
+      pending.set(id, { resolve, reject });
+      t.send({ jsonrpc: '2.0', id, method, params }).catch(reject);
+    });
   session.client.onerror = (e) => session.errors.push(String(e?.message ?? e));
   return session;
 }
@@ -377,6 +398,37 @@ const STEPS = [
       );
       assert.ok(progress.every((m) => wire.indexOf(m) < response), 'every report before the response');
       session.errors = session.errors.filter((e) => !e.startsWith('Received a progress notification for an unknown token'));
+    },
+  },
+  {
+    // The Tasks extension (io.modelcontextprotocol/tasks): a client that
+    // declares it gets index_cache as a task and polls tasks/get to the
+    // end. The released client refuses tasks/get toward a 2026-07-28 peer
+    // before sending it (METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION: its
+    // registry knows tasks/get only as the 2025-11-25 core method), so the
+    // two requests go out on its transport, with the envelope it would
+    // attach. Tasks carry no progress (the extension's § Task Status
+    // Notifications); the call above reports it.
+    name: 'index_cache as a task: created, polled with tasks/get to completed, the summary its result',
+    async run(session) {
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+      };
+      const created = await session.raw('tools/call', { name: 'index_cache', arguments: {}, _meta: meta });
+      assert.equal(created.resultType, 'task');
+      assert.equal(created.status, 'working');
+      assert.equal(typeof created.taskId, 'string');
+      let task;
+      for (let i = 0; i < 200; i++) {
+        task = await session.raw('tasks/get', { taskId: created.taskId, _meta: meta });
+        if (task.status !== 'working') break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.equal(task.status, 'completed', JSON.stringify(task));
+      assert.equal(task.taskId, created.taskId);
+      assert.deepEqual(task.result.structuredContent, { crates: 2, versions: 3, skipped: 0 });
+      assert.deepEqual(JSON.parse(task.result.content[0].text), task.result.structuredContent);
     },
   },
   {
