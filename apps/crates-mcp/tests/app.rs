@@ -835,3 +835,54 @@ fn hostile_archives_are_read_only_inside_their_root_or_skipped() {
     }
     let _ = std::fs::remove_dir_all(&registry);
 }
+
+#[test]
+fn the_watcher_notices_a_crate_archive_cargo_downloaded() {
+    let registry = scratch_registry();
+    let app = App::open(&registry);
+    let mut c = TestClient::new(&service(app.clone()).unwrap());
+    let stream =
+        block_on(c.listen(json!({"resourceSubscriptions": ["crates://colorize/1.1.0/readme"]})))
+            .unwrap();
+    let _watcher = Watcher::start(app, Duration::from_millis(100)).unwrap();
+
+    // `cargo fetch` downloads colorize 1.1.0 and does not unpack it. The
+    // archive is put in place whole (written aside, then renamed), so the
+    // watcher cannot catch it half-written.
+    let file = tar::EntryType::Regular;
+    let aside = registry.join("colorize-1.1.0.download");
+    std::fs::write(
+        &aside,
+        crate_archive(&[
+            (
+                "colorize-1.1.0/Cargo.toml",
+                file,
+                b"[package]\nname = \"colorize\"\nversion = \"1.1.0\"\n",
+            ),
+            ("colorize-1.1.0/README.md", file, b"# colorize 1.1\n"),
+        ]),
+    )
+    .unwrap();
+    std::fs::rename(&aside, registry.join(ARCHIVES).join("colorize-1.1.0.crate")).unwrap();
+
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let events = loop {
+        let events = c.take_events(&stream);
+        if !events.is_empty() || std::time::Instant::now() > deadline {
+            break events;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(
+        events[..],
+        [literal(
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"uri":"crates://colorize/1.1.0/readme"}}"#
+        )]
+    );
+    let readme = block_on(c.read_resource("crates://colorize/1.1.0/readme")).unwrap();
+    assert_eq!(
+        serde_json::to_value(&readme.contents[0]).unwrap()["text"],
+        "# colorize 1.1\n"
+    );
+    let _ = std::fs::remove_dir_all(&registry);
+}
