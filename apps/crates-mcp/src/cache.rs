@@ -246,6 +246,8 @@ enum DepSpec {
 
 /// Largest manifest read, in bytes (a registry manifest is a few KiB).
 const MAX_MANIFEST: u64 = 1024 * 1024;
+/// Most bytes of an archive's file names kept while it is scanned.
+const MAX_NAMES: usize = 1024 * 1024;
 
 /// Whether a crate has a file at a `/`-separated path.
 type FileTest = Box<dyn Fn(&str) -> bool>;
@@ -265,7 +267,9 @@ fn read_crate(source: &Source) -> Result<CrateVersion, String> {
         }
         Source::Archive(path) => {
             let mut manifest = None;
-            let mut files = BTreeSet::new();
+            // The file names, for finding the README: at most
+            // MAX_NAMES bytes of them are kept.
+            let (mut files, mut kept) = (BTreeSet::new(), 0);
             archive::walk(path, &archive::LIMITS, |rel, size, reader| {
                 if rel == "Cargo.toml" && manifest.is_none() {
                     manifest = Some(
@@ -273,7 +277,10 @@ fn read_crate(source: &Source) -> Result<CrateVersion, String> {
                             .ok_or(format!("Cargo.toml is {size} bytes or not UTF-8")),
                     );
                 }
-                files.insert(rel.to_string());
+                if kept + rel.len() <= MAX_NAMES {
+                    kept += rel.len();
+                    files.insert(rel.to_string());
+                }
                 ControlFlow::Continue(())
             })?;
             let text = manifest.ok_or("the archive has no Cargo.toml")??;
