@@ -192,13 +192,16 @@ impl Tool {
         }
     }
 
-    /// Set the input schema.
+    /// Set the input schema by hand (for arguments of a type you do not
+    /// own); a typed tool (`ServiceBuilder::typed_tool`, feature `typed`)
+    /// generates it from the argument type instead.
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.input_schema = schema;
         self
     }
 
-    /// Set the output schema.
+    /// Set the output schema by hand; a typed tool returning `Json<T>`
+    /// publishes `T`'s instead.
     pub fn output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
         self
