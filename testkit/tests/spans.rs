@@ -37,6 +37,7 @@ impl tracing::Subscriber for Spans {
         let mut spans = self.0.lock().unwrap();
         let mut fields = BTreeMap::new();
         fields.insert("name".to_string(), attrs.metadata().name().to_string());
+        fields.insert("opened_us".to_string(), since_start().to_string());
         attrs.record(&mut Fields(&mut fields));
         spans.push(fields);
         tracing::span::Id::from_u64(spans.len() as u64)
@@ -52,9 +53,52 @@ impl tracing::Subscriber for Spans {
     fn exit(&self, _: &tracing::span::Id) {}
     fn try_close(&self, span: tracing::span::Id) -> bool {
         let mut spans = self.0.lock().unwrap();
-        spans[span.into_u64() as usize - 1].insert("closed".into(), "true".into());
+        let fields = &mut spans[span.into_u64() as usize - 1];
+        fields.insert("closed".into(), "true".into());
+        // Its duration, as a subscriber measures it (proto reads no clock).
+        let opened: u128 = fields["opened_us"].parse().unwrap();
+        fields.insert("lived_us".into(), (since_start() - opened).to_string());
         true
     }
+}
+
+/// Microseconds since the first call.
+fn since_start() -> u128 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_micros()
+}
+
+#[test]
+fn a_call_span_lasts_as_long_as_its_handler_runs() {
+    use snodo_proto::{Context, NoArgs, Service, Tool};
+    let spans = Spans::default();
+    let _guard = tracing::subscriber::set_default(spans.clone());
+    let service = Service::builder()
+        .tool(
+            Tool::new("nap", "Sleeps 40 ms"),
+            |_: NoArgs, _: Context| async {
+                std::thread::sleep(std::time::Duration::from_millis(40));
+                "awake"
+            },
+        )
+        .build()
+        .unwrap();
+    let mut client = TestClient::new(&service);
+    block_on(client.call_tool("nap", json!({}))).unwrap();
+    let recorded = spans.0.lock().unwrap().clone();
+    let call = recorded
+        .iter()
+        .find(|f| f.get("name").map(String::as_str) == Some("mcp.call"))
+        .expect("the call's span");
+    assert_eq!(
+        (call["tool"].as_str(), call["outcome"].as_str()),
+        ("nap", "ok")
+    );
+    let lived: u128 = call["lived_us"].parse().unwrap();
+    assert!(lived >= 40_000, "the span lived {lived} µs");
 }
 
 #[test]
