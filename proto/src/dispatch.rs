@@ -611,7 +611,9 @@ fn route_args(
         | Method::PromptsList
         | Method::ResourcesList
         | Method::ResourcesTemplatesList => {
+            #[cfg(feature = "std")]
             let span = crate::trace::list_span(spec.name, &meta);
+            #[cfg(feature = "std")]
             let _entered = span.enter();
             let snapshot = service.snapshot();
             let answer = match spec.method {
@@ -620,6 +622,7 @@ fn route_args(
                 Method::ResourcesList => resources_list(service, id, &params, &meta),
                 _ => list(id, &params, &seen(service, &snapshot, &meta).templates),
             };
+            #[cfg(feature = "std")]
             crate::trace::record_list(&span, &answer);
             answer
         }

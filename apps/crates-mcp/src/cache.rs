@@ -2,7 +2,7 @@
 //! version cargo has unpacked sits in `$CARGO_HOME/registry/src/<index>/
 //! <name>-<version>/` with its `Cargo.toml`; every version it downloaded
 //! is a `.crate` archive in `registry/cache/<index>/`, read in place (see
-//! [`archive`](crate::archive)) when cargo has not unpacked it. A scan
+//! [`archive`]) when cargo has not unpacked it. A scan
 //! reads each manifest once into a [`Catalog`]; sources are read on demand.
 
 use std::collections::{BTreeMap, BTreeSet};
