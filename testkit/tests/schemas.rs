@@ -237,8 +237,12 @@ const DOT: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC
 #[test]
 fn icons_set_on_typed_and_untyped_declarations_are_published_as_schema_json_icons() {
     use snodo_proto::typed::State;
-    use snodo_proto::{Icon, NoArgs, Prompt, ResourceArgs, ResourceTemplate};
+    use snodo_proto::{
+        Icon, Implementation, NoArgs, Prompt, ReadResourceResult, Resource, ResourceArgs,
+        ResourceTemplate,
+    };
     let service = Service::builder()
+        .server_info(Implementation::new("iconic", "1.0.0").icon(Icon::new(DOT).size("1x1")))
         .tool(
             Tool::new("plain", "An untyped tool").icon(
                 Icon::new("https://example.com/plain.svg")
@@ -269,6 +273,14 @@ fn icons_set_on_typed_and_untyped_declarations_are_published_as_schema_json_icon
                 .icon(Icon::new(DOT)),
             |_: State<u32>, _: Empty, _: Context| async {
                 Ok::<_, snodo_proto::ErrorObject>(snodo_proto::GetPromptResult::new(vec![]))
+            },
+        )
+        .resource(
+            Resource::new("mem://index", "index")
+                .title("Index")
+                .icon(Icon::new(DOT).theme("dark")),
+            |_: State<u32>, _: ResourceArgs, _: Context| async {
+                Ok::<_, snodo_proto::ResourceError>(ReadResourceResult::new(vec![]))
             },
         )
         .resource_template(
@@ -306,6 +318,20 @@ fn icons_set_on_typed_and_untyped_declarations_are_published_as_schema_json_icon
     assert_eq!(
         prompts["prompts"][0],
         json!({"name": "greeting", "title": "Greeting", "description": "A greeting", "icons": [{"src": DOT}]})
+    );
+    let resources = block_on(client.request("resources/list", json!({}))).unwrap();
+    definition("ListResourcesResult")
+        .validate(&resources)
+        .unwrap();
+    assert_eq!(
+        resources["resources"][0],
+        json!({"uri": "mem://index", "name": "index", "title": "Index", "icons": [{"src": DOT, "theme": "dark"}]})
+    );
+    let discover = block_on(client.discover()).unwrap();
+    definition("DiscoverResult").validate(&discover).unwrap();
+    assert_eq!(
+        discover["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({"name": "iconic", "version": "1.0.0", "icons": [{"src": DOT, "sizes": ["1x1"]}]})
     );
     let templates = block_on(client.request("resources/templates/list", json!({}))).unwrap();
     definition("ListResourceTemplatesResult")
