@@ -59,6 +59,11 @@ pub fn walk(
     mut f: impl FnMut(&str, u64, &mut dyn Read) -> ControlFlow<()>,
 ) -> Result<(), String> {
     let root = root_of(archive).ok_or("not a .crate file name")?;
+    // A regular file only: opening a FIFO would wait for a writer.
+    let meta = std::fs::metadata(archive).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
     let file = File::open(archive).map_err(|e| e.to_string())?;
     let size = file.metadata().map_err(|e| e.to_string())?.len();
     if size > limits.compressed {
@@ -331,6 +336,12 @@ mod tests {
         assert_eq!(
             files(&path, &LIMITS).1,
             Err("not a .crate file name".to_string())
+        );
+        let dir = path.with_file_name("dir-0.1.0.crate");
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(
+            files(&dir, &LIMITS).1,
+            Err("not a regular file".to_string())
         );
     }
 }
