@@ -886,3 +886,33 @@ fn the_watcher_notices_a_crate_archive_cargo_downloaded() {
     );
     let _ = std::fs::remove_dir_all(&registry);
 }
+
+#[test]
+fn every_tool_refuses_arguments_outside_its_schema_as_invalid_params() {
+    let mut c = client();
+    let answers: Vec<(i64, String)> = [
+        ("crate_info", json!({"version": "1.0.0"})),
+        ("find_in_crate", json!({"name": "tinyjson", "text": ""})),
+        (
+            "compare_versions",
+            json!({"name": "tinyjson", "from": "0.1.0"}),
+        ),
+        ("index_cache", json!({"full": true})),
+    ]
+    .into_iter()
+    .map(|(tool, args)| {
+        let e = block_on(c.call_tool(tool, args)).unwrap_err();
+        (e.code, e.message)
+    })
+    .collect();
+    assert_eq!(
+        answers,
+        [
+            "crate_info: \"name\" is a required property",
+            "find_in_crate: /text: \"\" is shorter than 1 character",
+            "compare_versions: \"to\" is a required property",
+            "index_cache: Additional properties are not allowed ('full' was unexpected)",
+        ]
+        .map(|why| (-32602, format!("Invalid arguments for tool {why}")))
+    );
+}

@@ -249,6 +249,10 @@ const STEPS = [
         toolError(await client.callTool({ name: 'crate_info', arguments: { name: 'serde' } })),
         'No crate named "serde" is in the local registry cache; search_crates finds names',
       );
+      await assert.rejects(
+        client.callTool({ name: 'crate_info', arguments: { version: '1.0.0' } }),
+        invalidParams(/Invalid arguments for tool crate_info: "name" is a required property/),
+      );
     },
   },
   {
@@ -298,6 +302,10 @@ const STEPS = [
       assert.equal(
         toolError(await client.callTool({ name: 'compare_versions', arguments: { name: 'tinyjson', from: '0.1.0', to: '3' } })),
         'tinyjson 3 is not in the local registry cache; it has 0.1.0, 0.2.0',
+      );
+      await assert.rejects(
+        client.callTool({ name: 'compare_versions', arguments: { name: 'tinyjson', from: '0.1.0' } }),
+        invalidParams(/Invalid arguments for tool compare_versions: "to" is a required property/),
       );
     },
   },
@@ -387,6 +395,10 @@ const STEPS = [
       const reports = [];
       const result = await client.callTool({ name: 'index_cache', arguments: {} }, { onprogress: (p) => reports.push(p) });
       assert.deepEqual(structured(result), { crates: 2, versions: 3, skipped: 0 });
+      await assert.rejects(
+        client.callTool({ name: 'index_cache', arguments: { full: true } }),
+        invalidParams(/Invalid arguments for tool index_cache: Additional properties are not allowed \('full' was unexpected\)/),
+      );
       await new Promise((r) => setTimeout(r, 20));
       const wire = session.inbound.slice(from);
       const response = wire.findIndex((m) => 'result' in m);
