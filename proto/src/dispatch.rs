@@ -625,18 +625,24 @@ fn route_args(
             id: id.clone(),
             result: inner.discover.clone(),
         }),
-        Method::ToolsList => {
+        Method::ToolsList
+        | Method::PromptsList
+        | Method::ResourcesList
+        | Method::ResourcesTemplatesList => {
+            #[cfg(feature = "std")]
+            let span = crate::trace::list_span(spec.name, &meta);
+            #[cfg(feature = "std")]
+            let _entered = span.enter();
             let snapshot = service.snapshot();
-            list(id, &params, &seen(service, &snapshot, &meta).tools)
-        }
-        Method::PromptsList => {
-            let snapshot = service.snapshot();
-            list(id, &params, &seen(service, &snapshot, &meta).prompts)
-        }
-        Method::ResourcesList => resources_list(service, id, &params, &meta),
-        Method::ResourcesTemplatesList => {
-            let snapshot = service.snapshot();
-            list(id, &params, &seen(service, &snapshot, &meta).templates)
+            let answer = match spec.method {
+                Method::ToolsList => list(id, &params, &seen(service, &snapshot, &meta).tools),
+                Method::PromptsList => list(id, &params, &seen(service, &snapshot, &meta).prompts),
+                Method::ResourcesList => resources_list(service, id, &params, &meta),
+                _ => list(id, &params, &seen(service, &snapshot, &meta).templates),
+            };
+            #[cfg(feature = "std")]
+            crate::trace::record_list(&span, &answer);
+            answer
         }
         Method::ResourcesRead => read_resource(service, id, &params, meta, now),
         Method::PromptsGet => get_prompt(service, id, &params, meta, now),
