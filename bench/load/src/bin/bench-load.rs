@@ -48,6 +48,9 @@ struct Server {
     runtime: Option<&'static str>,
     /// Also measured over stdio.
     stdio: bool,
+    /// Started with `--auth`: the server prints a bearer token after its
+    /// address, and every request carries it.
+    auth: bool,
 }
 
 const SERVERS: &[Server] = &[
@@ -56,18 +59,32 @@ const SERVERS: &[Server] = &[
         binary: "snodo-echo",
         runtime: Some("tokio"),
         stdio: true,
+        auth: false,
+    },
+    // The same server with authorization on (snodo-auth's JwtValidator,
+    // RS256, static key, its cache of verified tokens): the client sends
+    // one token on every request, as a client reusing its access token
+    // does, so this row is the per-request cost of a cached validation.
+    Server {
+        label: "snodo (tokio, auth)",
+        binary: "snodo-echo",
+        runtime: Some("tokio"),
+        stdio: false,
+        auth: true,
     },
     Server {
         label: "snodo (smol)",
         binary: "snodo-echo",
         runtime: Some("smol"),
         stdio: true,
+        auth: false,
     },
     Server {
         label: "snodo (blocking)",
         binary: "snodo-echo",
         runtime: Some("blocking"),
         stdio: true,
+        auth: false,
     },
     Server {
         label: "snodo (hyper)",
@@ -75,24 +92,28 @@ const SERVERS: &[Server] = &[
         runtime: Some("hyper"),
         // An HTTP adapter only.
         stdio: false,
+        auth: false,
     },
     Server {
         label: "rmcp",
         binary: "rmcp-echo",
         runtime: None,
         stdio: true,
+        auth: false,
     },
     Server {
         label: "tower-mcp",
         binary: "tower-mcp-echo",
         runtime: None,
         stdio: true,
+        auth: false,
     },
     Server {
         label: "bare floor",
         binary: "floor-echo",
         runtime: None,
         stdio: false,
+        auth: false,
     },
 ];
 
@@ -236,7 +257,7 @@ async fn run_all(config: &Config) -> Results {
     if let Some(addr) = config.target {
         // Only load a running server: no spawning, no RSS.
         for &c in &config.levels {
-            match load(addr, c, config.warmup, config.duration).await {
+            match load(addr, c, config.warmup, config.duration, "").await {
                 Ok(l) => eprintln!(
                     "{addr}: HTTP c={} {:.0} req/s, p50 {} us, p99 {} us, {} answered, {} errors",
                     l.concurrency, l.rps, l.p50_us, l.p99_us, l.answered, l.errors
@@ -346,6 +367,9 @@ fn spawn(config: &Config, server: &Server, mode: &[&str]) -> std::io::Result<Chi
     if let Some(rt) = server.runtime {
         cmd.args(["--runtime", rt]);
     }
+    if server.auth && mode.contains(&"--listen") {
+        cmd.arg("--auth");
+    }
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -400,14 +424,24 @@ async fn http_series(
         .trim()
         .parse()
         .map_err(|_| format!("bad address line {line:?}"))?;
-    check_first(addr, server.label, show_first).await?;
+    // With `--auth`, the token line; every request carries it.
+    let mut auth = String::new();
+    if server.auth {
+        let mut token = String::new();
+        tokio::time::timeout(Duration::from_secs(10), stdout.read_line(&mut token))
+            .await
+            .map_err(|_| "the server did not print its token")?
+            .map_err(|e| e.to_string())?;
+        auth = format!("authorization: Bearer {}\r\n", token.trim());
+    }
+    check_first(addr, server.label, show_first, &auth).await?;
     let mut levels = Vec::new();
     for &c in &config.levels {
         eprint!("{}: HTTP c={c} ... ", server.label);
         let cpu_before = cpu_ns(pid);
         let client_before = cpu_ns(std::process::id());
         let started = Instant::now();
-        let mut level = load(addr, c, config.warmup, duration).await?;
+        let mut level = load(addr, c, config.warmup, duration, &auth).await?;
         level.client_busy = cpu_ns(std::process::id()).saturating_sub(client_before) as f64
             / started.elapsed().as_nanos() as f64;
         level.cpu_us =
@@ -432,7 +466,8 @@ async fn http_series(
 /// `tools/call echo` as the released TypeScript client sends it over
 /// Streamable HTTP, its members in its order and the header lines Node's
 /// `fetch` writes under it, in their order (captured from its socket).
-fn request(out: &mut Vec<u8>, body: &mut Vec<u8>, host: &str, conn: usize, seq: u64) {
+/// `auth` is an `authorization` header line, or empty.
+fn request(out: &mut Vec<u8>, body: &mut Vec<u8>, host: &str, auth: &str, conn: usize, seq: u64) {
     out.clear();
     body.clear();
     let _ = write!(
@@ -441,7 +476,7 @@ fn request(out: &mut Vec<u8>, body: &mut Vec<u8>, host: &str, conn: usize, seq: 
     );
     let _ = write!(
         out,
-        "POST /mcp HTTP/1.1\r\nhost: {host}\r\nconnection: keep-alive\r\n\
+        "POST /mcp HTTP/1.1\r\nhost: {host}\r\n{auth}connection: keep-alive\r\n\
          mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: echo\r\n\
          content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
          accept-language: *\r\nsec-fetch-mode: cors\r\nuser-agent: node\r\n\
@@ -613,10 +648,15 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 /// The first answer is checked in full, and shown.
-async fn check_first(addr: std::net::SocketAddr, label: &str, show: bool) -> Result<(), String> {
+async fn check_first(
+    addr: std::net::SocketAddr,
+    label: &str,
+    show: bool,
+    auth: &str,
+) -> Result<(), String> {
     let mut conn = Conn::open(addr).await.map_err(|e| e.to_string())?;
     let mut req = Vec::new();
-    request(&mut req, &mut Vec::new(), &addr.to_string(), 0, 1);
+    request(&mut req, &mut Vec::new(), &addr.to_string(), auth, 0, 1);
     conn.stream
         .write_all(&req)
         .await
@@ -652,6 +692,7 @@ async fn load(
     concurrency: usize,
     warmup: Duration,
     duration: Duration,
+    auth: &str,
 ) -> Result<Level, String> {
     let start = Instant::now();
     let measure_from = start + warmup;
@@ -660,6 +701,7 @@ async fn load(
     let mut tasks = Vec::new();
     for conn_no in 0..concurrency {
         let host = host.clone();
+        let auth = auth.to_owned();
         tasks.push(tokio::spawn(async move {
             let mut conn = Conn::open(addr).await.map_err(|e| e.to_string())?;
             let mut lat = Vec::with_capacity(1 << 16);
@@ -675,7 +717,7 @@ async fn load(
                     break;
                 }
                 seq += 1;
-                request(&mut req, &mut body, &host, conn_no, seq);
+                request(&mut req, &mut body, &host, &auth, conn_no, seq);
                 conn.stream
                     .write_all(&req)
                     .await
@@ -968,6 +1010,22 @@ fn print_tables(config: &Config, r: &Results) {
         println!(
             "| req/s @ c={top}: snodo / bare floor | {:.0}% |",
             100.0 * s / f
+        );
+    }
+    // What authorization costs per request, the cached JWT validation
+    // included: the auth row against the no-auth row of this same run.
+    let auth = "snodo (tokio, auth)";
+    if let (Some(a), Some(t)) = (rps(auth), rps(snodo)) {
+        println!(
+            "| req/s @ c={top}: tokio with auth / without | {:.0}% |",
+            100.0 * a / t
+        );
+    }
+    if let (Some(a), Some(t)) = (cpu(auth), cpu(snodo)) {
+        println!(
+            "| server CPU per request @ c={top}: with auth / without | {:.2}x (+{:.1} us) |",
+            a / t,
+            a - t
         );
     }
     if let (Some(m), Some(t)) = (rps("snodo (smol)"), rps(snodo)) {
