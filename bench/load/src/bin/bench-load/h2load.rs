@@ -4,8 +4,8 @@
 //! same `tools/call echo` as the HTTP/1.1 load, with the released
 //! TypeScript client's header fields (lower-case, as HTTP/2 requires).
 
-use bytes::Bytes;
 use ::h2::client::SendRequest;
+use bytes::Bytes;
 use tokio::net::TcpStream;
 
 /// One client connection; clone it for each stream's task.

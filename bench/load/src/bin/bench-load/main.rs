@@ -55,6 +55,9 @@ struct Server {
     stdio: bool,
     /// Also measured over HTTP/2 (h2c).
     h2: bool,
+    /// Started with `--auth`: the server prints a bearer token after its
+    /// address, and every request carries it.
+    auth: bool,
 }
 
 const SERVERS: &[Server] = &[
@@ -64,6 +67,19 @@ const SERVERS: &[Server] = &[
         runtime: Some("tokio"),
         stdio: true,
         h2: false,
+        auth: false,
+    },
+    // The same server with authorization on (snodo-auth's JwtValidator,
+    // RS256, static key, its cache of verified tokens): the client sends
+    // one token on every request, as a client reusing its access token
+    // does, so this row is the per-request cost of a cached validation.
+    Server {
+        label: "snodo (tokio, auth)",
+        binary: "snodo-echo",
+        runtime: Some("tokio"),
+        stdio: false,
+        h2: false,
+        auth: true,
     },
     Server {
         label: "snodo (smol)",
@@ -71,6 +87,7 @@ const SERVERS: &[Server] = &[
         runtime: Some("smol"),
         stdio: true,
         h2: false,
+        auth: false,
     },
     Server {
         label: "snodo (blocking)",
@@ -78,6 +95,7 @@ const SERVERS: &[Server] = &[
         runtime: Some("blocking"),
         stdio: true,
         h2: false,
+        auth: false,
     },
     Server {
         label: "snodo (hyper)",
@@ -86,6 +104,7 @@ const SERVERS: &[Server] = &[
         // An HTTP adapter only.
         stdio: false,
         h2: true,
+        auth: false,
     },
     Server {
         label: "rmcp",
@@ -93,6 +112,7 @@ const SERVERS: &[Server] = &[
         runtime: None,
         stdio: true,
         h2: true,
+        auth: false,
     },
     Server {
         label: "tower-mcp",
@@ -100,6 +120,7 @@ const SERVERS: &[Server] = &[
         runtime: None,
         stdio: true,
         h2: true,
+        auth: false,
     },
     Server {
         label: "bare floor",
@@ -107,6 +128,7 @@ const SERVERS: &[Server] = &[
         runtime: None,
         stdio: false,
         h2: false,
+        auth: false,
     },
 ];
 
@@ -252,7 +274,7 @@ async fn run_all(config: &Config) -> Results {
     if let Some(addr) = config.target {
         // Only load a running server: no spawning, no RSS.
         for &c in &config.levels {
-            match load(addr, Wire::H1, c, config.warmup, config.duration).await {
+            match load(addr, Wire::H1, c, config.warmup, config.duration, "").await {
                 Ok(l) => eprintln!(
                     "{addr}: HTTP c={} {:.0} req/s, p50 {} us, p99 {} us, {} answered, {} errors",
                     l.concurrency, l.rps, l.p50_us, l.p99_us, l.answered, l.errors
@@ -371,6 +393,9 @@ fn spawn(config: &Config, server: &Server, mode: &[&str]) -> std::io::Result<Chi
     if let Some(rt) = server.runtime {
         cmd.args(["--runtime", rt]);
     }
+    if server.auth && mode.contains(&"--listen") {
+        cmd.arg("--auth");
+    }
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -425,7 +450,17 @@ async fn http_series(
         .trim()
         .parse()
         .map_err(|_| format!("bad address line {line:?}"))?;
-    check_first(addr, server.label, show_first).await?;
+    // With `--auth`, the token line; every request carries it.
+    let mut auth = String::new();
+    if server.auth {
+        let mut token = String::new();
+        tokio::time::timeout(Duration::from_secs(10), stdout.read_line(&mut token))
+            .await
+            .map_err(|_| "the server did not print its token")?
+            .map_err(|e| e.to_string())?;
+        auth = format!("authorization: Bearer {}\r\n", token.trim());
+    }
+    check_first(addr, server.label, show_first, &auth).await?;
     let mut levels = Vec::new();
     let mut levels_h2 = Vec::new();
     let wires: &[Wire] = if server.h2 {
@@ -441,7 +476,7 @@ async fn http_series(
         let cpu_before = cpu_ns(pid);
         let client_before = cpu_ns(std::process::id());
         let started = Instant::now();
-        let mut level = load(addr, wire, c, config.warmup, duration).await?;
+        let mut level = load(addr, wire, c, config.warmup, duration, &auth).await?;
         level.client_busy = cpu_ns(std::process::id()).saturating_sub(client_before) as f64
             / started.elapsed().as_nanos() as f64;
         level.cpu_us =
@@ -487,12 +522,13 @@ impl Wire {
 /// `tools/call echo` as the released TypeScript client sends it over
 /// Streamable HTTP, its members in its order and the header lines Node's
 /// `fetch` writes under it, in their order (captured from its socket).
-fn request(out: &mut Vec<u8>, body: &mut Vec<u8>, host: &str, conn: usize, seq: u64) {
+/// `auth` is an `authorization` header line, or empty.
+fn request(out: &mut Vec<u8>, body: &mut Vec<u8>, host: &str, auth: &str, conn: usize, seq: u64) {
     out.clear();
     call_body(body, conn, seq);
     let _ = write!(
         out,
-        "POST /mcp HTTP/1.1\r\nhost: {host}\r\nconnection: keep-alive\r\n\
+        "POST /mcp HTTP/1.1\r\nhost: {host}\r\n{auth}connection: keep-alive\r\n\
          mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: echo\r\n\
          content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
          accept-language: *\r\nsec-fetch-mode: cors\r\nuser-agent: node\r\n\
@@ -673,10 +709,15 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 /// The first answer is checked in full, and shown.
-async fn check_first(addr: std::net::SocketAddr, label: &str, show: bool) -> Result<(), String> {
+async fn check_first(
+    addr: std::net::SocketAddr,
+    label: &str,
+    show: bool,
+    auth: &str,
+) -> Result<(), String> {
     let mut conn = Conn::open(addr).await.map_err(|e| e.to_string())?;
     let mut req = Vec::new();
-    request(&mut req, &mut Vec::new(), &addr.to_string(), 0, 1);
+    request(&mut req, &mut Vec::new(), &addr.to_string(), auth, 0, 1);
     conn.stream
         .write_all(&req)
         .await
@@ -723,7 +764,8 @@ impl Tally {
         if !ok {
             self.errors += 1;
         } else if sent >= self.measure_from && done <= self.end {
-            self.lat.push(u32::try_from(done.duration_since(sent).as_micros()).unwrap_or(u32::MAX));
+            self.lat
+                .push(u32::try_from(done.duration_since(sent).as_micros()).unwrap_or(u32::MAX));
         }
     }
 }
@@ -734,6 +776,7 @@ async fn load(
     concurrency: usize,
     warmup: Duration,
     duration: Duration,
+    auth: &str,
 ) -> Result<Level, String> {
     let start = Instant::now();
     let measure_from = start + warmup;
@@ -747,6 +790,7 @@ async fn load(
     for conn_no in 0..concurrency {
         let host = host.clone();
         let link = link.clone();
+        let auth = auth.to_owned();
         tasks.push(tokio::spawn(async move {
             let mut tally = Tally {
                 measure_from,
@@ -781,7 +825,7 @@ async fn load(
                     break;
                 }
                 seq += 1;
-                request(&mut req, &mut body, &host, conn_no, seq);
+                request(&mut req, &mut body, &host, &auth, conn_no, seq);
                 conn.stream
                     .write_all(&req)
                     .await
@@ -1098,6 +1142,22 @@ fn print_tables(config: &Config, r: &Results) {
             100.0 * s / f
         );
     }
+    // What authorization costs per request, the cached JWT validation
+    // included: the auth row against the no-auth row of this same run.
+    let auth = "snodo (tokio, auth)";
+    if let (Some(a), Some(t)) = (rps(auth), rps(snodo)) {
+        println!(
+            "| req/s @ c={top}: tokio with auth / without | {:.0}% |",
+            100.0 * a / t
+        );
+    }
+    if let (Some(a), Some(t)) = (cpu(auth), cpu(snodo)) {
+        println!(
+            "| server CPU per request @ c={top}: with auth / without | {:.2}x (+{:.1} us) |",
+            a / t,
+            a - t
+        );
+    }
     if let (Some(m), Some(t)) = (rps("snodo (smol)"), rps(snodo)) {
         println!("| req/s @ c={top}: smol / tokio | {:.0}% |", 100.0 * m / t);
     }
@@ -1129,7 +1189,10 @@ fn print_tables(config: &Config, r: &Results) {
     };
     for peer in ["rmcp", "tower-mcp"] {
         if let (Some(s), Some(p)) = (rps(hyper), rps(peer)) {
-            println!("| req/s @ c={top}: snodo (hyper) / {peer} | {:.2}x |", s / p);
+            println!(
+                "| req/s @ c={top}: snodo (hyper) / {peer} | {:.2}x |",
+                s / p
+            );
         }
         if let (Some(s), Some(p)) = (rps2(hyper), rps2(peer)) {
             println!(
