@@ -29,7 +29,8 @@
 //! introspection) is the [`Authenticator`]'s: proto carries no crypto.
 //! stdio takes no tokens (the spec says stdio servers SHOULD NOT use OAuth
 //! and take credentials from their environment): an application that
-//! knows its stdio caller sets nothing here.
+//! knows its stdio caller names it with
+//! [`ServiceBuilder::stdio_principal`](crate::ServiceBuilder::stdio_principal).
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;

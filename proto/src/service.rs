@@ -298,6 +298,9 @@ pub(crate) struct Inner {
     pub(crate) instructions: Option<String>,
     /// The authorization HTTP requests need ([`crate::auth`]).
     pub(crate) auth: Option<crate::auth::Authorization>,
+    /// Who every stdio connection's requests come from
+    /// ([`ServiceBuilder::stdio_principal`]).
+    pub(crate) stdio_principal: Option<alloc::sync::Arc<crate::auth::Principal>>,
     /// HTTP sessions of the initialize-era dialects.
     #[cfg(feature = "std")]
     pub(crate) sessions: Option<crate::legacy::Sessions>,
@@ -489,6 +492,7 @@ pub struct ServiceBuilder {
     include_server_info: bool,
     instructions: Option<String>,
     auth: Option<crate::auth::Authorization>,
+    stdio_principal: Option<alloc::sync::Arc<crate::auth::Principal>>,
     limits: Limits,
     http: HttpConfig,
     cache: CachePolicy,
@@ -538,6 +542,7 @@ impl Default for ServiceBuilder {
             extensions: Vec::new(),
             dialects: Dialect::ALL.to_vec(),
             auth: None,
+            stdio_principal: None,
         }
     }
 }
@@ -548,6 +553,22 @@ impl ServiceBuilder {
     /// and the Protected Resource Metadata is served. stdio is unaffected.
     pub fn authorization(mut self, auth: crate::auth::Authorization) -> Self {
         self.auth = Some(auth);
+        self
+    }
+
+    /// Who the requests of every stdio connection come from.
+    ///
+    /// A stdio server takes no tokens: it SHOULD NOT use OAuth and takes
+    /// its credentials from its environment instead
+    /// (`basic/authorization/index.mdx` § Protocol Requirements). The process
+    /// belongs to whoever launched it, so the application, which knows
+    /// that user (from its environment, a key file, the OS account), names
+    /// them here; from then on stdio requests carry this principal exactly
+    /// as HTTP requests carry the authenticated one: in
+    /// [`Context::principal`](crate::Context::principal), the ownership of
+    /// tasks, sealed `requestState`, and views and scope policies.
+    pub fn stdio_principal(mut self, principal: crate::auth::Principal) -> Self {
+        self.stdio_principal = Some(alloc::sync::Arc::new(principal));
         self
     }
 
@@ -973,6 +994,7 @@ impl ServiceBuilder {
                 legacy_capabilities,
                 instructions: self.instructions,
                 auth: self.auth,
+                stdio_principal: self.stdio_principal,
             }),
         })
     }

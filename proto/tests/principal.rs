@@ -265,3 +265,74 @@ fn an_initialize_era_session_sees_the_view_of_its_principal() {
         ok(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: write_note"}}"#)
     );
 }
+
+/// stdio takes no tokens (`basic/authorization/index.mdx` § Protocol
+/// Requirements): the application names the principal of its stdio
+/// connections, and it reaches handlers and views as an authenticated
+/// one does. HTTP requests never inherit it.
+#[test]
+fn the_application_names_the_principal_of_stdio() {
+    let service = Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .stdio_principal(Principal::new("carol", ["notes:read"]))
+        .view(ScopeView::new().tool("write_note", ["notes:write"]))
+        .tool(
+            Tool::new("whoami", "Who is calling"),
+            |_: NoArgs, ctx: Context| async move {
+                CallToolResult::text(ctx.principal().map_or("nobody", |p| p.subject.as_str()))
+            },
+        )
+        .tool(
+            Tool::new("write_note", "Needs notes:write"),
+            |_: NoArgs, _| async { CallToolResult::text("written") },
+        )
+        .build()
+        .unwrap();
+    let mut stdio = Harness::new(&service, Transport::Stdio);
+    let mut line = |json: &str| {
+        stdio
+            .send(format!("{json}\n").as_bytes())
+            .trim_end()
+            .to_owned()
+    };
+    assert_eq!(
+        line(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{{META},"name":"whoami"}}}}"#
+        )),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{{SERVER_INFO},"content":[{{"text":"carol","type":"text"}}],"resultType":"complete"}}}}"#
+        )
+    );
+    assert_eq!(
+        line(&format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#
+        )),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"result":{{{SERVER_INFO},"cacheScope":"private","resultType":"complete","tools":[{{"description":"Who is calling","inputSchema":{{"additionalProperties":false,"type":"object"}},"name":"whoami"}}],"ttlMs":60000}}}}"#
+        ),
+        "carol's view: no write_note"
+    );
+    assert_eq!(
+        line(&format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{{META},"name":"write_note"}}}}"#
+        )),
+        r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Unknown tool: write_note"}}"#
+    );
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{{META},"name":"whoami"}}}}"#
+    );
+    let mut http = Harness::new(&service, Transport::Http);
+    let out = http.send(
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: whoami\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    );
+    assert!(
+        out.ends_with(&format!(
+            r#"{{"jsonrpc":"2.0","id":4,"result":{{{SERVER_INFO},"content":[{{"text":"nobody","type":"text"}}],"resultType":"complete"}}}}"#
+        )),
+        "HTTP does not inherit the stdio principal: {out}"
+    );
+}

@@ -380,7 +380,10 @@ impl Connection {
             shutting_down: false,
             timers,
             host: None,
-            principal: None,
+            principal: match transport {
+                Transport::Stdio => service.inner.stdio_principal.clone(),
+                Transport::Http => None,
+            },
             closed: false,
             #[cfg(feature = "std")]
             reports: crate::run::Reports::new(service.limits().max_pending_reports),
