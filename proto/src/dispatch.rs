@@ -610,6 +610,15 @@ fn route_args(
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
+    // The costly calls count against the caller's rate limit first, known
+    // tool or not (an unknown name costs a lookup, and probing is a flood
+    // too).
+    #[cfg(feature = "std")]
+    if let (Some(limiter), Method::ToolsCall | Method::CompletionComplete) =
+        (&inner.limiter, spec.method)
+    {
+        limiter.take(meta.principal().map_or("", |p| p.subject.as_str()), now)?;
+    }
     // The typed shapes, read without building an object.
     let args = match (spec.method, args) {
         (Method::ToolsCall, args) => return call_tool(service, id, args, meta, headers, now),

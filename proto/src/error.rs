@@ -3,10 +3,11 @@
 //! Every code here is used only with the meaning the spec assigns
 //! (`basic/index.mdx` § Error Codes; `schema.ts` error interfaces). Codes in
 //! `-32020..=-32099` are MCP's own. Of `-32000..=-32019`, which `schema.ts`
-//! (§ MCP error codes) leaves to implementations, snodo emits one:
-//! [`code::SERVICE_UNAVAILABLE`], whose meaning travels in its `data`
-//! (`retryable`) and, on HTTP, in the status (503 with `Retry-After`), since
-//! no receiver may read cross-implementation meaning into the code itself.
+//! (§ MCP error codes) leaves to implementations, snodo emits two:
+//! [`code::SERVICE_UNAVAILABLE`] and [`code::RATE_LIMITED`], whose meaning
+//! travels in their `data` (`retryable`, `retryAfterSeconds`) and, on HTTP,
+//! in the status (503 or 429, with `Retry-After`), since no receiver may
+//! read cross-implementation meaning into the code itself.
 
 use alloc::borrow::Cow;
 use alloc::string::String;
@@ -39,6 +40,11 @@ pub mod code {
     /// Implementation-defined (`schema.ts` § MCP error codes: `-32000` to
     /// `-32019`).
     pub const SERVICE_UNAVAILABLE: i64 = -32000;
+    /// The caller has made more calls than its rate limit allows; nothing
+    /// was done and the request may be sent again after
+    /// `data.retryAfterSeconds` ([`ErrorObject::rate_limited`](super::ErrorObject::rate_limited)).
+    /// Implementation-defined (`schema.ts` § MCP error codes).
+    pub const RATE_LIMITED: i64 = -32001;
 }
 
 /// How long [`ErrorObject::unavailable`] asks a client to wait before
@@ -114,8 +120,27 @@ impl ErrorObject {
             .with_data(json!({ "retryable": true, "retryAfterSeconds": RETRY_AFTER_SECONDS }))
     }
 
+    /// `-32001`: over the caller's rate limit ([`crate::limit`]); nothing
+    /// was done. `data`: `{"retryable": true, "retryAfterSeconds": n}`; on
+    /// Streamable HTTP `429 Too Many Requests` with `Retry-After: n`
+    /// (RFC 6585 § 4).
+    pub fn rate_limited(retry_after_seconds: u64) -> Self {
+        Self::new(code::RATE_LIMITED, "Rate limit exceeded")
+            .with_data(json!({ "retryable": true, "retryAfterSeconds": retry_after_seconds }))
+    }
+
+    /// How many seconds a retryable error asks the client to wait
+    /// (`data.retryAfterSeconds`); `None` for any other error.
+    pub fn retry_after(&self) -> Option<u64> {
+        if !self.is_retryable() {
+            return None;
+        }
+        self.data.as_ref()?.get("retryAfterSeconds")?.as_u64()
+    }
+
     /// Whether this error says the request may be sent again as it is
-    /// (`data.retryable` is `true`): [`ErrorObject::unavailable`].
+    /// (`data.retryable` is `true`): [`ErrorObject::unavailable`],
+    /// [`ErrorObject::rate_limited`].
     pub fn is_retryable(&self) -> bool {
         self.data
             .as_ref()

@@ -81,6 +81,8 @@ pub mod http;
 mod json;
 pub mod jsonrpc;
 pub mod legacy;
+#[cfg(feature = "std")]
+pub mod limit;
 pub mod meta;
 pub mod model;
 pub mod mrtr;
@@ -120,6 +122,8 @@ pub use handler::{
 };
 pub use http::{HostPolicy, HttpConfig, OriginPolicy, Response};
 pub use jsonrpc::RequestId;
+#[cfg(feature = "std")]
+pub use limit::RateLimit;
 pub use meta::{ClientCapabilities, LogLevel, ProgressToken, RequestMeta};
 pub use model::*;
 pub use mrtr::{

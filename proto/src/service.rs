@@ -280,6 +280,9 @@ pub(crate) struct Inner {
     /// What each caller sees of it.
     #[cfg(feature = "std")]
     pub(crate) view: Option<Arc<dyn crate::registry::View>>,
+    /// Each principal's rate limit on the costly calls.
+    #[cfg(feature = "std")]
+    pub(crate) limiter: Option<crate::limit::Limiter>,
     /// Resources enumerated on demand after the registered ones.
     pub(crate) lister: Option<Arc<dyn crate::registry::ResourceLister>>,
     pub(crate) completer: Option<Option<Arc<CompleteFn>>>,
@@ -503,6 +506,8 @@ pub struct ServiceBuilder {
     hub: Option<crate::subscriptions::Hub>,
     #[cfg(feature = "std")]
     view: Option<Arc<dyn crate::registry::View>>,
+    #[cfg(feature = "std")]
+    rate_limit: Option<crate::limit::RateLimit>,
     lister: Option<Arc<dyn crate::registry::ResourceLister>>,
     tools: Vec<(Tool, Option<Arc<ToolFn>>)>,
     resources: Vec<(Resource, Option<Arc<ResourceFn>>)>,
@@ -531,6 +536,8 @@ impl Default for ServiceBuilder {
             hub: None,
             #[cfg(feature = "std")]
             view: None,
+            #[cfg(feature = "std")]
+            rate_limit: None,
             lister: None,
             tools: Vec::new(),
             resources: Vec::new(),
@@ -693,6 +700,16 @@ impl ServiceBuilder {
     #[cfg(feature = "std")]
     pub fn view<V: crate::registry::View>(mut self, view: V) -> Self {
         self.view = Some(Arc::new(view));
+        self
+    }
+
+    /// Limit each principal's `tools/call` and `completion/complete`
+    /// requests ([`crate::limit`]): over the limit a call is answered
+    /// `-32001` (on HTTP 429 with `Retry-After`) and nothing runs. No
+    /// limit by default.
+    #[cfg(feature = "std")]
+    pub fn rate_limit(mut self, limit: crate::limit::RateLimit) -> Self {
+        self.rate_limit = Some(limit);
         self
     }
 
@@ -982,6 +999,8 @@ impl ServiceBuilder {
                 registry,
                 #[cfg(feature = "std")]
                 view: self.view,
+                #[cfg(feature = "std")]
+                limiter: self.rate_limit.map(crate::limit::Limiter::new),
                 lister: self.lister,
                 completer: self.completer,
                 discover,

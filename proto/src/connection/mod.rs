@@ -1273,16 +1273,16 @@ impl Connection {
         // length, in a buffer kept for the next answer.
         let mut json = core::mem::take(&mut self.scratch);
         json.clear();
-        let status = match message {
+        let (status, retry_after) = match message {
             Final::Result(result) => {
                 if let Some(id) = id {
                     jsonrpc::write_result_raw(&mut json, id, result);
                 }
-                200
+                (200, None)
             }
             Final::Error(e, admission) => {
                 jsonrpc::write_error(&mut json, id, e);
-                rules::status_of(e, admission)
+                (rules::status_of(e, admission), e.retry_after())
             }
         };
         match self.wire {
@@ -1290,7 +1290,7 @@ impl Connection {
                 self.out.extend_from_slice(&json);
                 self.out.push(b'\n');
             }
-            Wire::Http(_) => self.http_final(&json, status, now),
+            Wire::Http(_) => self.http_final(&json, status, retry_after, now),
         }
         self.scratch = json;
     }

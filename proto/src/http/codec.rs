@@ -652,6 +652,7 @@ pub fn reason_phrase(status: u16) -> &'static str {
         409 => "Conflict",
         413 => "Content Too Large",
         415 => "Unsupported Media Type",
+        429 => "Too Many Requests",
         431 => "Request Header Fields Too Large",
         500 => "Internal Server Error",
         501 => "Not Implemented",

@@ -317,8 +317,15 @@ impl Connection {
     }
 
     /// The final message of the exchange: the last event of its SSE
-    /// stream, or its JSON response with `status`.
-    pub(crate) fn http_final(&mut self, json: &[u8], status: u16, now: Instant) {
+    /// stream, or its JSON response with `status` (and `Retry-After` for a
+    /// retryable error).
+    pub(crate) fn http_final(
+        &mut self,
+        json: &[u8],
+        status: u16,
+        retry_after: Option<u64>,
+        now: Instant,
+    ) {
         let Some(http) = self.http() else { return };
         let Some(ex) = http.exchange.as_ref() else {
             tracing::error!("HTTP final message without an exchange");
@@ -335,14 +342,11 @@ impl Connection {
         // transports give HTTP statuses only to transport faults.
         let (status, header) = match &ex.legacy {
             Some(l) => (200, l.session_header()),
-            // A retryable failure (503: `rules::status_of`) says when to
-            // try again (RFC 9110 § 10.2.3).
-            None if status == 503 => (
+            // A retryable failure (503 or 429: `rules::status_of`) says
+            // when to try again (RFC 9110 § 10.2.3).
+            None if retry_after.is_some() && status != 200 => (
                 status,
-                Some(alloc::format!(
-                    "Retry-After: {}",
-                    crate::error::RETRY_AFTER_SECONDS
-                )),
+                retry_after.map(|s| alloc::format!("Retry-After: {s}")),
             ),
             None => (status, None),
         };

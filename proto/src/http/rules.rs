@@ -432,6 +432,8 @@ impl HeaderCheck for Mirrors<'_> {
 pub fn status_of(error: &ErrorObject, admission: bool) -> u16 {
     match error.code {
         code::SERVICE_UNAVAILABLE if error.is_retryable() => 503,
+        // RFC 6585 § 4.
+        code::RATE_LIMITED if error.is_retryable() => 429,
         code::PARSE_ERROR | code::INVALID_REQUEST => 400,
         code::METHOD_NOT_FOUND => 404,
         code::HEADER_MISMATCH
@@ -599,6 +601,7 @@ mod tests {
         );
         assert_eq!(status_of(&ErrorObject::internal("x"), false), 200);
         assert_eq!(status_of(&ErrorObject::unavailable("x"), false), 503);
+        assert_eq!(status_of(&ErrorObject::rate_limited(3), false), 429);
         // The code alone, without `data.retryable`, is the application's.
         assert_eq!(
             status_of(&ErrorObject::new(code::SERVICE_UNAVAILABLE, "x"), false),
