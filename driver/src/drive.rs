@@ -4,7 +4,7 @@
 
 use std::future::poll_fn;
 use std::io;
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use snodo_proto::time::Clock;
@@ -15,28 +15,92 @@ use crate::outbox::Outbox;
 use crate::runtime::{Read, Runtime, Timer, Write};
 use crate::server::Place;
 
-/// The wall-clock-plus-monotonic clock on `rt`'s monotonic clock.
-pub(crate) fn clock<R: Runtime>(rt: &R) -> Clock {
-    let wall = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    Clock::anchored(wall, rt.now())
+/// What every loop over a [`Connection`] shares, whether it serves a byte
+/// stream ([`drive`]) or one parsed request ([`Exchange`](crate::Exchange)):
+/// the runtime, the wall-clock-plus-monotonic clock on its monotonic
+/// clock, and a timer at the connection's next deadline.
+pub(crate) struct Core<R: Runtime> {
+    pub(crate) rt: R,
+    clock: Clock,
+    timer: R::Timer,
+    armed: Option<Instant>,
 }
 
-enum Event {
-    Stop,
-    Shed,
-    Timer,
-    Changes,
-    Routed,
-    Written(io::Result<()>),
-    Read(io::Result<usize>),
+impl<R: Runtime> Core<R> {
+    pub(crate) fn new(rt: R) -> Self {
+        let wall = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let (clock, timer) = (Clock::anchored(wall, rt.now()), rt.timer(rt.now()));
+        Core {
+            rt,
+            clock,
+            timer,
+            armed: None,
+        }
+    }
+
+    /// The same runtime and clock, with a timer of its own.
+    pub(crate) fn fork(&self) -> Self {
+        let timer = self.rt.timer(self.rt.now());
+        Core {
+            rt: self.rt.clone(),
+            clock: self.clock,
+            timer,
+            armed: None,
+        }
+    }
+
+    pub(crate) fn now(&self) -> snodo_proto::Instant {
+        self.clock.at(self.rt.now())
+    }
+
+    /// Carry out what only the runtime can; hand back what is left (bytes,
+    /// a response head, the close). A call is answered inline when its
+    /// handler is ready at once (most are: no task, no wake-up) and spawned
+    /// otherwise; a cancellation needs nothing (proto has set the call's
+    /// flag, which ends its task).
+    pub(crate) fn carry(&self, conn: &mut Connection, output: Output) -> Option<Output> {
+        match output {
+            Output::Invoke(invocation) => {
+                let mut task = conn.task(invocation);
+                match task.poll_inline() {
+                    Some(outcome) => {
+                        let _ = conn.complete(task.call(), outcome, self.now());
+                    }
+                    None => self.rt.spawn(task),
+                }
+                None
+            }
+            Output::Cancel(_) => None,
+            other => Some(other),
+        }
+    }
+
+    /// Ready once the connection's next deadline has come and
+    /// `handle_timeout` has run. The timer only ever moves earlier: a
+    /// deadline that moved later (each keep-alive request pushes its
+    /// connection's) is left to fire early, `handle_timeout` acts only on
+    /// what is due, and the next poll arms the next one.
+    pub(crate) fn poll_timer(&mut self, conn: &mut Connection, cx: &mut Context<'_>) -> Poll<()> {
+        let wake = conn.poll_timeout().and_then(|t| self.clock.monotonic(t));
+        if let Some(at) = wake.filter(|&at| self.armed.is_none_or(|armed| at < armed)) {
+            self.timer.reset(at);
+            self.armed = Some(at);
+        }
+        if self.armed.is_none() || self.timer.poll_fired(cx).is_pending() {
+            return Poll::Pending;
+        }
+        self.armed = None;
+        conn.handle_timeout(self.now());
+        Poll::Ready(())
+    }
 }
 
 /// Serve one connection until it closes. `Err` only for a stdio stream that
 /// failed (on HTTP a failed read or write is the client leaving).
 pub(crate) async fn drive<R, I, O>(
-    rt: &R,
+    rt: R,
     service: &Service,
     transport: Transport,
     mut reader: I,
@@ -49,13 +113,10 @@ where
     I: Read,
     O: Write,
 {
-    let clock = clock(rt);
-    let now = || clock.at(rt.now());
-    let mut conn = Connection::new(service, transport, now());
+    let mut core = Core::new(rt);
+    let mut conn = Connection::new(service, transport, core.now());
     let mut out = Outbox::default();
     let chunk = options.read_buffer.max(1);
-    let mut timer = rt.timer(rt.now());
-    let mut armed: Option<Instant> = None;
     let mut input_open = true;
     let (mut stopping, mut shed) = (false, false);
     // On stdio the caller learns why its stream failed, once the calls in
@@ -70,137 +131,113 @@ where
         }
         let mut closed = false;
         while let Some(output) = conn.poll_output() {
-            match output {
-                Output::Transmit(bytes) => out.push(bytes),
-                Output::Invoke(invocation) => {
-                    let mut task = conn.task(invocation);
-                    // Most handlers are ready at once: answered here, with
-                    // no task and no wake-up.
-                    match task.poll_inline() {
-                        Some(outcome) => {
-                            let _ = conn.complete(task.call(), outcome, now());
-                        }
-                        None => rt.spawn(task),
-                    }
-                }
-                // proto has set the call's flag, which ends its task.
-                Output::Cancel(_) => {}
-                Output::Close => closed = true,
+            match core.carry(&mut conn, output) {
+                Some(Output::Transmit(bytes)) => out.push(bytes),
+                Some(Output::Close) => closed = true,
                 // Only a connection made for one parsed request answers
                 // with a head of its own (`crate::Exchange`).
-                Output::Respond(_) => {}
+                _ => {}
             }
         }
         if closed {
             break;
         }
-
-        // The timer only ever moves earlier. A deadline that moved later
-        // (each keep-alive request pushes its connection's) is left to fire
-        // early: `handle_timeout` acts only on what is due, and the loop
-        // then arms the next one.
-        let wake = conn.poll_timeout().and_then(|t| clock.monotonic(t));
-        if let Some(at) = wake.filter(|&at| armed.is_none_or(|armed| at < armed)) {
-            timer.reset(at);
-            armed = Some(at);
-        }
         // And after: the answers just drained may have left it idle.
         if let Some(place) = &place {
             place.seat.set_idle(conn.idle_since());
         }
-        let below_high_water = out.queued() + writer.buffered() < options.write_high_water;
-        let read_more =
-            input_open && below_high_water && (conn.wants_input() || conn.watches_hangup());
 
-        let event = poll_fn(|cx| {
-            if let Some(place) = place.as_mut() {
-                if !stopping && place.stop.poll(cx).is_ready() {
-                    return Poll::Ready(Event::Stop);
-                }
-                if !shed && place.shed.poll(cx).is_ready() {
-                    return Poll::Ready(Event::Shed);
+        // Wait for one input, hand it to the connection, and go drain what
+        // it caused.
+        poll_fn(|cx| {
+            // Write what waits, as far as the peer takes it.
+            while !out.is_idle() {
+                let Poll::Ready(written) = out.poll_step(&mut writer, cx) else {
+                    break;
+                };
+                if let Err(e) = written {
+                    tracing::debug!(error = %e, "write failed; the client is gone");
+                    out.discard();
+                    conn.handle_write_failed(core.now());
+                    if transport == Transport::Stdio {
+                        stream_error = Some(e);
+                    }
+                    return Poll::Ready(());
                 }
             }
-            if armed.is_some() && timer.poll_fired(cx).is_ready() {
-                return Poll::Ready(Event::Timer);
+            if let Some(place) = place.as_mut() {
+                if !stopping && place.stop.poll(cx).is_ready() {
+                    stopping = true;
+                    conn.begin_shutdown(core.now());
+                    return Poll::Ready(());
+                }
+                if !shed && place.shed.poll(cx).is_ready() {
+                    shed = true;
+                    conn.shed(core.now());
+                    return Poll::Ready(());
+                }
+            }
+            if core.poll_timer(&mut conn, cx).is_ready() {
+                return Poll::Ready(());
             }
             // Reports from the connection's calls and change events for its
             // listen streams; not taken while the write backlog is high, so
             // the bounds in proto and the hub absorb a slow reader.
+            let below_high_water = out.queued() + writer.buffered() < options.write_high_water;
             if below_high_water && conn.poll_changes(cx).is_ready() {
-                return Poll::Ready(Event::Changes);
+                conn.handle_changes(core.now());
+                return Poll::Ready(());
             }
             // A session's cancellation routed from another connection
             // stops its call even while this client reads nothing.
             if !below_high_water && conn.poll_routed(cx).is_ready() {
-                return Poll::Ready(Event::Routed);
+                conn.handle_routed(core.now());
+                return Poll::Ready(());
             }
-            if !out.is_idle() {
-                if let Poll::Ready(r) = out.poll_step(&mut writer, cx) {
-                    return Poll::Ready(Event::Written(r));
+            if !(input_open && below_high_water && (conn.wants_input() || conn.watches_hangup())) {
+                return Poll::Pending;
+            }
+            let mut feed = |bytes: &[u8]| {
+                if !bytes.is_empty() {
+                    conn.handle_input(bytes, core.now());
                 }
-            }
-            if read_more {
-                let mut feed = |bytes: &[u8]| {
-                    if !bytes.is_empty() {
-                        conn.handle_input(bytes, now());
-                    }
-                };
-                if let Poll::Ready(r) = reader.poll_read_with(cx, chunk, &mut feed) {
-                    return Poll::Ready(Event::Read(r));
+            };
+            let error = match reader.poll_read_with(cx, chunk, &mut feed) {
+                Poll::Pending => return Poll::Pending,
+                // Fed to the connection as they were read.
+                Poll::Ready(Ok(n)) if n > 0 => return Poll::Ready(()),
+                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {
+                    return Poll::Ready(())
                 }
+                Poll::Ready(Ok(_)) => None,
+                Poll::Ready(Err(e)) => {
+                    tracing::debug!(error = %e, "read failed; treating it as end of input");
+                    Some(e)
+                }
+            };
+            input_open = false;
+            conn.handle_input_closed(core.now());
+            if let (Transport::Stdio, Some(e)) = (transport, error) {
+                stream_error.get_or_insert(e);
             }
-            Poll::Pending
+            Poll::Ready(())
         })
         .await;
-
-        match event {
-            Event::Stop => {
-                stopping = true;
-                conn.begin_shutdown(now());
-            }
-            Event::Shed => {
-                shed = true;
-                conn.shed(now());
-            }
-            Event::Timer => {
-                armed = None;
-                conn.handle_timeout(now());
-            }
-            Event::Changes => conn.handle_changes(now()),
-            Event::Routed => conn.handle_routed(now()),
-            Event::Written(Ok(())) => {}
-            Event::Written(Err(e)) => {
-                tracing::debug!(error = %e, "write failed; the client is gone");
-                out.discard();
-                conn.handle_write_failed(now());
-                if transport == Transport::Stdio {
-                    stream_error = Some(e);
-                }
-            }
-            Event::Read(Ok(0)) => {
-                input_open = false;
-                conn.handle_input_closed(now());
-            }
-            // Fed to the connection as they were read.
-            Event::Read(Ok(_)) => {}
-            Event::Read(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
-            Event::Read(Err(e)) => {
-                tracing::debug!(error = %e, "read failed; treating it as end of input");
-                input_open = false;
-                conn.handle_input_closed(now());
-                if transport == Transport::Stdio {
-                    stream_error.get_or_insert(e);
-                }
-            }
-        }
     }
 
     let closing = conn.closing();
     // Cancels whatever still runs before time is spent on the close.
     drop(conn);
     let reader = (closing.discard_input && input_open).then_some(&mut reader);
-    let closed = close(rt, &mut out, &mut writer, reader, chunk, closing.linger).await;
+    let closed = close(
+        &core.rt,
+        &mut out,
+        &mut writer,
+        reader,
+        chunk,
+        closing.linger,
+    )
+    .await;
     match stream_error {
         Some(e) => Err(e),
         None => closed,

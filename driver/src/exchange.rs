@@ -9,14 +9,12 @@ use bytes::Bytes;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Instant;
 
 use snodo_proto::http::codec::Head;
-use snodo_proto::time::Clock;
 use snodo_proto::{Connection, Host, Output, Response, Service};
 
-use crate::drive::clock;
-use crate::runtime::{Runtime, Timer};
+use crate::drive::Core;
+use crate::runtime::Runtime;
 use crate::signal::Shutdown;
 
 /// A part of an answer.
@@ -37,14 +35,11 @@ pub enum Part {
 /// its end on a task of its own, its answer dropped, as on the native
 /// listener.
 pub struct Exchange<R: Runtime> {
-    rt: R,
+    core: Core<R>,
     conn: Option<Connection>,
     /// The server's shutdown, once asked for: the connection winds down
     /// (a listen stream ends with its result) within the shutdown grace.
     stop: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
-    clock: Clock,
-    timer: R::Timer,
-    armed: Option<Instant>,
     /// Already the task that runs on after the client left: dropping it
     /// (its runtime shutting down) drops the connection, which cancels
     /// what still runs, instead of spawning it once more.
@@ -65,70 +60,45 @@ impl<R: Runtime> Exchange<R> {
         host: Option<Host>,
         shutdown: Option<&Shutdown>,
     ) -> Self {
-        let clock = clock(&rt);
-        let now = clock.at(rt.now());
-        let conn = Connection::http_request(service, head, body, host, now);
-        let timer = rt.timer(rt.now());
+        let core = Core::new(rt);
+        let conn = Connection::http_request(service, head, body, host, core.now());
         Exchange {
-            rt,
+            core,
             conn: Some(conn),
             stop: shutdown.map(|s| Box::pin(s.requested()) as Pin<Box<_>>),
-            clock,
-            timer,
-            armed: None,
             detached: false,
         }
     }
 
     /// The next part of the answer; `None` once it is complete.
     pub fn poll_part(&mut self, cx: &mut Context<'_>) -> Poll<Option<Part>> {
-        let (rt, clock) = (&self.rt, &self.clock);
-        let now = || clock.at(rt.now());
         loop {
             let Some(conn) = self.conn.as_mut() else {
                 return Poll::Ready(None);
             };
             while let Some(output) = conn.poll_output() {
-                match output {
-                    Output::Respond(head) => return Poll::Ready(Some(Part::Head(head))),
-                    Output::Transmit(bytes) => return Poll::Ready(Some(Part::Data(bytes))),
-                    Output::Invoke(invocation) => {
-                        let mut task = conn.task(invocation);
-                        match task.poll_inline() {
-                            Some(outcome) => {
-                                let _ = conn.complete(task.call(), outcome, now());
-                            }
-                            None => rt.spawn(task),
-                        }
-                    }
-                    // proto has set the call's flag, which ends its task.
-                    Output::Cancel(_) => {}
-                    Output::Close => {
+                match self.core.carry(conn, output) {
+                    Some(Output::Respond(head)) => return Poll::Ready(Some(Part::Head(head))),
+                    Some(Output::Transmit(bytes)) => return Poll::Ready(Some(Part::Data(bytes))),
+                    Some(Output::Close) => {
                         self.conn = None;
                         return Poll::Ready(None);
                     }
+                    _ => {}
                 }
             }
-            // As in the connection loop: the timer only moves earlier.
-            let wake = conn.poll_timeout().and_then(|t| clock.monotonic(t));
-            if let Some(at) = wake.filter(|&at| self.armed.is_none_or(|armed| at < armed)) {
-                self.timer.reset(at);
-                self.armed = Some(at);
-            }
-            if self.armed.is_some() && self.timer.poll_fired(cx).is_ready() {
-                self.armed = None;
-                conn.handle_timeout(now());
+            if self.core.poll_timer(conn, cx).is_ready() {
                 continue;
             }
             if let Some(stop) = self.stop.as_mut() {
                 if stop.as_mut().poll(cx).is_ready() {
                     self.stop = None;
-                    conn.begin_shutdown(now());
+                    conn.begin_shutdown(self.core.now());
                     continue;
                 }
             }
             if conn.poll_changes(cx).is_ready() {
-                conn.handle_changes(now());
+                conn.handle_changes(self.core.now());
                 continue;
             }
             return Poll::Pending;
@@ -144,21 +114,18 @@ impl<R: Runtime> Drop for Exchange<R> {
         if self.detached {
             return;
         }
-        conn.handle_input_closed(self.clock.at(self.rt.now()));
+        conn.handle_input_closed(self.core.now());
         if conn.is_closed() {
             return;
         }
         // What is left runs on (a session's call), its output dropped.
         let mut rest = Exchange {
-            rt: self.rt.clone(),
+            core: self.core.fork(),
             conn: Some(conn),
             stop: self.stop.take(),
-            clock: self.clock,
-            timer: self.rt.timer(self.rt.now()),
-            armed: None,
             detached: true,
         };
-        self.rt.spawn(std::future::poll_fn(move |cx| loop {
+        self.core.rt.spawn(std::future::poll_fn(move |cx| loop {
             match rest.poll_part(cx) {
                 Poll::Ready(Some(_)) => continue,
                 Poll::Ready(None) => return Poll::Ready(()),

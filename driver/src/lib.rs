@@ -58,5 +58,5 @@ where
     I: Read,
     O: Write,
 {
-    drive::drive(&rt, service, transport, reader, writer, &options, None).await
+    drive::drive(rt, service, transport, reader, writer, &options, None).await
 }

@@ -92,7 +92,7 @@ where
                         let shed = seat.idle.shed.watch();
                         let place = Place { stop, shed, seat };
                         let served =
-                            drive(&rt2, &service, transport, reader, writer, &options, Some(place));
+                            drive(rt2, &service, transport, reader, writer, &options, Some(place));
                         match served.await {
                             Ok(()) => tracing::debug!(%peer, "connection closed"),
                             Err(e) => tracing::debug!(%peer, error = %e, "connection ended by an I/O error"),

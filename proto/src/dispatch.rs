@@ -89,7 +89,13 @@ pub fn general_parser_only<R>(f: impl FnOnce() -> R) -> R {
 #[doc(hidden)]
 pub fn typed_parser_reads(message: &[u8]) -> bool {
     let mut meta = RequestMeta::default();
-    fast::parse(&bytes::Bytes::copy_from_slice(message), &mut meta).is_some()
+    let mut memo = fast::Memo::default();
+    fast::parse(
+        &bytes::Bytes::copy_from_slice(message),
+        &mut meta,
+        &mut memo,
+    )
+    .is_some()
 }
 
 /// A transport's check of its header mirrors against the body (step 3).

@@ -86,8 +86,30 @@ impl fmt::Display for ProgressToken {
 ///
 /// Kept as the object the client sent, so unknown members (such as the
 /// `roots.listChanged` some clients still send) are ignored, not rejected.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ClientCapabilities(pub Map<String, Value>);
+/// Shared, not copied: a client sends the same object with every request,
+/// and a connection reads it once (see `dispatch::fast`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientCapabilities(Arc<Map<String, Value>>);
+
+impl Default for ClientCapabilities {
+    /// No capabilities; in a `std` build one shared empty object, so a
+    /// default `RequestMeta` allocates nothing for it.
+    fn default() -> Self {
+        #[cfg(feature = "std")]
+        {
+            static EMPTY: std::sync::OnceLock<Arc<Map<String, Value>>> = std::sync::OnceLock::new();
+            ClientCapabilities(EMPTY.get_or_init(Default::default).clone())
+        }
+        #[cfg(not(feature = "std"))]
+        ClientCapabilities(Arc::default())
+    }
+}
+
+impl From<Map<String, Value>> for ClientCapabilities {
+    fn from(map: Map<String, Value>) -> Self {
+        ClientCapabilities(Arc::new(map))
+    }
+}
 
 impl ClientCapabilities {
     /// The raw object.
@@ -314,12 +336,10 @@ fn read(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
             .map_or_else(|| Cow::Owned(String::from(v)), Cow::Borrowed),
         None => Cow::Borrowed(""),
     };
-    let client_capabilities = ClientCapabilities(
-        meta.get(KEY_CLIENT_CAPABILITIES)
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default(),
-    );
+    let client_capabilities = match meta.get(KEY_CLIENT_CAPABILITIES) {
+        Some(Value::Object(c)) => ClientCapabilities::from(c.clone()),
+        _ => ClientCapabilities::default(),
+    };
     let client_info = match meta.get(KEY_CLIENT_INFO) {
         None => None,
         Some(v) => Some(Implementation::deserialize(v).map_err(|_| {

@@ -284,6 +284,8 @@ pub struct Connection {
     pub(crate) host: Option<crate::handler::Host>,
     /// Who sent the request being answered ([`crate::auth`]).
     pub(crate) principal: Option<Arc<crate::auth::Principal>>,
+    /// The client's capabilities as its last request sent them.
+    pub(crate) memo: dispatch::fast::Memo,
     pub(crate) closed: bool,
     /// Reports and outcomes from this connection's running calls.
     #[cfg(feature = "std")]
@@ -384,6 +386,7 @@ impl Connection {
                 Transport::Stdio => service.inner.stdio_principal.clone(),
                 Transport::Http => None,
             },
+            memo: Default::default(),
             closed: false,
             #[cfg(feature = "std")]
             reports: crate::run::Reports::new(service.limits().max_pending_reports),
@@ -785,6 +788,7 @@ impl Connection {
             &bytes,
             None,
             self.principal.as_ref(),
+            &mut self.memo,
             now,
         ) {
             Some(d) => d,

@@ -37,6 +37,7 @@ use bytes::Bytes;
 use core::fmt;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{Body, Dispatch, HeaderCheck, Typed};
@@ -86,13 +87,14 @@ pub(crate) fn admit(
     message: &Bytes,
     headers: Option<&dyn HeaderCheck>,
     principal: Option<&alloc::sync::Arc<crate::auth::Principal>>,
+    memo: &mut Memo,
     now: Instant,
 ) -> Option<Dispatch> {
     if super::general_parser_only_now() {
         return None;
     }
     let mut meta = RequestMeta::default();
-    let (id, method, body) = parse(message, &mut meta)?;
+    let (id, method, body) = parse(message, &mut meta, memo)?;
     Some(super::request(
         service, id, method, body, headers, principal, now,
     ))
@@ -104,6 +106,7 @@ pub(crate) fn admit(
 pub(super) fn parse<'a>(
     message: &'a Bytes,
     meta: &'a mut RequestMeta,
+    memo: &mut Memo,
 ) -> Option<(RequestId, &'static str, Body<'a>)> {
     // Another method fails the typed read at its `method`, but a refusal
     // costs serde_json an allocated error: a scan for the method strings
@@ -112,7 +115,7 @@ pub(super) fn parse<'a>(
         return None;
     }
     let mut de = serde_json::Deserializer::from_slice(message);
-    let Message { id, method, params } = MessageSeed(&mut *meta).deserialize(&mut de).ok()?;
+    let Message { id, method, params } = MessageSeed(&mut *meta, memo).deserialize(&mut de).ok()?;
     // Nothing but whitespace after it, as `serde_json::from_slice` requires.
     de.end().ok()?;
     let CallParams {
@@ -235,19 +238,43 @@ struct CallParams<'a> {
 /// for the caller). Refused unless both required members are there and
 /// every member it reads is well-formed; a repeated member replaces the
 /// one before it, as in the general parser's map.
-struct MetaSeed<'s>(&'s mut RequestMeta);
+struct MetaSeed<'s>(&'s mut RequestMeta, &'s mut Memo);
+
+/// The last `clientCapabilities` a connection read, and its text: a client
+/// sends the same object with every request, so the next request with
+/// the same text shares it instead of reading it again. Text that differs
+/// is read as before, as strictly as the general parser's map.
+#[derive(Debug, Default)]
+pub(crate) struct Memo(Option<(alloc::boxed::Box<str>, ClientCapabilities)>);
+
+impl Memo {
+    fn capabilities<E: serde::de::Error>(
+        &mut self,
+        raw: &RawValue,
+    ) -> Result<ClientCapabilities, E> {
+        if let Some((text, caps)) = &self.0 {
+            if **text == *raw.get() {
+                return Ok(caps.clone());
+            }
+        }
+        let map: Map<String, Value> = serde_json::from_str(raw.get()).map_err(|_| other())?;
+        let caps = ClientCapabilities::from(map);
+        self.0 = Some((raw.get().into(), caps.clone()));
+        Ok(caps)
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for MetaSeed<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        struct V<'s>(&'s mut RequestMeta);
+        struct V<'s>(&'s mut RequestMeta, &'s mut Memo);
         impl<'de> Visitor<'de> for V<'_> {
             type Value = ();
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("_meta")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let meta = self.0;
+                let (meta, memo) = (self.0, self.1);
                 let mut version: Option<Cow<'de, str>> = None;
                 let mut capabilities = None;
                 while let Some(key) = map.next_key::<Text<'de>>()? {
@@ -255,7 +282,10 @@ impl<'de> DeserializeSeed<'de> for MetaSeed<'_> {
                         meta::KEY_PROTOCOL_VERSION => {
                             version = Some(map.next_value::<Text<'de>>()?.0)
                         }
-                        meta::KEY_CLIENT_CAPABILITIES => capabilities = Some(map.next_value()?),
+                        meta::KEY_CLIENT_CAPABILITIES => {
+                            let raw = map.next_value::<&'de RawValue>()?;
+                            capabilities = Some(memo.capabilities(raw)?);
+                        }
                         meta::KEY_CLIENT_INFO => {
                             meta.client_info = Some(map.next_value::<ClientInfo>()?.0)
                         }
@@ -282,11 +312,11 @@ impl<'de> DeserializeSeed<'de> for MetaSeed<'_> {
                     Some(known) => Cow::Borrowed(known),
                     None => Cow::Owned(version.into_owned()),
                 };
-                meta.client_capabilities = ClientCapabilities(capabilities);
+                meta.client_capabilities = capabilities;
                 Ok(())
             }
         }
-        d.deserialize_map(V(self.0))
+        d.deserialize_map(V(self.0, self.1))
     }
 }
 
@@ -442,12 +472,12 @@ fn other<E: serde::de::Error>() -> E {
 }
 
 /// [`Message`], its `_meta` read into the `RequestMeta` this holds.
-struct MessageSeed<'s>(&'s mut RequestMeta);
+struct MessageSeed<'s>(&'s mut RequestMeta, &'s mut Memo);
 
 impl<'de> DeserializeSeed<'de> for MessageSeed<'_> {
     type Value = Message<'de>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Message<'de>, D::Error> {
-        struct V<'s>(&'s mut RequestMeta);
+        struct V<'s>(&'s mut RequestMeta, &'s mut Memo);
         impl<'de> Visitor<'de> for V<'_> {
             type Value = Message<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -475,7 +505,8 @@ impl<'de> DeserializeSeed<'de> for MessageSeed<'_> {
                             });
                         }
                         "params" if params.is_none() => {
-                            params = Some(map.next_value_seed(ParamsSeed(&mut *self.0))?)
+                            params =
+                                Some(map.next_value_seed(ParamsSeed(&mut *self.0, &mut *self.1))?)
                         }
                         _ => return Err(other()),
                     }
@@ -489,17 +520,17 @@ impl<'de> DeserializeSeed<'de> for MessageSeed<'_> {
             }
         }
         // Objects only: a `deserialize_struct` would also take an array.
-        d.deserialize_map(V(self.0))
+        d.deserialize_map(V(self.0, self.1))
     }
 }
 
 /// [`CallParams`], its `_meta` read into the `RequestMeta` this holds.
-struct ParamsSeed<'s>(&'s mut RequestMeta);
+struct ParamsSeed<'s>(&'s mut RequestMeta, &'s mut Memo);
 
 impl<'de> DeserializeSeed<'de> for ParamsSeed<'_> {
     type Value = CallParams<'de>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<CallParams<'de>, D::Error> {
-        struct V<'s>(&'s mut RequestMeta);
+        struct V<'s>(&'s mut RequestMeta, &'s mut Memo);
         impl<'de> Visitor<'de> for V<'_> {
             type Value = CallParams<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -515,7 +546,7 @@ impl<'de> DeserializeSeed<'de> for ParamsSeed<'_> {
                             arguments = Some(map.next_value::<Map<String, Value>>()?)
                         }
                         "_meta" if !meta => {
-                            map.next_value_seed(MetaSeed(&mut *self.0))?;
+                            map.next_value_seed(MetaSeed(&mut *self.0, &mut *self.1))?;
                             meta = true;
                         }
                         _ => return Err(other()),
@@ -531,7 +562,7 @@ impl<'de> DeserializeSeed<'de> for ParamsSeed<'_> {
                 })
             }
         }
-        d.deserialize_map(V(self.0))
+        d.deserialize_map(V(self.0, self.1))
     }
 }
 
@@ -562,4 +593,35 @@ impl<'de> Deserialize<'de> for Id {
         }
         d.deserialize_any(V)
     }
+}
+
+#[cfg(test)]
+#[test]
+fn the_capabilities_memo_shares_only_the_same_text() {
+    let message = |caps: &str| {
+        Bytes::from(alloc::format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{caps}}}}}}}"#
+        ))
+    };
+    let mut memo = Memo::default();
+    let read = |memo: &mut Memo, caps: &str| {
+        let mut meta = RequestMeta::default();
+        let read = parse(&message(caps), &mut meta, memo).is_some();
+        read.then(|| meta.client_capabilities.clone())
+    };
+    let sampling = read(&mut memo, r#"{"sampling":{}}"#).unwrap();
+    assert!(sampling.sampling() && !sampling.roots());
+    let again = read(&mut memo, r#"{"sampling":{}}"#).unwrap();
+    assert!(
+        core::ptr::eq(sampling.as_map(), again.as_map()),
+        "the same text is shared"
+    );
+    let roots = read(&mut memo, r#"{"roots":{}}"#).unwrap();
+    assert!(roots.roots() && !roots.sampling());
+    // Other text is read as strictly as before: a lone surrogate refuses
+    // the message here (the general parser then decides it), and the memo
+    // keeps the last object it read.
+    assert!(read(&mut memo, r#"{"x":"\ud800"}"#).is_none());
+    assert!(read(&mut memo, r#"[]"#).is_none());
+    assert!(read(&mut memo, r#"{"roots":{}}"#).unwrap().roots());
 }

@@ -601,6 +601,7 @@ impl Connection {
             &body,
             Some(&mirrors),
             self.principal.as_ref(),
+            &mut self.memo,
             now,
         ) {
             Some(d) => d,

@@ -124,7 +124,10 @@ pub fn check_head_with(config: &HttpConfig, head: &Head, sessions: bool) -> Resu
     }
     // `§ Sending Messages` 2: Accept lists application/json and text/event-stream.
     let accept = head.get("accept").unwrap_or(b"");
-    let both = if accept.is_ascii() {
+    // The released clients' header, compared whole before it is parsed.
+    let both = if accept == b"application/json, text/event-stream" {
+        true
+    } else if accept.is_ascii() {
         accepts_all_ascii(
             accept,
             [(b"application", b"json"), (b"text", b"event-stream")],

@@ -82,7 +82,7 @@ pub(crate) fn initialize(
         }
     };
     let capabilities = match params.get("capabilities") {
-        Some(Value::Object(c)) => ClientCapabilities(c.clone()),
+        Some(Value::Object(c)) => ClientCapabilities::from(c.clone()),
         None => ClientCapabilities::default(),
         Some(_) => {
             return Err(ErrorObject::invalid_params(
@@ -96,7 +96,7 @@ pub(crate) fn initialize(
     // A session outlives its request: what it keeps is bounded, so that
     // `max_sessions` sessions cannot hold `max_sessions` × the message
     // limit.
-    let kept = serde_json::to_vec(&capabilities.0).map_or(0, |v| v.len())
+    let kept = serde_json::to_vec(capabilities.as_map()).map_or(0, |v| v.len())
         + client_info
             .as_ref()
             .and_then(|i| serde_json::to_vec(i).ok())

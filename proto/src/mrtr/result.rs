@@ -256,7 +256,7 @@ mod tests {
 
     fn caps(v: Value) -> ClientCapabilities {
         match v {
-            Value::Object(m) => ClientCapabilities(m),
+            Value::Object(m) => ClientCapabilities::from(m),
             _ => unreachable!(),
         }
     }
