@@ -2,7 +2,11 @@
 //!
 //! Every code here is used only with the meaning the spec assigns
 //! (`basic/index.mdx` § Error Codes; `schema.ts` error interfaces). Codes in
-//! `-32020..=-32099` are MCP's own; `-32000..=-32019` are never emitted.
+//! `-32020..=-32099` are MCP's own. Of `-32000..=-32019`, which `schema.ts`
+//! (§ MCP error codes) leaves to implementations, snodo emits one:
+//! [`code::SERVICE_UNAVAILABLE`], whose meaning travels in its `data`
+//! (`retryable`) and, on HTTP, in the status (503 with `Retry-After`), since
+//! no receiver may read cross-implementation meaning into the code itself.
 
 use alloc::borrow::Cow;
 use alloc::string::String;
@@ -29,7 +33,18 @@ pub mod code {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
     /// The request's protocol version is not supported.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// Something the request needs (a task store, a database) cannot be
+    /// reached now; nothing was changed and the request may be sent again
+    /// ([`ErrorObject::unavailable`](super::ErrorObject::unavailable)).
+    /// Implementation-defined (`schema.ts` § MCP error codes: `-32000` to
+    /// `-32019`).
+    pub const SERVICE_UNAVAILABLE: i64 = -32000;
 }
+
+/// How long [`ErrorObject::unavailable`] asks a client to wait before
+/// sending the request again, in seconds (`data.retryAfterSeconds`; on
+/// HTTP also the `Retry-After` header, RFC 9110 § 10.2.3).
+pub const RETRY_AFTER_SECONDS: u64 = 1;
 
 /// A JSON-RPC error object: `{code, message, data?}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +100,28 @@ impl ErrorObject {
     /// `-32603`: internal error. The message must not leak internals.
     pub fn internal(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(code::INTERNAL_ERROR, message)
+    }
+
+    /// `-32000`: a dependency of the request (a task store, a database) is
+    /// unavailable right now; nothing was changed and the same request may
+    /// be sent again. `data` says so in a form any client can read:
+    /// `{"retryable": true, "retryAfterSeconds": 1}`. On Streamable HTTP a
+    /// JSON answer carrying it gets `503 Service Unavailable` with
+    /// `Retry-After` (RFC 9110 § 15.6.4), so HTTP clients and proxies that
+    /// know nothing of MCP see a retryable failure too.
+    pub fn unavailable(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(code::SERVICE_UNAVAILABLE, message)
+            .with_data(json!({ "retryable": true, "retryAfterSeconds": RETRY_AFTER_SECONDS }))
+    }
+
+    /// Whether this error says the request may be sent again as it is
+    /// (`data.retryable` is `true`): [`ErrorObject::unavailable`].
+    pub fn is_retryable(&self) -> bool {
+        self.data
+            .as_ref()
+            .and_then(|d| d.get("retryable"))
+            .and_then(Value::as_bool)
+            == Some(true)
     }
 
     /// `-32020`: header missing, malformed or mismatched.

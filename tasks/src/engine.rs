@@ -33,7 +33,7 @@ use crate::fault::{self, FaultHook, FaultPoint};
 use crate::id::TaskId;
 use crate::offload::Pool;
 use crate::record::{Answers, InputEntry, Lease, Status, TaskRecord, WorkDescriptor};
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, StoreErrorKind};
 use crate::time::millis;
 use crate::TASKS;
 
@@ -142,7 +142,18 @@ impl std::fmt::Debug for Engine {
     }
 }
 
+/// A store failure, as the client sees it: a store that cannot be reached
+/// now (a database down or restarting) changed nothing, so the request
+/// may be sent again, and the answer says so ([`ErrorObject::unavailable`]:
+/// `-32000` with `data.retryable`, on HTTP 503 with `Retry-After`); any
+/// other failure is a fault (`-32603`, details only in the log).
 fn fault(e: StoreError) -> ExtensionError {
+    if e.kind == StoreErrorKind::Unavailable {
+        tracing::warn!(error = %e, "task store unavailable; answered as retryable");
+        return ExtensionError::Protocol(ErrorObject::unavailable(
+            "Service unavailable: the task store cannot be reached; try again",
+        ));
+    }
     ExtensionError::Fault(e.to_string())
 }
 

@@ -335,6 +335,15 @@ impl Connection {
         // transports give HTTP statuses only to transport faults.
         let (status, header) = match &ex.legacy {
             Some(l) => (200, l.session_header()),
+            // A retryable failure (503: `rules::status_of`) says when to
+            // try again (RFC 9110 § 10.2.3).
+            None if status == 503 => (
+                status,
+                Some(alloc::format!(
+                    "Retry-After: {}",
+                    crate::error::RETRY_AFTER_SECONDS
+                )),
+            ),
             None => (status, None),
         };
         let extra: &[&str] = match &header {

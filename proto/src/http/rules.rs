@@ -433,9 +433,14 @@ impl Mirrors<'_> {
 /// The HTTP status of a JSON-RPC error response. `admission` is true for
 /// errors raised before the method's own params were examined, so that a
 /// missing `_meta` (`-32602`) gets 400 as `basic/index.mdx` requires while
-/// an unknown tool keeps the conventional 200.
+/// an unknown tool keeps the conventional 200. A retryable
+/// [`ErrorObject::unavailable`] gets 503 (RFC 9110 § 15.6.4): the
+/// transport lets a request's answer be any JSON response
+/// (`streamable-http.mdx` § Sending Messages 6), and 503 with `Retry-After`
+/// is what HTTP clients and proxies already read as "try again later".
 pub fn status_of(error: &ErrorObject, admission: bool) -> u16 {
     match error.code {
+        code::SERVICE_UNAVAILABLE if error.is_retryable() => 503,
         code::PARSE_ERROR | code::INVALID_REQUEST => 400,
         code::METHOD_NOT_FOUND => 404,
         code::HEADER_MISMATCH
@@ -602,5 +607,11 @@ mod tests {
             400
         );
         assert_eq!(status_of(&ErrorObject::internal("x"), false), 200);
+        assert_eq!(status_of(&ErrorObject::unavailable("x"), false), 503);
+        // The code alone, without `data.retryable`, is the application's.
+        assert_eq!(
+            status_of(&ErrorObject::new(code::SERVICE_UNAVAILABLE, "x"), false),
+            200
+        );
     }
 }
