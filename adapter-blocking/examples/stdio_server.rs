@@ -9,8 +9,10 @@
 //! shows more. Close stdin (Ctrl-D) to stop.
 //!
 //! What it serves:
-//! - tools `echo` (text in, text out), `add` (structured result checked
-//!   against its `outputSchema`), `slow` (reports progress, stops when cancelled);
+//! - typed tools, their schemas generated from the argument and result
+//!   types: `echo` (text in, text out), `add` (a structured result under
+//!   the `outputSchema` of `Sum`), `slow` (reports progress, stops when
+//!   cancelled);
 //! - the resource `demo://readme` and the template `demo://greeting/{name}`;
 //! - the prompt `greet`, whose `name` argument has completions.
 
@@ -21,13 +23,14 @@ use std::task::{Context as TaskContext, Poll};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use snodo_blocking::{serve_stdio, Options, Threads, DEFAULT_WORKERS};
+use snodo_proto::schemars::{self, JsonSchema};
+use snodo_proto::typed::Json;
 use snodo_proto::{
-    CallToolResult, Completion, CompletionRef, CompletionRequest, Content, GetPromptResult,
-    Implementation, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource,
-    ResourceContents, ResourceError, ResourceTemplate, Service, Tool,
+    Completion, CompletionRef, CompletionRequest, Content, GetPromptResult, Implementation, Prompt,
+    PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceError, ResourceTemplate,
+    Service, Tool,
 };
 use tracing_subscriber::EnvFilter;
 
@@ -47,20 +50,31 @@ const NAMES: &[&str] = &[
     "Margaret",
 ];
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct EchoArgs {
+    /// The text to return.
     text: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct AddArgs {
     a: f64,
     b: f64,
 }
 
-#[derive(Deserialize)]
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    sum: f64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct SlowArgs {
+    /// How many steps of 200 ms (default 5).
     #[serde(default = "default_steps")]
+    #[schemars(range(min = 1, max = 50))]
     steps: u32,
 }
 
@@ -68,8 +82,9 @@ fn default_steps() -> u32 {
     5
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct GreetArgs {
+    /// Who to greet.
     name: String,
 }
 
@@ -107,49 +122,30 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
         .instructions(
             "A demo server: echo text, add numbers, or watch a slow task report progress.",
         )
-        .tool(
-            Tool::new("echo", "Return the given text").input_schema(json!({
-                "type": "object",
-                "properties": { "text": { "type": "string" } },
-                "required": ["text"],
-                "additionalProperties": false
-            })),
-            |args: EchoArgs, _ctx| async move { CallToolResult::text(args.text) },
+        .typed_tool(
+            Tool::new("echo", "Return the given text"),
+            |args: EchoArgs, _ctx| async move { args.text },
         )
-        .tool(
-            Tool::new("add", "Add two numbers")
-                .input_schema(json!({
-                    "type": "object",
-                    "properties": { "a": { "type": "number" }, "b": { "type": "number" } },
-                    "required": ["a", "b"],
-                    "additionalProperties": false
-                }))
-                .output_schema(json!({
-                    "type": "object",
-                    "properties": { "sum": { "type": "number" } },
-                    "required": ["sum"]
-                })),
+        .typed_tool(
+            Tool::new("add", "Add two numbers"),
             |args: AddArgs, _ctx| async move {
-                CallToolResult::structured(json!({ "sum": args.a + args.b }))
+                Json(Sum {
+                    sum: args.a + args.b,
+                })
             },
         )
-        .tool(
+        .typed_tool(
             Tool::new(
                 "slow",
                 "Work for a while in steps of 200 ms, reporting progress; stops when cancelled",
-            )
-            .input_schema(json!({
-                "type": "object",
-                "properties": { "steps": { "type": "integer", "minimum": 1, "maximum": 50 } },
-                "additionalProperties": false
-            })),
+            ),
             |args: SlowArgs, ctx| async move {
                 let total = args.steps;
                 for step in 1..=total {
                     // This adapter drops a cancelled call's future; the check
                     // serves drivers that only set the flag.
                     if ctx.is_cancelled() {
-                        return CallToolResult::text("cancelled");
+                        return String::from("cancelled");
                     }
                     delay(Duration::from_millis(200)).await;
                     ctx.progress(
@@ -158,7 +154,7 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
                         Some(format!("step {step} of {total}")),
                     );
                 }
-                CallToolResult::text(format!("finished {total} steps"))
+                format!("finished {total} steps")
             },
         )
         .resource(
@@ -189,9 +185,8 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
                 )]))
             },
         )
-        .prompt(
-            Prompt::new("greet", "Ask the model to greet someone")
-                .argument(PromptArgument::required("name", "Who to greet")),
+        .typed_prompt(
+            Prompt::new("greet", "Ask the model to greet someone"),
             |args: GreetArgs, _ctx| async move {
                 let text = format!("Please greet {} warmly, in one sentence.", args.name);
                 Ok(GetPromptResult::new(vec![PromptMessage::user(

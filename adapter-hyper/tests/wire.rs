@@ -552,3 +552,127 @@ fn authorization_answers_as_on_the_native_listener() {
         })
     });
 }
+
+/// An initialize-era session's call outlives the request that carried it:
+/// the client giving up on the answer (a reset stream, a closed
+/// connection) is not a cancellation in 2025-11-25
+/// (`basic/transports/streamable-http.mdx` of that revision,
+/// § Sending Messages to the Server: a disconnect SHOULD NOT be
+/// interpreted as the client cancelling its request). The call runs on to
+/// its end, uncancelled.
+#[test]
+fn a_session_call_runs_on_after_its_client_goes_away() {
+    use std::sync::Arc;
+    both(|h2| {
+        Box::pin(async move {
+            let release = Arc::new(tokio::sync::Notify::new());
+            let (ended_tx, ended) = mpsc::channel();
+            let service = Service::builder()
+                .server_info(Implementation::new("t", "1"))
+                .tool(Tool::new("gate", "Answer once released"), {
+                    let release = release.clone();
+                    move |_: NoArgs, ctx: Context| {
+                        let (release, ended_tx) = (release.clone(), ended_tx.clone());
+                        async move {
+                            release.notified().await;
+                            let _ = ended_tx.send(ctx.is_cancelled());
+                            CallToolResult::text("released")
+                        }
+                    }
+                })
+                .build()
+                .unwrap();
+            let (base, _stop) = start(service).await;
+            let session = open_session(&client(h2), &base).await;
+            // The call's request is given up on, on a client of its own.
+            let caller = client(h2);
+            let call = caller.request(legacy(
+                &base,
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gate","arguments":{}}}"#,
+                Some(&session),
+            ));
+            let pending = tokio::time::timeout(Duration::from_millis(300), call).await;
+            assert!(pending.is_err(), "the gated call was answered");
+            drop(caller);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            release.notify_one();
+            let cancelled =
+                tokio::task::spawn_blocking(move || ended.recv_timeout(Duration::from_secs(5)))
+                    .await
+                    .unwrap()
+                    .expect("the call ran on to its end after the client left");
+            assert!(!cancelled, "the session call was not cancelled");
+        })
+    });
+}
+
+/// A 2025-11-25 request: no `_meta`; the session's headers once it has one.
+fn legacy(base: &str, body: &str, session: Option<&str>) -> Request<Full<Bytes>> {
+    let mut b = Request::post(format!("{base}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(s) = session {
+        b = b
+            .header("mcp-session-id", s)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    b.body(Full::new(Bytes::from(body.to_owned()))).unwrap()
+}
+
+/// `initialize` and `notifications/initialized`: the session's id.
+async fn open_session(c: &Http, base: &str) -> String {
+    let r = c
+        .request(legacy(
+            base,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+            None,
+        ))
+        .await
+        .unwrap();
+    let session = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let (status, _, _) = text(r).await;
+    assert_eq!(status, StatusCode::OK);
+    let r = c
+        .request(legacy(
+            base,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            Some(&session),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    session
+}
+
+/// A session call left running after its client went away lives on a
+/// task of its own; when the runtime shuts down that task is dropped, and
+/// with it the call. (Dropping it once spawned it
+/// again, on a runtime that drops every new task at once: a recursion
+/// that overflowed the stack.)
+#[test]
+fn a_session_call_left_running_ends_with_its_runtime() {
+    for h2 in [false, true] {
+        let (service, dropped) = service();
+        let rt = runtime();
+        rt.block_on(async {
+            let (base, _stop) = start(service).await;
+            let session = open_session(&client(h2), &base).await;
+            let caller = client(h2);
+            let call = caller.request(legacy(
+                &base,
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hang","arguments":{}}}"#,
+                Some(&session),
+            ));
+            let pending = tokio::time::timeout(Duration::from_millis(300), call).await;
+            assert!(pending.is_err(), "the hanging call was answered");
+            drop(caller);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        });
+        drop(rt);
+        // Which of the runtime's tasks goes first is the runtime's
+        // business: the handler may be dropped before its call is flagged.
+        dropped
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the handler's future was dropped with the runtime");
+    }
+}

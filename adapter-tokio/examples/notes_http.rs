@@ -9,116 +9,71 @@
 //! stderr; `RUST_LOG=debug` shows more. Ctrl-C shuts it down gracefully.
 //!
 //! What it shows:
-//! - a tool with typed arguments validated against its schema (`add_note`),
-//!   one with structured output (`count_notes`), one that reports progress
-//!   and stops when cancelled (`countdown`);
+//! - typed tools: arguments validated against the schema generated from
+//!   their Rust type (`add_note`), structured output whose `outputSchema`
+//!   comes from the return type (`count_notes`), progress and cancellation
+//!   (`countdown`); the state reaches every handler as `State<Notes>`;
 //! - the resource `notes://index` and the template `notes://note/{id}`;
 //! - change notifications: `add_note` publishes `notifications/resources/updated`
 //!   for `notes://index` to every `subscriptions/listen` stream subscribed to it;
 //! - the prompt `review_notes`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use snodo_proto::schemars::{self, JsonSchema};
+use snodo_proto::typed::{Json, State};
 use snodo_proto::{
-    CallToolResult, ChangeEvent, Content, Context, GetPromptResult, Hub, Implementation, NoArgs,
-    Notifications, Prompt, PromptMessage, ReadResourceResult, Resource, ResourceArgs,
-    ResourceContents, ResourceError, ResourceTemplate, Service, Tool,
+    ChangeEvent, Content, Context, GetPromptResult, Hub, Implementation, NoArgs, Notifications,
+    Prompt, PromptMessage, ReadResourceResult, Resource, ResourceArgs, ResourceContents,
+    ResourceError, ResourceTemplate, Service, Tool,
 };
 use tracing_subscriber::EnvFilter;
 
-#[derive(Deserialize)]
+/// The application's state: every handler receives it as `State<Notes>`.
+#[derive(Default)]
+struct Notes {
+    notes: Mutex<Vec<NewNote>>,
+    hub: Hub,
+}
+
+impl Notes {
+    fn all(&self) -> Vec<NewNote> {
+        self.notes.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+#[derive(Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct NewNote {
+    /// A short title.
+    #[schemars(length(min = 1, max = 200))]
     title: String,
+    /// The note itself.
+    #[schemars(length(max = 10000))]
     body: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Countdown {
+    /// Seconds to count down from.
+    #[schemars(range(min = 1, max = 60))]
     seconds: u64,
 }
 
-type Notes = Arc<Mutex<Vec<(String, String)>>>;
-
-fn all(notes: &Notes) -> Vec<(String, String)> {
-    notes.lock().unwrap_or_else(|p| p.into_inner()).clone()
+#[derive(Serialize, JsonSchema)]
+struct Count {
+    /// Notes saved so far.
+    count: usize,
 }
 
-fn service(notes: Notes, hub: Hub) -> Service {
-    let add = {
-        let (notes, hub) = (notes.clone(), hub.clone());
-        move |args: NewNote, _ctx: Context| {
-            let (notes, hub) = (notes.clone(), hub.clone());
-            async move {
-                let id = {
-                    let mut n = notes.lock().unwrap_or_else(|p| p.into_inner());
-                    n.push((args.title, args.body));
-                    n.len()
-                };
-                hub.publish(ChangeEvent::ResourceUpdated {
-                    uri: "notes://index".into(),
-                });
-                CallToolResult::text(format!("Saved as notes://note/{id}"))
-            }
-        }
-    };
-    let count = {
-        let notes = notes.clone();
-        move |_: NoArgs, _ctx: Context| {
-            let n = all(&notes).len();
-            async move { CallToolResult::structured(json!({ "count": n })) }
-        }
-    };
-    let index = {
-        let notes = notes.clone();
-        move |args: ResourceArgs, _ctx: Context| {
-            let text: String = all(&notes)
-                .iter()
-                .enumerate()
-                .map(|(i, (title, _))| format!("{}. {title}\n", i + 1))
-                .collect();
-            async move {
-                Ok(ReadResourceResult::new(vec![ResourceContents::text(
-                    args.uri,
-                    "text/plain",
-                    text,
-                )]))
-            }
-        }
-    };
-    let note = {
-        let notes = notes.clone();
-        move |args: ResourceArgs, _ctx: Context| {
-            let found = args
-                .variables
-                .get("id")
-                .and_then(|id| id.parse::<usize>().ok())
-                .and_then(|id| all(&notes).get(id.wrapping_sub(1)).cloned());
-            async move {
-                let (title, body) = found.ok_or(ResourceError::NotFound)?;
-                Ok(ReadResourceResult::new(vec![ResourceContents::text(
-                    args.uri,
-                    "text/markdown",
-                    format!("# {title}\n\n{body}\n"),
-                )]))
-            }
-        }
-    };
-    let review = move |_: NoArgs, _ctx: Context| {
-        let listing: String = all(&notes)
-            .iter()
-            .map(|(t, b)| format!("- {t}: {b}\n"))
-            .collect();
-        async move {
-            Ok(GetPromptResult::new(vec![PromptMessage::user(
-                Content::text(format!(
-                    "Review these notes and suggest what to do next:\n{listing}"
-                )),
-            )]))
-        }
-    };
+fn text(uri: String, mime: &str, text: String) -> ReadResourceResult {
+    ReadResourceResult::new(vec![ResourceContents::text(uri, mime, text)])
+}
+
+/// The service; its schemas are generated from the types above.
+fn service(notes: Notes) -> Service {
     Service::builder()
         .server_info(Implementation::new(
             "snodo-notes",
@@ -131,62 +86,82 @@ fn service(notes: Notes, hub: Hub) -> Service {
             resource_updates: true,
             ..Notifications::default()
         })
-        .hub(hub)
+        .hub(notes.hub.clone())
+        .state(notes)
         .tool(
-            Tool::new("add_note", "Save a note").input_schema(json!({
-                "type": "object",
-                "properties": {
-                    "title": {"type": "string", "minLength": 1, "maxLength": 200},
-                    "body": {"type": "string", "maxLength": 10000}
-                },
-                "required": ["title", "body"],
-                "additionalProperties": false
-            })),
-            add,
+            Tool::new("add_note", "Save a note"),
+            |notes: State<Notes>, note: NewNote, _: Context| async move {
+                let id = {
+                    let mut all = notes.notes.lock().unwrap_or_else(|p| p.into_inner());
+                    all.push(note);
+                    all.len()
+                };
+                notes.hub.publish(ChangeEvent::ResourceUpdated {
+                    uri: "notes://index".into(),
+                });
+                format!("Saved as notes://note/{id}")
+            },
         )
         .tool(
-            Tool::new("count_notes", "How many notes are saved").output_schema(json!({
-                "type": "object",
-                "properties": {"count": {"type": "integer"}},
-                "required": ["count"]
-            })),
-            count,
+            Tool::new("count_notes", "How many notes are saved"),
+            |notes: State<Notes>, _: NoArgs, _: Context| async move {
+                Json(Count {
+                    count: notes.all().len(),
+                })
+            },
         )
         .tool(
-            Tool::new("countdown", "Count down, reporting progress each second").input_schema(
-                json!({
-                    "type": "object",
-                    "properties": {"seconds": {"type": "integer", "minimum": 1, "maximum": 60}},
-                    "required": ["seconds"]
-                }),
-            ),
-            |args: Countdown, ctx: Context| async move {
+            Tool::new("countdown", "Count down, reporting progress each second"),
+            |_: State<Notes>, args: Countdown, ctx: Context| async move {
                 for done in 1..=args.seconds {
                     tokio::time::sleep(Duration::from_secs(1)).await;
-                    ctx.progress(
-                        done as f64,
-                        Some(args.seconds as f64),
-                        Some(format!("{done}s")),
-                    );
+                    let message = Some(format!("{done}s"));
+                    ctx.progress(done as f64, Some(args.seconds as f64), message);
                 }
-                CallToolResult::text("Lift-off")
+                "Lift-off"
             },
         )
         .resource(
             Resource::new("notes://index", "index")
                 .description("Titles of all notes")
                 .mime_type("text/plain"),
-            index,
+            |notes: State<Notes>, args: ResourceArgs, _: Context| async move {
+                let all = notes.all();
+                let index = all.iter().enumerate();
+                let index = index.map(|(i, n)| format!("{}. {}\n", i + 1, n.title));
+                Ok(text(args.uri, "text/plain", index.collect()))
+            },
         )
         .resource_template(
             ResourceTemplate::new("notes://note/{id}", "note")
                 .description("One note by number")
                 .mime_type("text/markdown"),
-            note,
+            |notes: State<Notes>, args: ResourceArgs, _: Context| async move {
+                let id = args
+                    .variables
+                    .get("id")
+                    .and_then(|id| id.parse::<usize>().ok());
+                let all = notes.all();
+                let note = id.and_then(|id| all.get(id.wrapping_sub(1)));
+                let note = note.ok_or(ResourceError::NotFound)?;
+                let markdown = format!("# {}\n\n{}\n", note.title, note.body);
+                Ok(text(args.uri, "text/markdown", markdown))
+            },
         )
         .prompt(
             Prompt::new("review_notes", "Ask the model to review the saved notes"),
-            review,
+            |notes: State<Notes>, _: NoArgs, _: Context| async move {
+                let listing: String = notes
+                    .all()
+                    .iter()
+                    .map(|n| format!("- {}: {}\n", n.title, n.body))
+                    .collect();
+                Ok(GetPromptResult::new(vec![PromptMessage::user(
+                    Content::text(format!(
+                        "Review these notes and suggest what to do next:\n{listing}"
+                    )),
+                )]))
+            },
         )
         .build()
         .expect("the example's registry is valid")
@@ -216,7 +191,7 @@ async fn main() -> std::io::Result<()> {
     let addr = std::env::var("SNODO_ADDR").unwrap_or_else(|_| String::from("127.0.0.1:8377"));
     let listener = snodo_tokio::bind_http(&addr).await?;
     let bound = listener.local_addr()?;
-    let service = service(Arc::default(), Hub::default());
+    let service = service(Notes::default());
     eprintln!("snodo notes server: Streamable HTTP at http://{bound}/mcp (MCP 2026-07-28). Try:\n");
     eprintln!("{}\n", curl(&bound, "server/discover", None, ""));
     eprintln!(

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
 use jsonwebtoken::errors::ErrorKind;
@@ -13,6 +13,7 @@ use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
 use snodo_proto::{Authenticator, Principal, Rejection};
 
+use crate::cache::{TokenCache, DEFAULT_CAPACITY, DEFAULT_TTL};
 use crate::jwks::{Jwks, JwksSource};
 use crate::keys::{Key, KeyError};
 
@@ -33,6 +34,7 @@ struct Inner {
     /// One `Validation` per algorithm, issuer and audience set.
     validation: Validation,
     claims: Vec<String>,
+    cache: TokenCache,
 }
 
 impl core::fmt::Debug for JwtValidator {
@@ -85,6 +87,7 @@ pub struct JwtValidatorBuilder {
     min_refresh: Duration,
     leeway: Duration,
     claims: Vec<String>,
+    cache: (usize, Duration),
 }
 
 impl JwtValidator {
@@ -101,6 +104,7 @@ impl JwtValidator {
             min_refresh: Duration::from_secs(30),
             leeway: Duration::from_secs(60),
             claims: Vec::new(),
+            cache: (DEFAULT_CAPACITY, DEFAULT_TTL),
         }
     }
 
@@ -109,7 +113,31 @@ impl JwtValidator {
         self.inner.jwks.as_ref().map_or(0, |j| j.loads())
     }
 
+    /// How many tokens were accepted from the cache of verified tokens
+    /// rather than checked again ([`JwtValidatorBuilder::cache`]).
+    pub fn cache_hits(&self) -> u64 {
+        self.inner.cache.hits()
+    }
+
     fn check(&self, token: &str) -> Result<Principal, &'static str> {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        // Read before the keys: a refresh in between makes the entry
+        // stored below stale at once, never the other way round.
+        let generation = self.jwks_loads();
+        if let Some(principal) = self.inner.cache.get(token, now, generation) {
+            return Ok(principal);
+        }
+        let (principal, exp) = self.verify(token)?;
+        self.inner
+            .cache
+            .insert(token, &principal, exp, now, generation);
+        Ok(principal)
+    }
+
+    /// The full check: the principal and the token's `exp`.
+    fn verify(&self, token: &str) -> Result<(Principal, u64), &'static str> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| header_problem(token))?;
         let jwks = self.inner.jwks.as_ref().map(|j| j.keys());
         let all = self
@@ -135,7 +163,11 @@ impl JwtValidator {
             let mut validation = self.inner.validation.clone();
             validation.algorithms = vec![header.alg];
             match jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, &validation) {
-                Ok(data) => return self.principal(data.claims),
+                Ok(data) => {
+                    // `exp` is required and was checked: a number.
+                    let exp = data.claims.get("exp").and_then(Value::as_u64).unwrap_or(0);
+                    return self.principal(data.claims).map(|p| (p, exp));
+                }
                 // Without a `kid`, another key may be the one.
                 Err(e) if *e.kind() == ErrorKind::InvalidSignature => {
                     outcome = Err("The token's signature is not valid")
@@ -250,6 +282,16 @@ impl JwtValidatorBuilder {
         self
     }
 
+    /// Remember up to `capacity` verified tokens (by their SHA-256), each
+    /// for at most `ttl` and never past its `exp`; a JWKS refresh forgets
+    /// them all. A token sent again is then accepted without checking its
+    /// signature again. `capacity` 0 turns the cache off. Default:
+    /// 1024 tokens, `Duration::from_secs(60)`.
+    pub fn cache(mut self, capacity: usize, ttl: Duration) -> Self {
+        self.cache = (capacity, ttl);
+        self
+    }
+
     /// A claim to copy into [`Principal::claims`] when the token has it.
     pub fn claim(mut self, name: impl Into<String>) -> Self {
         self.claims.push(name.into());
@@ -288,6 +330,7 @@ impl JwtValidatorBuilder {
                 jwks,
                 validation,
                 claims: self.claims,
+                cache: TokenCache::new(self.cache.0, self.cache.1),
             }),
         })
     }

@@ -73,22 +73,38 @@ fn token(audience: &str, scope: &str) -> String {
 
 /// `tools/call test_simple_text` with `authorization`; the raw response.
 fn call(addr: &str, authorization: Option<&str>) -> String {
+    call_with(addr, "/mcp", authorization.as_slice())
+}
+
+/// `tools/call test_simple_text` to `target` with one `Authorization`
+/// header per item of `authorization`; the raw response.
+fn call_with(addr: &str, target: &str, authorization: &[&str]) -> String {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-    let auth = authorization
+    let auth: String = authorization
+        .iter()
         .map(|a| format!("Authorization: {a}\r\n"))
-        .unwrap_or_default();
+        .collect();
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: test_simple_text\r\n{auth}Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        "POST {target} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: test_simple_text\r\n{auth}Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    response
+    // A server that refuses the head may close before reading the rest,
+    // so a failed write or a reset after the answer is not an error here:
+    // the answer read is what is checked.
+    let _ = stream.write_all(request.as_bytes());
+    let mut response = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = stream.read(&mut chunk) {
+        if n == 0 {
+            break;
+        }
+        response.extend_from_slice(&chunk[..n]);
+    }
+    String::from_utf8_lossy(&response).into_owned()
 }
 
 fn header<'a>(response: &'a str, name: &str) -> Option<&'a str> {
@@ -146,5 +162,52 @@ fn the_fixture_with_auth_flags_wants_a_token_on_every_runtime() {
             refused.contains("error_description=\"The token was issued for another audience\""),
             "{runtime}: {refused}"
         );
+    }
+}
+
+/// The hostile requests that are about HTTP rather than the token, on the
+/// real listeners (the native one and hyper parse the head differently):
+/// the scheme is case-insensitive; two `Authorization` headers are 400;
+/// a token in the query string is no token; a 64 KiB token is refused
+/// with 431 before it is looked at.
+#[test]
+fn hostile_headers_get_the_same_answer_on_every_runtime() {
+    for runtime in ["blocking", "tokio", "smol", "hyper"] {
+        let (fixture, audience) = start(runtime);
+        let addr = fixture.addr.as_str();
+        let prm = format!("http://{addr}/.well-known/oauth-protected-resource/mcp");
+        let good = token(&audience, "mcp mcp:text");
+
+        let lower = call_with(addr, "/mcp", &[&format!("bearer {good}")]);
+        assert!(
+            lower.starts_with("HTTP/1.1 200 OK\r\n"),
+            "{runtime}: {lower}"
+        );
+
+        let bearer = format!("Bearer {good}");
+        let two = call_with(addr, "/mcp", &[&bearer, &bearer]);
+        assert!(two.starts_with("HTTP/1.1 400 "), "{runtime}: {two}");
+        assert_eq!(
+            header(&two, "WWW-Authenticate"),
+            Some(format!("Bearer error=\"invalid_request\", error_description=\"Multiple Authorization headers\", scope=\"mcp\", resource_metadata=\"{prm}\"").as_str()),
+            "{runtime}"
+        );
+
+        let query = call_with(addr, &format!("/mcp?access_token={good}"), &[]);
+        assert!(query.starts_with("HTTP/1.1 401 "), "{runtime}: {query}");
+        assert_eq!(
+            header(&query, "WWW-Authenticate"),
+            Some(format!("Bearer scope=\"mcp\", resource_metadata=\"{prm}\"").as_str()),
+            "{runtime}"
+        );
+
+        let huge = format!("Bearer {}", "a".repeat(64 * 1024));
+        let big = call_with(addr, "/mcp", &[&huge]);
+        assert!(
+            big.starts_with("HTTP/1.1 431 "),
+            "{runtime}: {}",
+            &big[..big.len().min(300)]
+        );
+        assert_eq!(header(&big, "WWW-Authenticate"), None, "{runtime}");
     }
 }

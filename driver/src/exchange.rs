@@ -45,6 +45,10 @@ pub struct Exchange<R: Runtime> {
     clock: Clock,
     timer: R::Timer,
     armed: Option<Instant>,
+    /// Already the task that runs on after the client left: dropping it
+    /// (its runtime shutting down) drops the connection, which cancels
+    /// what still runs, instead of spawning it once more.
+    detached: bool,
 }
 
 impl<R: Runtime> Exchange<R> {
@@ -72,6 +76,7 @@ impl<R: Runtime> Exchange<R> {
             clock,
             timer,
             armed: None,
+            detached: false,
         }
     }
 
@@ -136,6 +141,9 @@ impl<R: Runtime> Drop for Exchange<R> {
         let Some(mut conn) = self.conn.take() else {
             return;
         };
+        if self.detached {
+            return;
+        }
         conn.handle_input_closed(self.clock.at(self.rt.now()));
         if conn.is_closed() {
             return;
@@ -148,6 +156,7 @@ impl<R: Runtime> Drop for Exchange<R> {
             clock: self.clock,
             timer: self.rt.timer(self.rt.now()),
             armed: None,
+            detached: true,
         };
         self.rt.spawn(std::future::poll_fn(move |cx| loop {
             match rest.poll_part(cx) {

@@ -14,7 +14,8 @@
 //! - no token: 401 with `WWW-Authenticate: Bearer resource_metadata=…`
 //!   and the scopes every request needs (§ Scope Selection Strategy); a
 //!   token the authenticator refuses: 401 `error="invalid_token"`
-//!   (§ Token Handling); a call without the scopes its tool needs: 403
+//!   (§ Token Handling); a tool call, prompt or resource read without the
+//!   scopes it needs: 403
 //!   `error="insufficient_scope"` with all of them in one challenge
 //!   (§ Runtime Insufficient Scope Errors);
 //! - the Protected Resource Metadata (RFC 9728) at the root well-known URI
@@ -100,6 +101,8 @@ pub struct Authorization {
     scopes_supported: Vec<String>,
     required: Vec<String>,
     tool_scopes: BTreeMap<String, Vec<String>>,
+    prompt_scopes: BTreeMap<String, Vec<String>>,
+    resource_scopes: BTreeMap<String, Vec<String>>,
     authenticator: Arc<dyn Authenticator>,
     metadata_url: String,
     metadata_path: String,
@@ -138,6 +141,8 @@ impl Authorization {
             scopes_supported: Vec::new(),
             required: Vec::new(),
             tool_scopes: BTreeMap::new(),
+            prompt_scopes: BTreeMap::new(),
+            resource_scopes: BTreeMap::new(),
             authenticator: Arc::new(authenticator),
         }
     }
@@ -169,6 +174,31 @@ impl Authorization {
     ) -> Self {
         self.tool_scopes
             .insert(name.into(), scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Scopes a `prompts/get` of the prompt `name` needs, beyond
+    /// [`require`](Self::require).
+    pub fn prompt_scopes(
+        mut self,
+        name: impl Into<String>,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.prompt_scopes
+            .insert(name.into(), scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Scopes a `resources/read` of `uri` (exactly that URI, a registered
+    /// resource's or a template's instance) needs, beyond
+    /// [`require`](Self::require).
+    pub fn resource_scopes(
+        mut self,
+        uri: impl Into<String>,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.resource_scopes
+            .insert(uri.into(), scopes.into_iter().map(Into::into).collect());
         self
     }
 
@@ -230,10 +260,22 @@ impl Authorization {
         Ok(principal)
     }
 
-    /// The scopes a call of `tool` needs that `principal` lacks, all of
-    /// them (one challenge, not one per retry).
-    pub(crate) fn missing_for_tool(&self, principal: &Principal, tool: &str) -> Vec<String> {
-        match self.tool_scopes.get(tool) {
+    /// The scopes `request` (a tool call, a prompt, a resource read)
+    /// needs that `principal` lacks, all of them (one challenge, not one
+    /// per retry).
+    pub(crate) fn missing_for(
+        &self,
+        principal: &Principal,
+        request: &crate::handler::Request,
+    ) -> Vec<String> {
+        use crate::handler::Request;
+        let needed = match request {
+            Request::CallTool { name, .. } => self.tool_scopes.get(&**name),
+            Request::GetPrompt { name, .. } => self.prompt_scopes.get(name),
+            Request::ReadResource { uri, .. } => self.resource_scopes.get(uri),
+            _ => None,
+        };
+        match needed {
             Some(needed) => self.missing(principal, needed),
             None => Vec::new(),
         }

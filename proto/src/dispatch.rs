@@ -97,6 +97,22 @@ pub trait HeaderCheck {
     /// Compare the transport's metadata with the request. `version` is the
     /// body's `_meta` protocol version.
     fn check(&self, method: &str, params: Params<'_>, version: &str) -> Result<(), ErrorObject>;
+
+    /// Compare the mirrors of a tool's own parameters (its `x-mcp-header`
+    /// annotations, `params`) with the call's `arguments`.
+    ///
+    /// Asked only once the tool is known to exist and to be in the
+    /// caller's view, so that a tool the caller may not see is answered
+    /// as an unknown tool whatever headers came with the call (a header
+    /// error would reveal the tool).
+    fn check_tool(
+        &self,
+        params: &[crate::headers::HeaderParam],
+        arguments: &Map<String, Value>,
+    ) -> Result<(), ErrorObject> {
+        let _ = (params, arguments);
+        Ok(())
+    }
 }
 
 /// A request's params as a [`HeaderCheck`] reads them: the params object,
@@ -418,7 +434,7 @@ pub(crate) fn request(
     });
     match admitted {
         Ok((Target::Core(spec), meta, args)) => {
-            match route_args(service, &id, spec, args, meta, now) {
+            match route_args(service, &id, spec, args, meta, headers, now) {
                 Ok(Dispatch::Invoke(admitted)) => {
                     crate::extension::wrap(service, spec.name, admitted, now)
                 }
@@ -579,7 +595,8 @@ pub(crate) fn route(
     meta: RequestMeta,
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
-    route_args(service, id, spec, Args::Object(params), meta, now)
+    // The initialize-era revisions have no header mirrors.
+    route_args(service, id, spec, Args::Object(params), meta, None, now)
 }
 
 /// Step 8: the method's params, and the answer or invocation.
@@ -589,12 +606,13 @@ fn route_args(
     spec: &'static MethodSpec,
     args: Args<'_>,
     meta: RequestMeta,
+    headers: Option<&dyn HeaderCheck>,
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
     let inner = &service.inner;
     // The typed shapes, read without building an object.
     let args = match (spec.method, args) {
-        (Method::ToolsCall, args) => return call_tool(service, id, args, meta, now),
+        (Method::ToolsCall, args) => return call_tool(service, id, args, meta, headers, now),
         (Method::ResourcesRead, Args::Typed(Typed::ResourceRead { uri })) => {
             // No `inputResponses` or `requestState` here.
             return read_resource_at(service, id, uri, &Map::new(), meta, now);
@@ -607,18 +625,24 @@ fn route_args(
             id: id.clone(),
             result: inner.discover.clone(),
         }),
-        Method::ToolsList => {
+        Method::ToolsList
+        | Method::PromptsList
+        | Method::ResourcesList
+        | Method::ResourcesTemplatesList => {
+            #[cfg(feature = "std")]
+            let span = crate::trace::list_span(spec.name, &meta);
+            #[cfg(feature = "std")]
+            let _entered = span.enter();
             let snapshot = service.snapshot();
-            list(id, &params, &seen(service, &snapshot, &meta).tools)
-        }
-        Method::PromptsList => {
-            let snapshot = service.snapshot();
-            list(id, &params, &seen(service, &snapshot, &meta).prompts)
-        }
-        Method::ResourcesList => resources_list(service, id, &params, &meta),
-        Method::ResourcesTemplatesList => {
-            let snapshot = service.snapshot();
-            list(id, &params, &seen(service, &snapshot, &meta).templates)
+            let answer = match spec.method {
+                Method::ToolsList => list(id, &params, &seen(service, &snapshot, &meta).tools),
+                Method::PromptsList => list(id, &params, &seen(service, &snapshot, &meta).prompts),
+                Method::ResourcesList => resources_list(service, id, &params, &meta),
+                _ => list(id, &params, &seen(service, &snapshot, &meta).templates),
+            };
+            #[cfg(feature = "std")]
+            crate::trace::record_list(&span, &answer);
+            answer
         }
         Method::ResourcesRead => read_resource(service, id, &params, meta, now),
         Method::PromptsGet => get_prompt(service, id, &params, meta, now),
@@ -762,6 +786,7 @@ fn call_tool(
     id: &RequestId,
     args: Args<'_>,
     meta: RequestMeta,
+    headers: Option<&dyn HeaderCheck>,
     now: Instant,
 ) -> Result<Dispatch, ErrorObject> {
     // The typed shape has no members besides these two (so no
@@ -780,6 +805,19 @@ fn call_tool(
     // Outside the caller's view: exactly the answer to an unknown tool.
     if service.hidden(&meta, |view, v| view.tool(v, &entry.tool)) {
         return Err(unknown_tool(name));
+    }
+    // Step 3's mirrors of the tool's own parameters, now that the caller
+    // may know of the tool.
+    if let (Some(h), false) = (headers, entry.header_params.is_empty()) {
+        let empty = Map::new();
+        let arguments = match &typed {
+            Some((_, arguments)) => arguments,
+            None => params
+                .get("arguments")
+                .and_then(Value::as_object)
+                .unwrap_or(&empty),
+        };
+        h.check_tool(&entry.header_params, arguments)?;
     }
     let mrtr = mrtr::admit(
         service,

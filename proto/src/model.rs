@@ -48,6 +48,13 @@ impl Implementation {
             icons: None,
         }
     }
+
+    /// Add an icon (`basic/index.mdx` § `icons`); call again for more
+    /// sizes or themes.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
 }
 
 /// `schema.ts` Icon.
@@ -65,6 +72,38 @@ pub struct Icon {
     /// `"light"` or `"dark"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
+}
+
+impl Icon {
+    /// An icon at `src`: an `https:` URL or a `data:` URI with base64
+    /// image data (`basic/index.mdx` § `icons`: clients reject other
+    /// schemes).
+    pub fn new(src: impl Into<String>) -> Self {
+        Icon {
+            src: src.into(),
+            mime_type: None,
+            sizes: None,
+            theme: None,
+        }
+    }
+
+    /// Set the MIME type (`image/png`, `image/svg+xml`, …).
+    pub fn mime_type(mut self, m: impl Into<String>) -> Self {
+        self.mime_type = Some(m.into());
+        self
+    }
+
+    /// Add a size it can be shown at: `"48x48"`, or `"any"` for SVG.
+    pub fn size(mut self, size: impl Into<String>) -> Self {
+        self.sizes.get_or_insert_with(Vec::new).push(size.into());
+        self
+    }
+
+    /// Say it is drawn for a `"light"` or a `"dark"` background.
+    pub fn theme(mut self, theme: impl Into<String>) -> Self {
+        self.theme = Some(theme.into());
+        self
+    }
 }
 
 /// `schema.ts` Role.
@@ -153,13 +192,16 @@ impl Tool {
         }
     }
 
-    /// Set the input schema.
+    /// Set the input schema by hand (for arguments of a type you do not
+    /// own); a typed tool (`ServiceBuilder::typed_tool`, feature `typed`)
+    /// generates it from the argument type instead.
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.input_schema = schema;
         self
     }
 
-    /// Set the output schema.
+    /// Set the output schema by hand; a typed tool returning `Json<T>`
+    /// publishes `T`'s instead.
     pub fn output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
         self
@@ -174,6 +216,13 @@ impl Tool {
     /// Set annotations.
     pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.annotations = Some(annotations);
+        self
+    }
+
+    /// Add an icon (`basic/index.mdx` § `icons`); call again for more
+    /// sizes or themes.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.icons.get_or_insert_with(Vec::new).push(icon);
         self
     }
 }
@@ -392,6 +441,19 @@ impl Resource {
         self.mime_type = Some(m.into());
         self
     }
+
+    /// Set the display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Add an icon (`basic/index.mdx` § `icons`); call again for more
+    /// sizes or themes.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
 }
 
 /// `schema.ts` ResourceTemplate.
@@ -446,6 +508,19 @@ impl ResourceTemplate {
     /// Set the MIME type.
     pub fn mime_type(mut self, m: impl Into<String>) -> Self {
         self.mime_type = Some(m.into());
+        self
+    }
+
+    /// Set the display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Add an icon (`basic/index.mdx` § `icons`); call again for more
+    /// sizes or themes.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.icons.get_or_insert_with(Vec::new).push(icon);
         self
     }
 }
@@ -661,6 +736,19 @@ impl Prompt {
     /// Add an argument.
     pub fn argument(mut self, arg: PromptArgument) -> Self {
         self.arguments.get_or_insert_with(Vec::new).push(arg);
+        self
+    }
+
+    /// Set the display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Add an icon (`basic/index.mdx` § `icons`); call again for more
+    /// sizes or themes.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.icons.get_or_insert_with(Vec::new).push(icon);
         self
     }
 }

@@ -94,6 +94,32 @@ mod compiled {
         }
     }
 
+    /// The message for `additionalProperties: false` with no `properties`
+    /// or `patternProperties` beside it (the schema of a tool without
+    /// arguments): the validator reports a false schema at the object
+    /// ("False schema does not allow 1"), not which member broke it, so it
+    /// is said here in the words it uses when the object has properties:
+    /// every member is unexpected.
+    fn closed_object(e: &jsonschema::ValidationError<'_>, instance: &Value) -> Option<String> {
+        if !matches!(
+            e.kind(),
+            jsonschema::error::ValidationErrorKind::FalseSchema
+        ) || !e.schema_path().as_str().ends_with("/additionalProperties")
+        {
+            return None;
+        }
+        let object = instance.pointer(e.instance_path().as_str())?.as_object()?;
+        if object.is_empty() {
+            return None;
+        }
+        let names: Vec<String> = object.keys().map(|k| format!("'{k}'")).collect();
+        let verb = if names.len() == 1 { "was" } else { "were" };
+        Some(format!(
+            "Additional properties are not allowed ({} {verb} unexpected)",
+            names.join(", ")
+        ))
+    }
+
     impl Compiled {
         /// Compile `schema`, enforcing the bounds and dialect rules above.
         pub fn new(schema: &Value) -> Result<Compiled, String> {
@@ -122,10 +148,11 @@ mod compiled {
                 .take(3)
                 .map(|e| {
                     let path = e.instance_path().as_str();
+                    let message = closed_object(&e, instance).unwrap_or_else(|| format!("{e}"));
                     if path.is_empty() {
-                        format!("{e}")
+                        message
                     } else {
-                        format!("{path}: {e}")
+                        format!("{path}: {message}")
                     }
                 })
                 .collect();

@@ -703,6 +703,12 @@ impl ServiceBuilder {
     /// [`NoArgs`](crate::NoArgs) for none). The handler returns anything
     /// [`IntoToolOutcome`]: a result, text, a [`Reply`](crate::Reply) asking
     /// for input, or a `Result` of those.
+    ///
+    /// The `inputSchema` published is `tool`'s own, written by hand. To
+    /// generate it (and the `outputSchema`) from the Rust types instead, use
+    /// `typed_tool`, or `.state(app).tool(…)` for a handler that receives
+    /// the application's state (feature `typed`, on by default; see the
+    /// `typed` module).
     pub fn tool<A, F, Fut, R>(mut self, tool: Tool, handler: F) -> Self
     where
         A: DeserializeOwned + Send + 'static,
@@ -763,6 +769,9 @@ impl ServiceBuilder {
     /// against the declaration first). The handler returns
     /// `Result<GetPromptResult, ErrorObject>` or, to ask for input,
     /// `Result<Reply<GetPromptResult>, ErrorObject>`.
+    ///
+    /// The arguments published are `prompt`'s own; `typed_prompt` (feature
+    /// `typed`) declares them from `A`'s fields and doc comments.
     pub fn prompt<A, F, Fut, R>(mut self, prompt: Prompt, handler: F) -> Self
     where
         A: DeserializeOwned + Send + 'static,

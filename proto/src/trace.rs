@@ -1,5 +1,6 @@
 //! One `tracing` span per handler call: what ran, how it ended, and the
-//! caller's W3C trace context; never the arguments or the result.
+//! caller's W3C trace context; never the arguments or the result. The list
+//! requests, answered by the engine itself, get a span of their own.
 //!
 //! The span is named `mcp.call` and opens when the call's
 //! [`CallTask`](crate::CallTask) is made, is entered on every poll of the
@@ -18,11 +19,21 @@
 //! | `error_code` | the JSON-RPC error code, for `error` |
 //! | `trace_id`, `parent_span_id` | from the request's `_meta.traceparent` (`basic/index.mdx` § `_meta`: W3C Trace Context), when it is well formed |
 //!
+//! `tools/list`, `prompts/list`, `resources/list` and
+//! `resources/templates/list` are answered while the request is read, with
+//! no handler (a [`ResourceLister`](crate::registry::ResourceLister)'s
+//! page aside, which runs inside it): each runs in an `mcp.list` span with
+//! `method`, `outcome` (`ok` or `error`), `error_code` (`-32602` for a
+//! bad cursor) and the same `trace_id` and `parent_span_id`. The cursor is
+//! not recorded.
+//!
 //! A `tracing` span cannot take a remote parent by itself; the trace and
 //! parent ids are recorded as fields so an OpenTelemetry layer, or a log
 //! query, joins the call to the client's trace.
 
+use crate::error::ErrorObject;
 use crate::handler::{Invocation, Outcome, Request};
+use crate::meta::RequestMeta;
 
 /// The span of `invocation`'s call.
 pub(crate) fn call_span(invocation: &Invocation) -> tracing::Span {
@@ -55,6 +66,31 @@ pub(crate) fn call_span(invocation: &Invocation) -> tracing::Span {
         span.record("parent_span_id", parent_id);
     }
     span
+}
+
+/// The span of a list request for `method`.
+pub(crate) fn list_span(method: &'static str, meta: &RequestMeta) -> tracing::Span {
+    let span = tracing::info_span!(
+        "mcp.list",
+        method,
+        outcome = tracing::field::Empty,
+        error_code = tracing::field::Empty,
+        trace_id = tracing::field::Empty,
+        parent_span_id = tracing::field::Empty,
+    );
+    if let Some((trace_id, parent_id)) = meta.trace.traceparent.as_deref().and_then(traceparent) {
+        span.record("trace_id", trace_id);
+        span.record("parent_span_id", parent_id);
+    }
+    span
+}
+
+/// Record how a list request ended.
+pub(crate) fn record_list<T>(span: &tracing::Span, answer: &Result<T, ErrorObject>) {
+    match answer {
+        Ok(_) => span.record("outcome", "ok"),
+        Err(e) => span.record("error_code", e.code).record("outcome", "error"),
+    };
 }
 
 /// Record how the call ended.

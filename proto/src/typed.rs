@@ -358,6 +358,18 @@ impl<S: ?Sized> State<S> {
     }
 }
 
+/// `handler` as the underlying builder registers it: a handler of
+/// `(args, ctx)` that hands it a [`State<S>`] first (one `Arc` clone per
+/// call, none written by the application).
+fn with_state<S, A, F, Fut>(state: &Arc<S>, handler: F) -> impl Fn(A, Context) -> Fut + Send + Sync
+where
+    S: Send + Sync + 'static,
+    F: Fn(State<S>, A, Context) -> Fut + Send + Sync,
+{
+    let state = state.clone();
+    move |args, ctx| handler(State(state.clone()), args, ctx)
+}
+
 /// A [`ServiceBuilder`] with application state: every handler registered
 /// through it receives a [`State<S>`] first. Made by
 /// [`ServiceBuilder::state`].
@@ -388,10 +400,9 @@ impl<S: Send + Sync + 'static> WithState<S> {
         Fut: Future<Output = R> + Send + 'static,
         R: ToolOutput,
     {
-        let state = self.state.clone();
-        self.builder = self.builder.typed_tool(tool, move |args: A, ctx| {
-            handler(State(state.clone()), args, ctx)
-        });
+        self.builder = self
+            .builder
+            .typed_tool(tool, with_state(&self.state, handler));
         self
     }
 
@@ -402,10 +413,9 @@ impl<S: Send + Sync + 'static> WithState<S> {
         Fut: Future<Output = R> + Send + 'static,
         R: IntoResourceOutcome,
     {
-        let state = self.state.clone();
-        self.builder = self.builder.resource(resource, move |args, ctx| {
-            handler(State(state.clone()), args, ctx)
-        });
+        self.builder = self
+            .builder
+            .resource(resource, with_state(&self.state, handler));
         self
     }
 
@@ -416,10 +426,9 @@ impl<S: Send + Sync + 'static> WithState<S> {
         Fut: Future<Output = R> + Send + 'static,
         R: IntoResourceOutcome,
     {
-        let state = self.state.clone();
-        self.builder = self.builder.resource_template(template, move |args, ctx| {
-            handler(State(state.clone()), args, ctx)
-        });
+        self.builder = self
+            .builder
+            .resource_template(template, with_state(&self.state, handler));
         self
     }
 
@@ -432,10 +441,9 @@ impl<S: Send + Sync + 'static> WithState<S> {
         Fut: Future<Output = R> + Send + 'static,
         R: IntoPromptOutcome,
     {
-        let state = self.state.clone();
-        self.builder = self.builder.typed_prompt(prompt, move |args: A, ctx| {
-            handler(State(state.clone()), args, ctx)
-        });
+        self.builder = self
+            .builder
+            .typed_prompt(prompt, with_state(&self.state, handler));
         self
     }
 
@@ -445,10 +453,7 @@ impl<S: Send + Sync + 'static> WithState<S> {
         F: Fn(State<S>, CompletionRequest, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
     {
-        let state = self.state.clone();
-        self.builder = self
-            .builder
-            .completer(move |req, ctx| handler(State(state.clone()), req, ctx));
+        self.builder = self.builder.completer(with_state(&self.state, handler));
         self
     }
 

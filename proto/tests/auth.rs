@@ -7,8 +7,9 @@
 mod support;
 
 use snodo_proto::{
-    Authorization, CallToolResult, Context, Implementation, NoArgs, Principal, Rejection, Service,
-    Tool, Transport,
+    Authorization, CallToolResult, Context, GetPromptResult, Implementation, NoArgs, Principal,
+    Prompt, ReadResourceResult, Rejection, Resource, ResourceArgs, ResourceContents, Service, Tool,
+    Transport,
 };
 use support::Harness;
 
@@ -20,12 +21,18 @@ fn service() -> Service {
         "reader" => Ok(Principal::new("alice", ["notes:read"])),
         "writer" => Ok(Principal::new("bob", ["notes:read", "notes:write"])),
         "nobody" => Ok(Principal::new("carol", ["other"])),
+        "keeper" => Ok(Principal::new(
+            "dave",
+            ["notes:read", "notes:write", "notes:secret"],
+        )),
         _ => Err(Rejection("The token is not valid for this resource".into())),
     })
     .authorization_server("https://auth.example.com")
     .scopes_supported(["notes:read"])
     .require(["notes:read"])
-    .tool_scopes("write_note", ["notes:write"]);
+    .tool_scopes("write_note", ["notes:write"])
+    .prompt_scopes("draft", ["notes:write"])
+    .resource_scopes("notes://secret", ["notes:secret", "notes:write"]);
     Service::builder()
         .server_info(Implementation::new("t", "1"))
         .authorization(auth)
@@ -43,6 +50,20 @@ fn service() -> Service {
             Tool::new("write_note", "Needs notes:write"),
             |_: NoArgs, _| async { CallToolResult::text("written") },
         )
+        .prompt(
+            Prompt::new("draft", "Needs notes:write"),
+            |_: NoArgs, _| async { Ok(GetPromptResult::new(vec![])) },
+        )
+        .resource(
+            Resource::new("notes://secret", "Needs notes:secret and notes:write"),
+            |args: ResourceArgs, _| async move {
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                    args.uri,
+                    "text/plain",
+                    "the secret",
+                )]))
+            },
+        )
         .build()
         .unwrap()
 }
@@ -57,6 +78,17 @@ fn call(tool: &str, authorization: &[&str]) -> String {
         .collect();
     format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\n{auth}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// `method` with `params` (the `_meta` is added), named `name` in
+/// `Mcp-Name`.
+fn request(method: &str, name: &str, params: &str, authorization: &str) -> String {
+    let body =
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"{method}","params":{{{params},{META}}}}}"#);
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nMcp-Name: {name}\r\nAuthorization: {authorization}\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
 }
@@ -196,4 +228,40 @@ fn stdio_takes_no_tokens() {
         "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"whoami\",{META}}}}}\n"
     );
     assert!(h.send(line.as_bytes()).contains(r#""text":"?""#));
+}
+
+#[test]
+fn prompts_and_resources_have_scopes_of_their_own() {
+    let forbidden = |scope: &str| {
+        answer(
+            "403 Forbidden",
+            &format!("WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"{PRM}\"\r\n"),
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Forbidden: the token lacks a required scope"}}"#,
+        )
+    };
+    let draft = |token: &str| {
+        send(&request(
+            "prompts/get",
+            "draft",
+            r#""name":"draft""#,
+            &format!("Bearer {token}"),
+        ))
+    };
+    assert_eq!(draft("reader"), forbidden("notes:write"));
+    assert!(draft("writer").starts_with("HTTP/1.1 200 OK\r\n"));
+
+    let secret = |token: &str| {
+        send(&request(
+            "resources/read",
+            "notes://secret",
+            r#""uri":"notes://secret""#,
+            &format!("Bearer {token}"),
+        ))
+    };
+    // Every missing scope in one challenge.
+    assert_eq!(secret("reader"), forbidden("notes:secret notes:write"));
+    assert_eq!(secret("writer"), forbidden("notes:secret"));
+    let kept = secret("keeper");
+    assert!(kept.starts_with("HTTP/1.1 200 OK\r\n"), "{kept}");
+    assert!(kept.contains(r#""text":"the secret""#), "{kept}");
 }

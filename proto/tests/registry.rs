@@ -647,6 +647,60 @@ fn http_a_view_shows_each_caller_its_own_lists_and_hides_the_rest() {
     viewed(Transport::Http);
 }
 
+/// The `Mcp-Param-*` mirrors of a tool outside the caller's view are never
+/// examined: a wrong mirror of a hidden tool gets the unknown-tool answer,
+/// not the `-32020` that would reveal the tool (`streamable-http.mdx`
+/// § Server Behavior for Custom Headers, `server/tools.mdx` § Error
+/// Handling). A caller who sees the tool gets the mismatch.
+#[test]
+fn http_a_hidden_tool_s_header_mirrors_do_not_reveal_it() {
+    let service = Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .view(ByRole(Default::default()))
+        .tool(
+            Tool::new("admin_region", "Moves a region").input_schema(serde_json::json!({
+                "type": "object",
+                "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}
+            })),
+            |_: Value, _| async { CallToolResult::text("moved") },
+        )
+        .build()
+        .unwrap();
+    let post = |body: &str| {
+        let mut h = Harness::new(&service, Transport::Http);
+        h.send(
+            format!(
+                "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: admin_region\r\nMcp-Param-Region: eu-west\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        )
+    };
+    let as_guest = post(
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"example.com/role":"guest"},"name":"admin_region","arguments":{"region":"us-east"}}}"#,
+    );
+    assert!(as_guest.starts_with("HTTP/1.1 200 OK\r\n"), "{as_guest}");
+    assert!(
+        as_guest.ends_with(
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Unknown tool: admin_region"}}"#
+        ),
+        "{as_guest}"
+    );
+    let as_admin = post(
+        r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"admin_region","arguments":{"region":"us-east"}}}"#,
+    );
+    assert!(
+        as_admin.starts_with("HTTP/1.1 400 Bad Request\r\n"),
+        "{as_admin}"
+    );
+    assert!(
+        as_admin.ends_with(
+            r#"{"jsonrpc":"2.0","id":8,"error":{"code":-32020,"message":"Header mismatch: Mcp-Param-Region header does not match the request body"}}"#
+        ),
+        "{as_admin}"
+    );
+}
+
 /// A view per team named in `_meta["example.com/team"]`, counting the
 /// questions it is asked.
 struct ByTeam(std::sync::Arc<std::sync::atomic::AtomicUsize>);

@@ -16,6 +16,31 @@ fn unexpected_property_is_named() {
 }
 
 #[test]
+fn a_member_of_an_object_that_allows_none_is_named() {
+    // The schema of a tool without arguments (`NoArgs`).
+    let schema = Compiled::new(&json!({"type": "object", "additionalProperties": false})).unwrap();
+    assert_eq!(
+        schema.validate(&json!({"full": true})),
+        Err("Additional properties are not allowed ('full' was unexpected)".to_string())
+    );
+    assert_eq!(
+        schema.validate(&json!({"a": 1, "b": 2})),
+        Err("Additional properties are not allowed ('a', 'b' were unexpected)".to_string())
+    );
+    // Nested, with its location.
+    let schema = Compiled::new(&json!({
+        "type": "object",
+        "properties": {"opts": {"type": "object", "additionalProperties": false}}
+    }))
+    .unwrap();
+    assert_eq!(
+        schema.validate(&json!({"opts": {"x": 1}})),
+        Err("/opts: Additional properties are not allowed ('x' was unexpected)".to_string())
+    );
+    assert_eq!(schema.validate(&json!({"opts": {}})), Ok(()));
+}
+
+#[test]
 fn missing_required_property_is_named() {
     let schema = Compiled::new(&json!({"type": "object", "required": ["expression"]})).unwrap();
     let err = schema.validate(&json!({})).unwrap_err();

@@ -230,3 +230,115 @@ fn a_tagged_enum_gets_type_object_at_its_root_and_a_plain_enum_is_refused() {
         }
     );
 }
+
+/// A 1×1 transparent PNG, as a `data:` URI.
+const DOT: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+#[test]
+fn icons_set_on_typed_and_untyped_declarations_are_published_as_schema_json_icons() {
+    use snodo_proto::typed::State;
+    use snodo_proto::{
+        Icon, Implementation, NoArgs, Prompt, ReadResourceResult, Resource, ResourceArgs,
+        ResourceTemplate,
+    };
+    let service = Service::builder()
+        .server_info(Implementation::new("iconic", "1.0.0").icon(Icon::new(DOT).size("1x1")))
+        .tool(
+            Tool::new("plain", "An untyped tool").icon(
+                Icon::new("https://example.com/plain.svg")
+                    .mime_type("image/svg+xml")
+                    .size("any"),
+            ),
+            |_: NoArgs, _: Context| async { "plain" },
+        )
+        .typed_tool(
+            Tool::new("typed", "A typed tool")
+                .icon(
+                    Icon::new(DOT)
+                        .mime_type("image/png")
+                        .size("1x1")
+                        .theme("light"),
+                )
+                .icon(Icon::new(DOT).size("1x1").theme("dark")),
+            |_: Empty, _: Context| async { "typed" },
+        )
+        .state(7u32)
+        .tool(
+            Tool::new("stateful", "A tool with state").icon(Icon::new(DOT)),
+            |n: State<u32>, _: NoArgs, _: Context| async move { n.to_string() },
+        )
+        .prompt(
+            Prompt::new("greeting", "A greeting")
+                .title("Greeting")
+                .icon(Icon::new(DOT)),
+            |_: State<u32>, _: Empty, _: Context| async {
+                Ok::<_, snodo_proto::ErrorObject>(snodo_proto::GetPromptResult::new(vec![]))
+            },
+        )
+        .resource(
+            Resource::new("mem://index", "index")
+                .title("Index")
+                .icon(Icon::new(DOT).theme("dark")),
+            |_: State<u32>, _: ResourceArgs, _: Context| async {
+                Ok::<_, snodo_proto::ResourceError>(ReadResourceResult::new(vec![]))
+            },
+        )
+        .resource_template(
+            ResourceTemplate::new("mem://{id}", "memo")
+                .title("Memo")
+                .icon(Icon::new(DOT).size("48x48")),
+            |_: State<u32>, _: ResourceArgs, _: Context| async {
+                Err::<snodo_proto::ReadResourceResult, _>(snodo_proto::ResourceError::NotFound)
+            },
+        )
+        .build()
+        .unwrap();
+    let mut client = TestClient::new(&service);
+    let tools = block_on(client.request("tools/list", json!({}))).unwrap();
+    definition("ListToolsResult").validate(&tools).unwrap();
+    let icons: Vec<&Value> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["icons"])
+        .collect();
+    assert_eq!(
+        icons,
+        [
+            &json!([{"src": "https://example.com/plain.svg", "mimeType": "image/svg+xml", "sizes": ["any"]}]),
+            &json!([
+                {"src": DOT, "mimeType": "image/png", "sizes": ["1x1"], "theme": "light"},
+                {"src": DOT, "sizes": ["1x1"], "theme": "dark"}
+            ]),
+            &json!([{"src": DOT}]),
+        ]
+    );
+    let prompts = block_on(client.request("prompts/list", json!({}))).unwrap();
+    definition("ListPromptsResult").validate(&prompts).unwrap();
+    assert_eq!(
+        prompts["prompts"][0],
+        json!({"name": "greeting", "title": "Greeting", "description": "A greeting", "icons": [{"src": DOT}]})
+    );
+    let resources = block_on(client.request("resources/list", json!({}))).unwrap();
+    definition("ListResourcesResult")
+        .validate(&resources)
+        .unwrap();
+    assert_eq!(
+        resources["resources"][0],
+        json!({"uri": "mem://index", "name": "index", "title": "Index", "icons": [{"src": DOT, "theme": "dark"}]})
+    );
+    let discover = block_on(client.discover()).unwrap();
+    definition("DiscoverResult").validate(&discover).unwrap();
+    assert_eq!(
+        discover["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({"name": "iconic", "version": "1.0.0", "icons": [{"src": DOT, "sizes": ["1x1"]}]})
+    );
+    let templates = block_on(client.request("resources/templates/list", json!({}))).unwrap();
+    definition("ListResourceTemplatesResult")
+        .validate(&templates)
+        .unwrap();
+    assert_eq!(
+        templates["resourceTemplates"][0],
+        json!({"uriTemplate": "mem://{id}", "name": "memo", "title": "Memo", "icons": [{"src": DOT, "sizes": ["48x48"]}]})
+    );
+}

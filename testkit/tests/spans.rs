@@ -37,6 +37,7 @@ impl tracing::Subscriber for Spans {
         let mut spans = self.0.lock().unwrap();
         let mut fields = BTreeMap::new();
         fields.insert("name".to_string(), attrs.metadata().name().to_string());
+        fields.insert("opened_us".to_string(), since_start().to_string());
         attrs.record(&mut Fields(&mut fields));
         spans.push(fields);
         tracing::span::Id::from_u64(spans.len() as u64)
@@ -52,9 +53,52 @@ impl tracing::Subscriber for Spans {
     fn exit(&self, _: &tracing::span::Id) {}
     fn try_close(&self, span: tracing::span::Id) -> bool {
         let mut spans = self.0.lock().unwrap();
-        spans[span.into_u64() as usize - 1].insert("closed".into(), "true".into());
+        let fields = &mut spans[span.into_u64() as usize - 1];
+        fields.insert("closed".into(), "true".into());
+        // Its duration, as a subscriber measures it (proto reads no clock).
+        let opened: u128 = fields["opened_us"].parse().unwrap();
+        fields.insert("lived_us".into(), (since_start() - opened).to_string());
         true
     }
+}
+
+/// Microseconds since the first call.
+fn since_start() -> u128 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_micros()
+}
+
+#[test]
+fn a_call_span_lasts_as_long_as_its_handler_runs() {
+    use snodo_proto::{Context, NoArgs, Service, Tool};
+    let spans = Spans::default();
+    let _guard = tracing::subscriber::set_default(spans.clone());
+    let service = Service::builder()
+        .tool(
+            Tool::new("nap", "Sleeps 40 ms"),
+            |_: NoArgs, _: Context| async {
+                std::thread::sleep(std::time::Duration::from_millis(40));
+                "awake"
+            },
+        )
+        .build()
+        .unwrap();
+    let mut client = TestClient::new(&service);
+    block_on(client.call_tool("nap", json!({}))).unwrap();
+    let recorded = spans.0.lock().unwrap().clone();
+    let call = recorded
+        .iter()
+        .find(|f| f.get("name").map(String::as_str) == Some("mcp.call"))
+        .expect("the call's span");
+    assert_eq!(
+        (call["tool"].as_str(), call["outcome"].as_str()),
+        ("nap", "ok")
+    );
+    let lived: u128 = call["lived_us"].parse().unwrap();
+    assert!(lived >= 40_000, "the span lived {lived} µs");
 }
 
 #[test]
@@ -152,4 +196,71 @@ fn every_handler_call_runs_in_a_span_with_its_outcome_and_trace_parent_and_no_ar
     for secret in ["Secret Agent", "classified", "Hello", "mem://gone"] {
         assert!(!everything.contains(secret), "{secret} was recorded");
     }
+}
+
+#[test]
+fn every_list_request_runs_in_a_span_with_its_outcome_and_trace_parent_and_no_cursor() {
+    let spans = Spans::default();
+    let _guard = tracing::subscriber::set_default(spans.clone());
+    let mut client = TestClient::new(&service(Hub::default())).with_meta(
+        "traceparent",
+        json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+    );
+    block_on(client.request("tools/list", json!({}))).unwrap();
+    block_on(client.request("resources/list", json!({}))).unwrap();
+    block_on(client.request("resources/templates/list", json!({}))).unwrap();
+    let e =
+        block_on(client.request("prompts/list", json!({"cursor": "secret-cursor"}))).unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), (-32602, "Invalid cursor"));
+    // Without a trace context (and a malformed one is none).
+    let mut plain = TestClient::new(&service(Hub::default()))
+        .with_meta("traceparent", json!("00-not-a-trace-01"));
+    block_on(plain.request("tools/list", json!({}))).unwrap();
+
+    let recorded = spans.0.lock().unwrap().clone();
+    let lists: Vec<Vec<(&str, &str)>> = recorded
+        .iter()
+        .filter(|f| f.get("name").map(String::as_str) == Some("mcp.list"))
+        .map(|f| {
+            [
+                "method",
+                "outcome",
+                "error_code",
+                "trace_id",
+                "parent_span_id",
+                "closed",
+            ]
+            .iter()
+            .filter_map(|k| f.get(*k).map(|v| (*k, v.as_str())))
+            .collect()
+        })
+        .collect();
+    let traced = |method: &'static str, tail: &[(&'static str, &'static str)]| {
+        let mut row = vec![("method", method)];
+        row.extend_from_slice(tail);
+        row.extend([
+            ("trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"),
+            ("parent_span_id", "00f067aa0ba902b7"),
+            ("closed", "true"),
+        ]);
+        row
+    };
+    assert_eq!(
+        lists,
+        vec![
+            traced("tools/list", &[("outcome", "ok")]),
+            traced("resources/list", &[("outcome", "ok")]),
+            traced("resources/templates/list", &[("outcome", "ok")]),
+            traced(
+                "prompts/list",
+                &[("outcome", "error"), ("error_code", "-32602")]
+            ),
+            vec![
+                ("method", "tools/list"),
+                ("outcome", "ok"),
+                ("closed", "true")
+            ],
+        ]
+    );
+    assert!(!format!("{recorded:?}").contains("secret-cursor"));
 }

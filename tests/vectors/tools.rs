@@ -344,7 +344,7 @@ pub const TOOLS: &[Vector] = &[
         name: "tools/call of a no-argument tool with an unexpected argument",
         request: r#"{"jsonrpc":"2.0","id":237,"method":"tools/call","params":{"name":"test_simple_text","arguments":{"x":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
         expect: Expect::Response(
-            r#"{"jsonrpc":"2.0","id":237,"error":{"code":-32602,"message":"Invalid arguments for tool test_simple_text: False schema does not allow 1"}}"#,
+            r#"{"jsonrpc":"2.0","id":237,"error":{"code":-32602,"message":"Invalid arguments for tool test_simple_text: Additional properties are not allowed ('x' was unexpected)"}}"#,
         ),
         scope: Scope::Any,
         http: Http::Same(200),

@@ -1,15 +1,61 @@
 //! The local cargo registry cache, read as cargo leaves it: every crate
 //! version cargo has unpacked sits in `$CARGO_HOME/registry/src/<index>/
-//! <name>-<version>/` with its `Cargo.toml`. A scan reads each manifest
-//! once into a [`Catalog`]; sources are read on demand.
+//! <name>-<version>/` with its `Cargo.toml`; every version it downloaded
+//! is a `.crate` archive in `registry/cache/<index>/`, read in place (see
+//! [`archive`]) when cargo has not unpacked it. A scan
+//! reads each manifest once into a [`Catalog`]; sources are read on demand.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
+use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 use snodo_proto::schemars::{self, JsonSchema};
+
+use crate::archive;
+
+/// Where a crate version's files are.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Source {
+    /// Unpacked by cargo: `registry/src/<index>/<name>-<version>/`.
+    Dir(PathBuf),
+    /// Only downloaded: `registry/cache/<index>/<name>-<version>.crate`.
+    Archive(PathBuf),
+}
+
+impl Source {
+    /// The directory or archive.
+    pub fn path(&self) -> &Path {
+        match self {
+            Source::Dir(p) | Source::Archive(p) => p,
+        }
+    }
+
+    /// The text of the file at `rel` (a relative path inside the crate),
+    /// if it is a regular file of at most `max` bytes in UTF-8; `None` for
+    /// paths that leave the crate, through `..` or a symbolic link.
+    pub fn read(&self, rel: &str, max: u64) -> Option<String> {
+        match self {
+            Source::Dir(dir) => {
+                let rel = safe_relative(rel)?;
+                // Resolved, so a symbolic link inside the crate cannot
+                // lead out of it.
+                let path = dir.join(rel).canonicalize().ok()?;
+                if !path.starts_with(dir.canonicalize().ok()?) {
+                    return None;
+                }
+                let meta = fs::metadata(&path).ok()?;
+                if !meta.is_file() || meta.len() > max {
+                    return None;
+                }
+                fs::read_to_string(path).ok()
+            }
+            Source::Archive(path) => archive::read_file(path, rel, max),
+        }
+    }
+}
 
 /// One crate version found in the cache.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,8 +64,8 @@ pub struct CrateVersion {
     pub name: String,
     /// Version string as its manifest gives it.
     pub version: String,
-    /// Where its source is unpacked.
-    pub dir: PathBuf,
+    /// Where its files are.
+    pub source: Source,
     /// `package.description`.
     pub description: Option<String>,
     /// `package.keywords`.
@@ -28,7 +74,7 @@ pub struct CrateVersion {
     pub features: BTreeMap<String, Vec<String>>,
     /// Every dependency, of every kind.
     pub dependencies: Vec<Dependency>,
-    /// The README's path inside `dir`, if the crate ships one.
+    /// The README's path inside the crate, if it ships one.
     pub readme: Option<String>,
 }
 
@@ -50,7 +96,7 @@ pub struct Dependency {
 pub struct Catalog {
     /// Name → versions, ascending.
     pub crates: BTreeMap<String, Vec<CrateVersion>>,
-    /// Unpacked directories whose manifest could not be read, with why.
+    /// Directories and archives whose manifest could not be read, with why.
     pub skipped: Vec<(PathBuf, String)>,
 }
 
@@ -75,37 +121,65 @@ impl Catalog {
     }
 }
 
-/// The unpacked-source directories of a registry cache:
-/// `<registry>/src/<index>/<crate>-<version>`, sorted.
-pub fn crate_dirs(registry: &Path) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    let Ok(indexes) = fs::read_dir(registry.join("src")) else {
-        return dirs;
-    };
-    for index in indexes.flatten() {
-        if let Ok(entries) = fs::read_dir(index.path()) {
-            dirs.extend(
-                entries
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.join("Cargo.toml").is_file()),
-            );
+/// The crate versions of a registry cache, sorted by directory name: each
+/// `<registry>/src/<index>/<crate>-<version>` with a `Cargo.toml`, and
+/// each `<registry>/cache/<index>/<crate>-<version>.crate` that cargo has
+/// not unpacked there.
+pub fn crate_sources(registry: &Path) -> Vec<Source> {
+    let mut sources = Vec::new();
+    let mut unpacked = BTreeSet::new();
+    for dir in entries(&registry.join("src")) {
+        for path in entries(&dir) {
+            if path.join("Cargo.toml").is_file() {
+                unpacked.insert((index_of(&path), path.file_name().map(|n| n.to_owned())));
+                sources.push(Source::Dir(path));
+            }
         }
     }
-    dirs.sort();
-    dirs
+    for dir in entries(&registry.join("cache")) {
+        for path in entries(&dir) {
+            let Some(root) = archive::root_of(&path) else {
+                continue;
+            };
+            let key = (index_of(&path), Some(std::ffi::OsString::from(root)));
+            if path.is_file() && !unpacked.contains(&key) {
+                sources.push(Source::Archive(path));
+            }
+        }
+    }
+    let name = |s: &Source| {
+        let p = s.path();
+        let file = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        (
+            file.strip_suffix(".crate").unwrap_or(file).to_string(),
+            p.to_path_buf(),
+        )
+    };
+    sources.sort_by_key(name);
+    sources
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
+}
+
+/// The index directory's name (`index.crates.io-…`) a crate path is in.
+fn index_of(path: &Path) -> Option<std::ffi::OsString> {
+    path.parent()?.file_name().map(|n| n.to_owned())
 }
 
 /// Read every crate of `registry`, calling `progress(done, total)` after
 /// each.
 pub fn scan(registry: &Path, mut progress: impl FnMut(usize, usize)) -> Catalog {
-    let dirs = crate_dirs(registry);
-    let total = dirs.len();
+    let sources = crate_sources(registry);
+    let total = sources.len();
     let mut catalog = Catalog::default();
-    for (i, dir) in dirs.into_iter().enumerate() {
-        match read_crate(&dir) {
+    for (i, source) in sources.into_iter().enumerate() {
+        match read_crate(&source) {
             Ok(c) => catalog.crates.entry(c.name.clone()).or_default().push(c),
-            Err(why) => catalog.skipped.push((dir, why)),
+            Err(why) => catalog.skipped.push((source.path().to_path_buf(), why)),
         }
         progress(i + 1, total);
     }
@@ -116,17 +190,19 @@ pub fn scan(registry: &Path, mut progress: impl FnMut(usize, usize)) -> Catalog 
     catalog
 }
 
-/// A fingerprint of the cache's unpacked crates (each directory and its
-/// manifest's modification time): it changes when a crate is added,
-/// removed or re-unpacked.
+/// A fingerprint of the cache's crates (each directory's manifest and each
+/// archive, with its modification time): it changes when a crate is
+/// added, removed, re-unpacked or re-downloaded.
 pub fn fingerprint(registry: &Path) -> BTreeMap<PathBuf, Option<SystemTime>> {
-    crate_dirs(registry)
+    crate_sources(registry)
         .into_iter()
-        .map(|d| {
-            let modified = fs::metadata(d.join("Cargo.toml"))
-                .and_then(|m| m.modified())
-                .ok();
-            (d, modified)
+        .map(|s| {
+            let file = match &s {
+                Source::Dir(d) => d.join("Cargo.toml"),
+                Source::Archive(a) => a.clone(),
+            };
+            let modified = fs::metadata(&file).and_then(|m| m.modified()).ok();
+            (file, modified)
         })
         .collect()
 }
@@ -170,14 +246,47 @@ enum DepSpec {
 
 /// Largest manifest read, in bytes (a registry manifest is a few KiB).
 const MAX_MANIFEST: u64 = 1024 * 1024;
+/// Most bytes of an archive's file names kept while it is scanned.
+const MAX_NAMES: usize = 1024 * 1024;
 
-fn read_crate(dir: &Path) -> Result<CrateVersion, String> {
-    let path = dir.join("Cargo.toml");
-    let size = fs::metadata(&path).map_err(|e| e.to_string())?.len();
-    if size > MAX_MANIFEST {
-        return Err(format!("Cargo.toml is {size} bytes"));
-    }
-    let text = fs::read_to_string(&path).map_err(|e| e.to_string())?;
+/// Whether a crate has a file at a `/`-separated path.
+type FileTest = Box<dyn Fn(&str) -> bool>;
+
+fn read_crate(source: &Source) -> Result<CrateVersion, String> {
+    // The manifest, and whether a file is there (for the README).
+    let (text, exists): (String, FileTest) = match source {
+        Source::Dir(dir) => {
+            let path = dir.join("Cargo.toml");
+            let size = fs::metadata(&path).map_err(|e| e.to_string())?.len();
+            if size > MAX_MANIFEST {
+                return Err(format!("Cargo.toml is {size} bytes"));
+            }
+            let text = fs::read_to_string(&path).map_err(|e| e.to_string())?;
+            let dir = dir.clone();
+            (text, Box::new(move |p: &str| dir.join(p).is_file()))
+        }
+        Source::Archive(path) => {
+            let mut manifest = None;
+            // The file names, for finding the README: at most
+            // MAX_NAMES bytes of them are kept.
+            let (mut files, mut kept) = (BTreeSet::new(), 0);
+            archive::walk(path, &archive::LIMITS, |rel, size, reader| {
+                if rel == "Cargo.toml" && manifest.is_none() {
+                    manifest = Some(
+                        archive::read_capped(reader, size, MAX_MANIFEST)
+                            .ok_or(format!("Cargo.toml is {size} bytes or not UTF-8")),
+                    );
+                }
+                if kept + rel.len() <= MAX_NAMES {
+                    kept += rel.len();
+                    files.insert(rel.to_string());
+                }
+                ControlFlow::Continue(())
+            })?;
+            let text = manifest.ok_or("the archive has no Cargo.toml")??;
+            (text, Box::new(move |p: &str| files.contains(p)))
+        }
+    };
     let manifest: Manifest = toml::from_str(&text).map_err(|e| e.to_string())?;
     let mut dependencies = Vec::new();
     for (kind, deps) in [
@@ -205,14 +314,19 @@ fn read_crate(dir: &Path) -> Result<CrateVersion, String> {
         Some(toml::Value::Boolean(false)) => None,
         _ => ["README.md", "README", "README.txt"]
             .into_iter()
-            .find(|r| dir.join(r).is_file())
+            .find(|r| exists(r))
             .map(String::from),
     }
-    .filter(|p| safe_relative(p).is_some() && dir.join(p).is_file());
+    .filter(|p| {
+        safe_relative(p).is_some_and(|rel| {
+            let parts: Option<Vec<&str>> = rel.iter().map(|c| c.to_str()).collect();
+            parts.is_some_and(|parts| exists(&parts.join("/")))
+        })
+    });
     Ok(CrateVersion {
         name: manifest.package.name,
         version: manifest.package.version,
-        dir: dir.to_path_buf(),
+        source: source.clone(),
         description: manifest.package.description.map(|d| d.trim().to_string()),
         keywords: manifest.package.keywords,
         features: manifest.features,

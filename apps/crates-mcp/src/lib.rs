@@ -3,7 +3,8 @@
 //! An MCP server that knows the Rust crates on this machine: it reads the
 //! local cargo registry cache (`$CARGO_HOME/registry`), where cargo unpacks
 //! every crate version a build ever used, and answers from it with no
-//! network.
+//! network. Versions cargo downloaded but did not unpack are read from
+//! their `.crate` archives ([`archive`]).
 //!
 //! - **Tools:** `search_crates` (by name, keyword, description),
 //!   `crate_info` (versions, features, dependencies), `find_in_crate` (a
@@ -21,6 +22,7 @@
 //! schemas come from their Rust types, the application state handed to
 //! every handler, no hand-written JSON Schema.
 
+pub mod archive;
 pub mod cache;
 pub mod service;
 pub mod source;

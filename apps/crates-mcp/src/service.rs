@@ -3,7 +3,6 @@
 //! results (every schema is generated from the types below).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
@@ -13,9 +12,9 @@ use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::typed::{Json, State};
 use snodo_proto::{
     BuildError, ChangeEvent, Completion, CompletionRequest, Content, Context, ErrorObject,
-    GetPromptResult, Hub, Implementation, NoArgs, Notifications, Overflow, Prompt, PromptMessage,
-    ReadResourceResult, ResourceArgs, ResourceContents, ResourceError, ResourceTemplate, Service,
-    ServiceBuilder, Tool, ToolAnnotations, ToolError,
+    GetPromptResult, Hub, Icon, Implementation, NoArgs, Notifications, Overflow, Prompt,
+    PromptMessage, ReadResourceResult, ResourceArgs, ResourceContents, ResourceError,
+    ResourceTemplate, Service, ServiceBuilder, Tool, ToolAnnotations, ToolError,
 };
 
 use crate::cache::{self, Catalog, CrateVersion, Dependency};
@@ -330,8 +329,8 @@ fn compare(catalog: &Catalog, args: &CompareArgs) -> Result<Comparison, ToolErro
     let from = lookup(catalog, &args.name, Some(&args.from))?;
     let to = lookup(catalog, &args.name, Some(&args.to))?;
     let (a, b) = (
-        source::public_items(&from.dir),
-        source::public_items(&to.dir),
+        source::public_items(&from.source),
+        source::public_items(&to.source),
     );
     let fa: BTreeSet<&String> = from.features.keys().collect();
     let fb: BTreeSet<&String> = to.features.keys().collect();
@@ -379,19 +378,9 @@ fn index(app: &App, ctx: &Context) -> IndexSummary {
 
 // ------------------------------------------------------------- resources
 
-/// Read `rel` inside `c`'s directory, refusing paths that leave it.
+/// Read `rel` inside `c`, refusing paths that leave it.
 fn read_text(c: &CrateVersion, rel: &str) -> Option<String> {
-    let rel = cache::safe_relative(rel)?;
-    // Resolved, so a symbolic link inside the crate cannot lead out of it.
-    let path = c.dir.join(rel).canonicalize().ok()?;
-    if !path.starts_with(c.dir.canonicalize().ok()?) {
-        return None;
-    }
-    let meta = fs::metadata(&path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_RESOURCE {
-        return None;
-    }
-    fs::read_to_string(path).ok()
+    c.source.read(rel, MAX_RESOURCE)
 }
 
 fn read_resource(app: &App, args: &ResourceArgs) -> Result<ReadResourceResult, ResourceError> {
@@ -524,6 +513,35 @@ fn complete(app: &App, req: &CompletionRequest) -> Completion {
 
 // --------------------------------------------------------------- service
 
+/// An icon drawn in SVG, sent inline as a `data:` URI (`basic/index.mdx`
+/// § `icons`: an `https:` or `data:` URI; inline, a client fetches
+/// nothing from anywhere to show it).
+fn icon(paths: &str) -> Icon {
+    use base64::Engine as _;
+    let svg = format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#6b7280" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">{paths}</svg>"##
+    );
+    Icon::new(format!(
+        "data:image/svg+xml;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(svg)
+    ))
+    .mime_type("image/svg+xml")
+    .size("any")
+}
+
+/// A magnifying glass.
+const SEARCH: &str = r#"<circle cx="10" cy="10" r="6"/><path d="M15 15l5 5"/>"#;
+/// A box: a crate.
+const CRATE: &str = r#"<path d="M3 7l9-4 9 4v10l-9 4-9-4z"/><path d="M3 7l9 4 9-4M12 11v10"/>"#;
+/// Angle brackets under a lens: a search in source code.
+const FIND: &str = r#"<path d="M7 8l-4 4 4 4M17 8l4 4-4 4"/><path d="M13 5l-2 14"/>"#;
+/// Two opposed arrows: a comparison.
+const COMPARE: &str = r#"<path d="M4 8h14l-4-4M20 16H6l4 4"/>"#;
+/// A circular arrow: re-reading everything.
+const INDEX: &str = r#"<path d="M20 12a8 8 0 1 1-3-6.2"/><path d="M20 4v5h-5"/>"#;
+/// A checked list: a review.
+const REVIEW: &str = r#"<path d="M9 6h11M9 12h11M9 18h11"/><path d="M3 6l1.5 1.5L7 5M3 12l1.5 1.5L7 11M3 18l1.5 1.5L7 17"/>"#;
+
 fn read_only() -> ToolAnnotations {
     ToolAnnotations {
         read_only_hint: Some(true),
@@ -554,6 +572,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
                 "Search the crates in the local cargo registry cache by name, keyword or description",
             )
             .title("Search crates")
+            .icon(icon(SEARCH))
             .annotations(read_only()),
             |app: State<App>, args: SearchArgs, _: Context| async move {
                 Json(search(&app.catalog(), &args))
@@ -565,6 +584,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
                 "A crate version's versions, features and dependencies",
             )
             .title("Crate info")
+            .icon(icon(CRATE))
             .annotations(read_only()),
             |app: State<App>, args: CrateArgs, _: Context| async move {
                 info(&app.catalog(), &args).map(Json)
@@ -576,12 +596,13 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
                 "Find a piece of text in a crate's Rust sources, or where an item is defined",
             )
             .title("Find in crate")
+            .icon(icon(FIND))
             .annotations(read_only()),
             |app: State<App>, args: FindArgs, _: Context| async move {
                 let catalog = app.catalog();
                 let c = lookup(&catalog, &args.name, args.version.as_deref())?;
                 let limit = usize::from(args.limit.unwrap_or(50));
-                let (matches, truncated) = source::find(&c.dir, &args.text, args.symbol, limit);
+                let (matches, truncated) = source::find(&c.source, &args.text, args.symbol, limit);
                 Ok::<_, ToolError>(Json(FindResult {
                     name: c.name.clone(),
                     version: c.version.clone(),
@@ -596,6 +617,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
                 "Compare the public items and features of two versions of a crate",
             )
             .title("Compare versions")
+            .icon(icon(COMPARE))
             .annotations(read_only()),
             |app: State<App>, args: CompareArgs, _: Context| async move {
                 compare(&app.catalog(), &args).map(Json)
@@ -607,6 +629,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
                 "Re-read the whole registry cache, reporting progress; README subscribers hear of every change",
             )
             .title("Index the cache")
+            .icon(icon(INDEX))
             .annotations(read_only()),
             |app: State<App>, _: NoArgs, ctx: Context| async move { Json(index(&app, &ctx)) },
         )
@@ -629,7 +652,9 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             Prompt::new(
                 "review_upgrade",
                 "Review upgrading a dependency from one version to another",
-            ),
+            )
+            .title("Review an upgrade")
+            .icon(icon(REVIEW)),
             |app: State<App>, args: ReviewArgs, _: Context| async move { review(&app, args) },
         )
         .completer(

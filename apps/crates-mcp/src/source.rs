@@ -7,15 +7,19 @@
 
 use std::collections::BTreeSet;
 use std::fs;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use snodo_proto::schemars::{self, JsonSchema};
 
+use crate::archive;
+use crate::cache::Source;
+
 /// Largest source file read, in bytes; larger ones (generated tables) are
 /// skipped.
 pub const MAX_FILE: u64 = 2 * 1024 * 1024;
-/// Most `.rs` files walked in one crate.
+/// Most `.rs` files read in one crate.
 pub const MAX_FILES: usize = 5_000;
 
 /// One line that matched.
@@ -88,6 +92,50 @@ fn display(rel: &Path) -> String {
         .join("/")
 }
 
+/// Whether a `/`-separated path inside a crate is a Rust file outside
+/// `target/` and hidden directories.
+fn is_rust_source(rel: &str) -> bool {
+    let mut parts: Vec<&str> = rel.split('/').collect();
+    let file = parts.pop().unwrap_or("");
+    file.ends_with(".rs") && !parts.iter().any(|d| d.starts_with('.') || *d == "target")
+}
+
+/// Call `f(path, text)` for each Rust file of `source` (a directory's in
+/// path order, an archive's in archive order; at most [`MAX_FILES`], files
+/// over [`MAX_FILE`] or not UTF-8 skipped) until `f` breaks.
+pub fn each_rust_file(source: &Source, mut f: impl FnMut(&str, &str) -> ControlFlow<()>) {
+    match source {
+        Source::Dir(dir) => {
+            for rel in rust_files(dir) {
+                if let Some(text) = read_source(dir, &rel) {
+                    if f(&display(&rel), &text).is_break() {
+                        return;
+                    }
+                }
+            }
+        }
+        Source::Archive(path) => {
+            let mut seen = 0;
+            let walked = archive::walk(path, &archive::LIMITS, |rel, size, reader| {
+                if !is_rust_source(rel) {
+                    return ControlFlow::Continue(());
+                }
+                seen += 1;
+                if seen > MAX_FILES {
+                    return ControlFlow::Break(());
+                }
+                match archive::read_capped(reader, size, MAX_FILE) {
+                    Some(text) => f(rel, &text),
+                    None => ControlFlow::Continue(()),
+                }
+            });
+            if let Err(why) = walked {
+                tracing::warn!(archive = %path.display(), %why, "a crate archive was read in part");
+            }
+        }
+    }
+}
+
 fn clip(line: &str) -> String {
     let t = line.trim();
     match t.char_indices().nth(200) {
@@ -111,13 +159,11 @@ pub fn defines(line: &str, symbol: &str) -> bool {
 /// Lines of `dir`'s Rust files containing `text` (case-sensitive), or,
 /// with `symbol`, defining an item named `text`; at most `limit`.
 /// Returns the matches and whether more were left out.
-pub fn find(dir: &Path, text: &str, symbol: bool, limit: usize) -> (Vec<Match>, bool) {
+pub fn find(source: &Source, text: &str, symbol: bool, limit: usize) -> (Vec<Match>, bool) {
     let mut found = Vec::new();
-    for rel in rust_files(dir) {
-        let Some(source) = read_source(dir, &rel) else {
-            continue;
-        };
-        for (i, line) in source.lines().enumerate() {
+    let mut truncated = false;
+    each_rust_file(source, |file, content| {
+        for (i, line) in content.lines().enumerate() {
             let hit = if symbol {
                 defines(line, text)
             } else {
@@ -125,69 +171,71 @@ pub fn find(dir: &Path, text: &str, symbol: bool, limit: usize) -> (Vec<Match>, 
             };
             if hit {
                 if found.len() == limit {
-                    return (found, true);
+                    truncated = true;
+                    return ControlFlow::Break(());
                 }
                 found.push(Match {
-                    file: display(&rel),
+                    file: file.to_string(),
                     line: i + 1,
                     text: clip(line),
                 });
             }
         }
-    }
-    (found, false)
+        ControlFlow::Continue(())
+    });
+    (found, truncated)
 }
 
 /// The public items of a crate's sources: `kind name` per `pub` item
 /// (`pub(crate)` and narrower are not public), prefixed by the file's
 /// module path (`src/de/mod.rs` → `de`).
-pub fn public_items(dir: &Path) -> BTreeSet<String> {
+pub fn public_items(source: &Source) -> BTreeSet<String> {
     let mut items = BTreeSet::new();
-    for rel in rust_files(dir) {
-        let display = display(&rel);
-        let Some(module) = module_path(&display) else {
+    each_rust_file(source, |file, content| {
+        if let Some(module) = module_path(file) {
+            public_items_of(&module, content, &mut items);
+        }
+        ControlFlow::Continue(())
+    });
+    items
+}
+
+fn public_items_of(module: &str, source: &str, items: &mut BTreeSet<String>) {
+    for line in source.lines() {
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix("pub ") else {
             continue;
         };
-        let Some(source) = read_source(dir, &rel) else {
+        let words: Vec<&str> = rest
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut i = 0;
+        while words
+            .get(i)
+            .is_some_and(|w| matches!(*w, "async" | "unsafe" | "extern" | "C"))
+        {
+            i += 1;
+        }
+        // `pub const fn f` is a function; `pub const N` a constant.
+        if words.get(i) == Some(&"const") && words.get(i + 1) == Some(&"fn") {
+            i += 1;
+        }
+        let (Some(&kind), name) = (words.get(i), words.get(i + 1).copied()) else {
             continue;
         };
-        for line in source.lines() {
-            let t = line.trim_start();
-            let Some(rest) = t.strip_prefix("pub ") else {
-                continue;
+        if !ITEM_KEYWORDS.contains(&kind) {
+            continue;
+        }
+        if let Some(name) = name.filter(|n| !n.is_empty()) {
+            let path = if module.is_empty() {
+                name.to_string()
+            } else {
+                format!("{module}::{name}")
             };
-            let words: Vec<&str> = rest
-                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
-                .filter(|w| !w.is_empty())
-                .collect();
-            let mut i = 0;
-            while words
-                .get(i)
-                .is_some_and(|w| matches!(*w, "async" | "unsafe" | "extern" | "C"))
-            {
-                i += 1;
-            }
-            // `pub const fn f` is a function; `pub const N` a constant.
-            if words.get(i) == Some(&"const") && words.get(i + 1) == Some(&"fn") {
-                i += 1;
-            }
-            let (Some(&kind), name) = (words.get(i), words.get(i + 1).copied()) else {
-                continue;
-            };
-            if !ITEM_KEYWORDS.contains(&kind) {
-                continue;
-            }
-            if let Some(name) = name.filter(|n| !n.is_empty()) {
-                let path = if module.is_empty() {
-                    name.to_string()
-                } else {
-                    format!("{module}::{name}")
-                };
-                items.insert(format!("{kind} {path}"));
-            }
+            items.insert(format!("{kind} {path}"));
         }
     }
-    items
 }
 
 /// `src/a/b.rs` → `a::b`, `src/a/mod.rs` → `a`, `src/lib.rs` → ``;
@@ -217,6 +265,15 @@ mod tests {
         assert!(defines("macro_rules! parse {", "parse"));
         assert!(!defines("let x = parse(input);", "parse"));
         assert!(!defines("pub fn parse_all()", "parse"));
+    }
+
+    #[test]
+    fn rust_sources_skip_target_and_hidden_directories() {
+        assert!(is_rust_source("src/lib.rs"));
+        assert!(is_rust_source("build.rs"));
+        assert!(!is_rust_source("target/debug/build/out.rs"));
+        assert!(!is_rust_source(".github/x.rs"));
+        assert!(!is_rust_source("src/lib.rsx"));
     }
 
     #[test]

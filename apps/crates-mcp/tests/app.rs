@@ -1,6 +1,7 @@
 //! The crate-knowledge server against the seeded registry cache in
-//! `tests/registry` (three tiny crate versions: tinyjson 0.1.0 and 0.2.0,
-//! colorize 1.0.0), through the in-process client: the catalog, every
+//! `tests/registry` (three tiny crate versions: tinyjson 0.2.0 and
+//! colorize 1.0.0 unpacked, tinyjson 0.1.0 only downloaded, a `.crate`
+//! archive in `cache/`), through the in-process client: the catalog, every
 //! tool's outcomes with its errors, the resources, the prompt, indexing
 //! with progress, and change notifications. Expected answers are literal
 //! JSON.
@@ -24,6 +25,21 @@ fn client() -> TestClient {
 
 fn literal(text: &str) -> Value {
     serde_json::from_str(text).expect("the expected value is JSON")
+}
+
+/// The SVG an icon's `data:` URI carries.
+fn svg_of(icon: &Value) -> String {
+    use base64::Engine as _;
+    let src = icon["src"].as_str().unwrap();
+    let data = src
+        .strip_prefix("data:image/svg+xml;base64,")
+        .unwrap_or_else(|| panic!("not an inline SVG: {src}"));
+    String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .unwrap(),
+    )
+    .unwrap()
 }
 
 /// `structuredContent` of a successful call.
@@ -72,6 +88,29 @@ fn the_catalog_lists_every_tool_with_generated_schemas_titles_and_annotations() 
             json!(["index_cache", "Index the cache", read_only, null]),
         ]
     );
+    // Each tool's icon is an SVG inline as a data: URI.
+    for t in &tools {
+        let icons = serde_json::to_value(&t.icons).unwrap();
+        assert_eq!(
+            (
+                &icons[0]["mimeType"],
+                &icons[0]["sizes"],
+                icons.as_array().map(Vec::len)
+            ),
+            (&json!("image/svg+xml"), &json!(["any"]), Some(1)),
+            "{}",
+            t.name
+        );
+        let svg = svg_of(&icons[0]);
+        assert!(
+            svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24""#)
+                && svg.ends_with("</svg>"),
+            "{}: {svg}",
+            t.name
+        );
+    }
+    assert!(svg_of(&serde_json::to_value(&tools[0].icons).unwrap()[0])
+        .contains(r#"<circle cx="10" cy="10" r="6"/><path d="M15 15l5 5"/>"#));
     for t in &tools {
         assert_eq!(t.input_schema["type"], "object", "{}", t.name);
         assert_eq!(
@@ -94,17 +133,55 @@ fn the_catalog_lists_every_tool_with_generated_schemas_titles_and_annotations() 
             ),
         ]
     );
-    let prompts: Vec<Value> = block_on(c.list_all("prompts/list", "prompts")).unwrap();
+    let mut prompts: Vec<Value> = block_on(c.list_all("prompts/list", "prompts")).unwrap();
+    let icon = prompts[0].as_object_mut().unwrap().remove("icons").unwrap();
+    assert!(svg_of(&icon[0]).contains(r#"<path d="M9 6h11M9 12h11M9 18h11"/>"#));
     assert_eq!(
         prompts,
         vec![literal(
-            r#"{"name":"review_upgrade","description":"Review upgrading a dependency from one version to another",
+            r#"{"name":"review_upgrade","title":"Review an upgrade","description":"Review upgrading a dependency from one version to another",
                 "arguments":[
                   {"name":"from","description":"The version in use.","required":true},
                   {"name":"name","description":"The dependency to upgrade.","required":true},
                   {"name":"to","description":"The version to upgrade to.","required":true}]}"#
         )]
     );
+}
+
+const SCHEMA_JSON: &str = include_str!("../../../evidence/wire-schema/mcp-2026-07-28.schema.json");
+
+/// A validator of `$defs/<name>` of the pinned `schema.json`.
+fn definition(name: &str) -> jsonschema::Validator {
+    let mut doc: Value = serde_json::from_str(SCHEMA_JSON).unwrap();
+    doc["$ref"] = json!(format!("#/$defs/{name}"));
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&doc)
+        .unwrap()
+}
+
+#[test]
+fn the_catalog_is_valid_schema_json_and_every_generated_schema_is_2020_12() {
+    let mut c = client();
+    for (method, result) in [
+        ("tools/list", "ListToolsResult"),
+        ("prompts/list", "ListPromptsResult"),
+        ("resources/templates/list", "ListResourceTemplatesResult"),
+    ] {
+        let page = block_on(c.request(method, json!({}))).unwrap();
+        definition(result)
+            .validate(&page)
+            .unwrap_or_else(|e| panic!("{method} is not a {result}: {e}"));
+    }
+    let meta = jsonschema::draft202012::meta::validator();
+    for t in block_on(c.list_tools()).unwrap() {
+        assert_eq!(t.input_schema["type"], "object", "{}", t.name);
+        meta.validate(&t.input_schema)
+            .unwrap_or_else(|e| panic!("{}: inputSchema is not 2020-12: {e}", t.name));
+        let output = t.output_schema.expect("every tool's result is structured");
+        meta.validate(&output)
+            .unwrap_or_else(|e| panic!("{}: outputSchema is not 2020-12: {e}", t.name));
+    }
 }
 
 #[test]
@@ -594,4 +671,248 @@ fn a_symbolic_link_inside_a_crate_does_not_lead_out_of_it() {
     // A file inside still reads.
     block_on(c.read_resource("crates://tinyjson/0.2.0/file/src/lib.rs")).unwrap();
     let _ = std::fs::remove_dir_all(&registry);
+}
+
+const ARCHIVES: &str = "cache/index.crates.io-0000000000000000";
+
+#[test]
+fn a_crate_cargo_downloaded_but_did_not_unpack_is_read_from_its_archive() {
+    let mut c = client();
+    assert_eq!(
+        structured(
+            &mut c,
+            "crate_info",
+            json!({"name": "tinyjson", "version": "0.1.0"})
+        ),
+        literal(
+            r#"{"name":"tinyjson","version":"0.1.0","versions":["0.1.0","0.2.0"],
+                "description":"A tiny JSON parser",
+                "features":{"default":["std"],"std":[]},
+                "dependencies":[],
+                "readme":"crates://tinyjson/0.1.0/readme"}"#
+        )
+    );
+    let readme = block_on(c.request(
+        "resources/read",
+        json!({"uri": "crates://tinyjson/0.1.0/readme"}),
+    ))
+    .unwrap();
+    assert_eq!(
+        readme["contents"],
+        literal(
+            r##"[{"uri":"crates://tinyjson/0.1.0/readme","mimeType":"text/markdown",
+                 "text":"# tinyjson 0.1\n\nParse JSON text into a `Value`, and write it back with `to_string`.\n"}]"##
+        )
+    );
+    let file = block_on(c.read_resource("crates://tinyjson/0.1.0/file/src/lib.rs")).unwrap();
+    let file = serde_json::to_value(&file.contents[0]).unwrap();
+    assert_eq!(file["mimeType"], "text/x-rust");
+    assert_eq!(
+        file["text"].as_str().unwrap().lines().nth(13),
+        Some("        \"null\" => Some(Value::Null),")
+    );
+    assert_eq!(
+        structured(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "tinyjson", "version": "0.1.0", "text": "to_string", "symbol": true})
+        ),
+        literal(
+            r#"{"name":"tinyjson","version":"0.1.0","truncated":false,
+                "matches":[{"file":"src/lib.rs","line":22,"text":"pub fn to_string(value: &Value) -> String {"}]}"#
+        )
+    );
+    for uri in [
+        "crates://tinyjson/0.1.0/file/src/missing.rs",
+        "crates://tinyjson/0.1.0/file/../tinyjson-0.2.0/src/lib.rs",
+    ] {
+        let e = block_on(c.read_resource(uri)).unwrap_err();
+        assert_eq!(
+            (e.code, e.data),
+            (-32602, Some(json!({ "uri": uri }))),
+            "{uri}"
+        );
+    }
+}
+
+#[test]
+fn once_cargo_unpacks_an_archived_crate_its_directory_is_read() {
+    let registry = scratch_registry();
+    let unpacked = registry.join("src/index.crates.io-0000000000000000/tinyjson-0.1.0");
+    std::fs::create_dir_all(unpacked.join("src")).unwrap();
+    std::fs::write(
+        unpacked.join("Cargo.toml"),
+        "[package]\nname = \"tinyjson\"\nversion = \"0.1.0\"\ndescription = \"Unpacked\"\n",
+    )
+    .unwrap();
+    let mut c = TestClient::new(&service(App::open(&registry)).unwrap());
+    let info = structured(
+        &mut c,
+        "crate_info",
+        json!({"name": "tinyjson", "version": "0.1.0"}),
+    );
+    assert_eq!(
+        (&info["description"], &info["versions"]),
+        (&json!("Unpacked"), &json!(["0.1.0", "0.2.0"]))
+    );
+    let _ = std::fs::remove_dir_all(&registry);
+}
+
+/// A gzipped tar of `entries` (raw path, type, contents), the paths
+/// written into the headers as given.
+fn crate_archive(entries: &[(&str, tar::EntryType, &[u8])]) -> Vec<u8> {
+    use std::io::Write;
+    let mut tar = tar::Builder::new(Vec::new());
+    for (path, kind, data) in entries {
+        let mut h = tar::Header::new_gnu();
+        h.as_gnu_mut().unwrap().name[..path.len()].copy_from_slice(path.as_bytes());
+        h.set_entry_type(*kind);
+        h.set_mode(0o644);
+        h.set_size(data.len() as u64);
+        if *kind == tar::EntryType::Symlink {
+            h.set_link_name("../../../../secret.txt").unwrap();
+        }
+        h.set_cksum();
+        tar.append(&h, *data).unwrap();
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&tar.into_inner().unwrap()).unwrap();
+    gz.finish().unwrap()
+}
+
+#[test]
+fn hostile_archives_are_read_only_inside_their_root_or_skipped() {
+    let registry = scratch_registry();
+    std::fs::write(registry.join("secret.txt"), "not a crate file").unwrap();
+    let file = tar::EntryType::Regular;
+    std::fs::write(
+        registry.join(ARCHIVES).join("evil-0.1.0.crate"),
+        crate_archive(&[
+            (
+                "evil-0.1.0/Cargo.toml",
+                file,
+                b"[package]\nname = \"evil\"\nversion = \"0.1.0\"\nreadme = \"../secret.txt\"\n",
+            ),
+            ("evil-0.1.0/src/lib.rs", file, b"pub fn inside() {}\n"),
+            (
+                "evil-0.1.0/../../../secret.txt",
+                file,
+                b"pub fn escaped() {}\n",
+            ),
+            ("/etc/evil.rs", file, b"pub fn absolute() {}\n"),
+            ("evil-0.1.0/src/link.rs", tar::EntryType::Symlink, b""),
+        ]),
+    )
+    .unwrap();
+    // Not a gzipped tar at all: skipped, the rest of the cache is served.
+    std::fs::write(registry.join(ARCHIVES).join("junk-1.0.0.crate"), b"junk").unwrap();
+    let mut c = TestClient::new(&service(App::open(&registry)).unwrap());
+    assert_eq!(
+        structured(&mut c, "index_cache", json!({})),
+        json!({"crates": 3, "versions": 4, "skipped": 1})
+    );
+    let info = structured(&mut c, "crate_info", json!({"name": "evil"}));
+    assert_eq!(info["readme"], Value::Null);
+    assert_eq!(
+        structured(
+            &mut c,
+            "find_in_crate",
+            json!({"name": "evil", "text": "pub fn"})
+        )["matches"],
+        json!([{"file": "src/lib.rs", "line": 1, "text": "pub fn inside() {}"}])
+    );
+    for uri in [
+        "crates://evil/0.1.0/file/src/link.rs",
+        "crates://evil/0.1.0/file/../secret.txt",
+        "crates://evil/0.1.0/readme",
+    ] {
+        let e = block_on(c.read_resource(uri)).unwrap_err();
+        assert_eq!(
+            (e.code, e.data),
+            (-32602, Some(json!({ "uri": uri }))),
+            "{uri}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&registry);
+}
+
+#[test]
+fn the_watcher_notices_a_crate_archive_cargo_downloaded() {
+    let registry = scratch_registry();
+    let app = App::open(&registry);
+    let mut c = TestClient::new(&service(app.clone()).unwrap());
+    let stream =
+        block_on(c.listen(json!({"resourceSubscriptions": ["crates://colorize/1.1.0/readme"]})))
+            .unwrap();
+    let _watcher = Watcher::start(app, Duration::from_millis(100)).unwrap();
+
+    // `cargo fetch` downloads colorize 1.1.0 and does not unpack it. The
+    // archive is put in place whole (written aside, then renamed), so the
+    // watcher cannot catch it half-written.
+    let file = tar::EntryType::Regular;
+    let aside = registry.join("colorize-1.1.0.download");
+    std::fs::write(
+        &aside,
+        crate_archive(&[
+            (
+                "colorize-1.1.0/Cargo.toml",
+                file,
+                b"[package]\nname = \"colorize\"\nversion = \"1.1.0\"\n",
+            ),
+            ("colorize-1.1.0/README.md", file, b"# colorize 1.1\n"),
+        ]),
+    )
+    .unwrap();
+    std::fs::rename(&aside, registry.join(ARCHIVES).join("colorize-1.1.0.crate")).unwrap();
+
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let events = loop {
+        let events = c.take_events(&stream);
+        if !events.is_empty() || std::time::Instant::now() > deadline {
+            break events;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(
+        events[..],
+        [literal(
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"uri":"crates://colorize/1.1.0/readme"}}"#
+        )]
+    );
+    let readme = block_on(c.read_resource("crates://colorize/1.1.0/readme")).unwrap();
+    assert_eq!(
+        serde_json::to_value(&readme.contents[0]).unwrap()["text"],
+        "# colorize 1.1\n"
+    );
+    let _ = std::fs::remove_dir_all(&registry);
+}
+
+#[test]
+fn every_tool_refuses_arguments_outside_its_schema_as_invalid_params() {
+    let mut c = client();
+    let answers: Vec<(i64, String)> = [
+        ("crate_info", json!({"version": "1.0.0"})),
+        ("find_in_crate", json!({"name": "tinyjson", "text": ""})),
+        (
+            "compare_versions",
+            json!({"name": "tinyjson", "from": "0.1.0"}),
+        ),
+        ("index_cache", json!({"full": true})),
+    ]
+    .into_iter()
+    .map(|(tool, args)| {
+        let e = block_on(c.call_tool(tool, args)).unwrap_err();
+        (e.code, e.message)
+    })
+    .collect();
+    assert_eq!(
+        answers,
+        [
+            "crate_info: \"name\" is a required property",
+            "find_in_crate: /text: \"\" is shorter than 1 character",
+            "compare_versions: \"to\" is a required property",
+            "index_cache: Additional properties are not allowed ('full' was unexpected)",
+        ]
+        .map(|why| (-32602, format!("Invalid arguments for tool {why}")))
+    );
 }

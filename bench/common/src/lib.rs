@@ -30,12 +30,17 @@ pub struct Args {
 
 /// Parse `--listen ADDR | --stdio [--runtime NAME]`; exits with usage on error.
 pub fn args(name: &str) -> Args {
+    parse(name, std::env::args().skip(1))
+}
+
+/// [`args`] from `args` (the program name left out).
+pub fn parse(name: &str, args: impl IntoIterator<Item = String>) -> Args {
     let usage = format!(
         "usage: {name} --listen ADDR [--runtime NAME]\n       {name} --stdio [--runtime NAME]"
     );
     let mut mode = None;
     let mut runtime = None;
-    let mut it = std::env::args().skip(1);
+    let mut it = args.into_iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--stdio" => mode = Some(Mode::Stdio),

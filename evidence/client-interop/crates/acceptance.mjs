@@ -2,8 +2,11 @@
 // client (@modelcontextprotocol/client, pinned in ../package-lock.json)
 // drives the application over stdio and Streamable HTTP, on a fresh copy of
 // the seeded registry cache (apps/crates-mcp/tests/registry) per cell:
-// the catalog, every tool's outcomes with its errors, the prompt, the
-// resource reads, indexing with progress, and a change notification.
+// the catalog (titles, annotations, icons, generated schemas), every tool's
+// outcomes with its errors, the prompt, the resource reads (from unpacked
+// crates and from a .crate archive), indexing with progress, indexing as a
+// task (the Tasks extension) polled to completion, and a change
+// notification.
 //
 //   node acceptance.mjs --bin PATH --registry DIR [--transport stdio|http]...
 //
@@ -78,10 +81,28 @@ async function connect(transport, registry) {
   }
   await session.client.connect(t);
   const deliver = t.onmessage;
+  const pending = new Map();
   t.onmessage = (message, extra) => {
     session.inbound.push(message);
+    const waiter = pending.get(message.id);
+    if (waiter && !('method' in message)) {
+      pending.delete(message.id);
+      if ('error' in message) waiter.reject(Object.assign(new Error(message.error.message), message.error));
+      else waiter.resolve(message.result);
+      return;
+    }
     deliver?.(message, extra);
   };
+  // A request the client will not send, written on its own transport (and
+  // so the same connection): its answer is taken here, never seen by the
+  // client.
+  let raw = 0;
+  session.raw = (method, params) =>
+    new Promise((resolve, reject) => {
+      const id = `raw-${++raw}`;
+      pending.set(id, { resolve, reject });
+      t.send({ jsonrpc: '2.0', id, method, params }).catch(reject);
+    });
   session.client.onerror = (e) => session.errors.push(String(e?.message ?? e));
   return session;
 }
@@ -154,15 +175,25 @@ const STEPS = [
           ['index_cache', 'Index the cache', READ_ONLY, 'object', undefined, 'object'],
         ],
       );
+      // Each tool's icon: an SVG inline as a data: URI.
+      for (const t of tools) {
+        assert.equal(t.icons.length, 1, t.name);
+        const [{ src, mimeType, sizes }] = t.icons;
+        assert.deepEqual([mimeType, sizes], ['image/svg+xml', ['any']], t.name);
+        assert.match(src, /^data:image\/svg\+xml;base64,/, t.name);
+        assert.match(Buffer.from(src.split(',')[1], 'base64').toString(), /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" viewBox="0 0 24 24".*<\/svg>$/, t.name);
+      }
       const { resourceTemplates } = await client.listResourceTemplates();
       assert.deepEqual(
         resourceTemplates.map((t) => t.uriTemplate),
         ['crates://{name}/{version}/readme', 'crates://{name}/{version}/file/{+path}'],
       );
       const { prompts } = await client.listPrompts();
-      assert.deepEqual(prompts, [
+      assert.match(prompts[0].icons?.[0]?.src ?? '', /^data:image\/svg\+xml;base64,/);
+      assert.deepEqual(prompts.map(({ icons, ...rest }) => rest), [
         {
           name: 'review_upgrade',
+          title: 'Review an upgrade',
           description: 'Review upgrading a dependency from one version to another',
           arguments: [
             { name: 'from', description: 'The version in use.', required: true },
@@ -218,6 +249,10 @@ const STEPS = [
         toolError(await client.callTool({ name: 'crate_info', arguments: { name: 'serde' } })),
         'No crate named "serde" is in the local registry cache; search_crates finds names',
       );
+      await assert.rejects(
+        client.callTool({ name: 'crate_info', arguments: { version: '1.0.0' } }),
+        invalidParams(/Invalid arguments for tool crate_info: "name" is a required property/),
+      );
     },
   },
   {
@@ -239,6 +274,14 @@ const STEPS = [
       );
       assert.equal(some.matches.length, 2);
       assert.equal(some.truncated, true);
+      assert.equal(
+        toolError(await client.callTool({ name: 'find_in_crate', arguments: { name: 'nope', text: 'x' } })),
+        'No crate named "nope" is in the local registry cache; search_crates finds names',
+      );
+      await assert.rejects(
+        client.callTool({ name: 'find_in_crate', arguments: { name: 'tinyjson', text: '' } }),
+        invalidParams(/Invalid arguments for tool find_in_crate: \/text: "" is shorter than 1 character/),
+      );
     },
   },
   {
@@ -259,6 +302,10 @@ const STEPS = [
       assert.equal(
         toolError(await client.callTool({ name: 'compare_versions', arguments: { name: 'tinyjson', from: '0.1.0', to: '3' } })),
         'tinyjson 3 is not in the local registry cache; it has 0.1.0, 0.2.0',
+      );
+      await assert.rejects(
+        client.callTool({ name: 'compare_versions', arguments: { name: 'tinyjson', from: '0.1.0' } }),
+        invalidParams(/Invalid arguments for tool compare_versions: "to" is a required property/),
       );
     },
   },
@@ -297,6 +344,27 @@ const STEPS = [
     },
   },
   {
+    // tinyjson 0.1.0 is only downloaded: a .crate archive in cache/, no
+    // unpacked directory.
+    name: 'resources/read from a .crate archive cargo did not unpack',
+    async run({ client }) {
+      const readme = await client.readResource({ uri: 'crates://tinyjson/0.1.0/readme' });
+      assert.deepEqual(readme.contents, [
+        {
+          uri: 'crates://tinyjson/0.1.0/readme',
+          mimeType: 'text/markdown',
+          text: '# tinyjson 0.1\n\nParse JSON text into a `Value`, and write it back with `to_string`.\n',
+        },
+      ]);
+      const file = await client.readResource({ uri: 'crates://tinyjson/0.1.0/file/src/lib.rs' });
+      assert.equal(file.contents[0].text.split('\n')[21], 'pub fn to_string(value: &Value) -> String {');
+      await assert.rejects(
+        client.readResource({ uri: 'crates://tinyjson/0.1.0/file/../tinyjson-0.2.0/src/lib.rs' }),
+        invalidParams(/Resource not found/),
+      );
+    },
+  },
+  {
     name: 'resources/read: a README, a source file, and a path leaving the crate',
     async run({ client }) {
       const readme = await client.readResource({ uri: 'crates://colorize/1.0.0/readme' });
@@ -327,6 +395,10 @@ const STEPS = [
       const reports = [];
       const result = await client.callTool({ name: 'index_cache', arguments: {} }, { onprogress: (p) => reports.push(p) });
       assert.deepEqual(structured(result), { crates: 2, versions: 3, skipped: 0 });
+      await assert.rejects(
+        client.callTool({ name: 'index_cache', arguments: { full: true } }),
+        invalidParams(/Invalid arguments for tool index_cache: Additional properties are not allowed \('full' was unexpected\)/),
+      );
       await new Promise((r) => setTimeout(r, 20));
       const wire = session.inbound.slice(from);
       const response = wire.findIndex((m) => 'result' in m);
@@ -338,6 +410,37 @@ const STEPS = [
       );
       assert.ok(progress.every((m) => wire.indexOf(m) < response), 'every report before the response');
       session.errors = session.errors.filter((e) => !e.startsWith('Received a progress notification for an unknown token'));
+    },
+  },
+  {
+    // The Tasks extension (io.modelcontextprotocol/tasks): a client that
+    // declares it gets index_cache as a task and polls tasks/get to the
+    // end. The released client refuses tasks/get toward a 2026-07-28 peer
+    // before sending it (METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION: its
+    // registry knows tasks/get only as the 2025-11-25 core method), so the
+    // two requests go out on its transport, with the envelope it would
+    // attach. Tasks carry no progress (the extension's § Task Status
+    // Notifications); the call above reports it.
+    name: 'index_cache as a task: created, polled with tasks/get to completed, the summary its result',
+    async run(session) {
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+      };
+      const created = await session.raw('tools/call', { name: 'index_cache', arguments: {}, _meta: meta });
+      assert.equal(created.resultType, 'task');
+      assert.equal(created.status, 'working');
+      assert.equal(typeof created.taskId, 'string');
+      let task;
+      for (let i = 0; i < 200; i++) {
+        task = await session.raw('tasks/get', { taskId: created.taskId, _meta: meta });
+        if (task.status !== 'working') break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.equal(task.status, 'completed', JSON.stringify(task));
+      assert.equal(task.taskId, created.taskId);
+      assert.deepEqual(task.result.structuredContent, { crates: 2, versions: 3, skipped: 0 });
+      assert.deepEqual(JSON.parse(task.result.content[0].text), task.result.structuredContent);
     },
   },
   {

@@ -607,13 +607,11 @@ impl Connection {
         };
         if let (Some(auth), Some(principal)) = (&service.inner.auth, self.principal.clone()) {
             if let Dispatch::Invoke(admitted) = &dispatched {
-                if let crate::handler::Request::CallTool { name, .. } = &admitted.request {
-                    let missing = auth.missing_for_tool(&principal, name);
-                    if !missing.is_empty() {
-                        let challenge = crate::auth::Challenge::InsufficientScope(missing);
-                        self.refuse_auth(auth, &challenge, Some(&admitted.id), now);
-                        return;
-                    }
+                let missing = auth.missing_for(&principal, &admitted.request);
+                if !missing.is_empty() {
+                    let challenge = crate::auth::Challenge::InsufficientScope(missing);
+                    self.refuse_auth(auth, &challenge, Some(&admitted.id), now);
+                    return;
                 }
             }
         }

@@ -17,7 +17,7 @@
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use super::codec::Head;
 use super::{HostPolicy, HttpConfig, OriginPolicy};
@@ -383,25 +383,16 @@ impl HeaderCheck for Mirrors<'_> {
                 }
             }
         }
-        if method == "tools/call" {
-            self.check_params(params)?;
-        }
         Ok(())
     }
-}
 
-impl Mirrors<'_> {
     /// `§ Server Behavior for Custom Headers`.
-    fn check_params(&self, params: Params<'_>) -> Result<(), ErrorObject> {
-        let Some(name) = params.str("name") else {
-            return Ok(());
-        };
-        let Some(tool) = self.service.snapshot().tool(name).cloned() else {
-            return Ok(());
-        };
-        let empty = Map::new();
-        let arguments = params.arguments().unwrap_or(&empty);
-        for param in &tool.header_params {
+    fn check_tool(
+        &self,
+        params: &[headers::HeaderParam],
+        arguments: &Map<String, Value>,
+    ) -> Result<(), ErrorObject> {
+        for param in params {
             let display = format!("Mcp-Param-{}", param.name);
             let header = match self.head.count(&param.header_lower) {
                 0 => None,

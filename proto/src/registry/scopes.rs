@@ -10,8 +10,9 @@
 //! found): it learns nothing of what it may not use. To let a caller
 //! discover that more scopes would help (step-up authorization, answered
 //! 403 `insufficient_scope`), leave the entry visible and give it scopes
-//! with [`Authorization::tool_scopes`](crate::Authorization::tool_scopes)
-//! instead.
+//! with [`Authorization::tool_scopes`](crate::Authorization::tool_scopes),
+//! [`prompt_scopes`](crate::Authorization::prompt_scopes) or
+//! [`resource_scopes`](crate::Authorization::resource_scopes) instead.
 //!
 //! The view a caller gets is named by the scopes it holds among those the
 //! policy mentions, so callers with the same relevant scopes share their

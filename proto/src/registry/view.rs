@@ -9,13 +9,10 @@
 //! snapshot's. Anything outside the caller's view is answered exactly as
 //! what the registry does not hold: a tool call as an unknown tool, a
 //! prompt as an unknown prompt, a read as a resource not found.
-//!
-//! One gap remains: on Streamable HTTP the `Mcp-Param-*` mirrors of a
-//! `tools/call` (`streamable-http.mdx` § Server Behavior for Custom
-//! Headers) are checked at admission, before the caller's `_meta` is read,
-//! against the tool as registered; a client sending a wrong mirror for a
-//! tool outside its view gets `-32020` where an unknown tool would get
-//! `-32602`. Closing it needs the caller at header-check time.
+//! The `Mcp-Param-*` mirrors of a `tools/call` (`streamable-http.mdx`
+//! § Server Behavior for Custom Headers) are compared only once the tool
+//! is found in the caller's view, so a wrong mirror cannot reveal a
+//! hidden tool either.
 
 use crate::meta::RequestMeta;
 use crate::model::{Prompt, Resource, ResourceTemplate, Tool};

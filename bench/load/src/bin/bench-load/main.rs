@@ -10,6 +10,9 @@
 //!   request's id and its unique text. A warm-up precedes each level and
 //!   is not counted. Requests/s, p50/p99 latency (from send to last byte
 //!   read), errors, and the server's peak RSS (`VmHWM` from `/proc`).
+//! - HTTP/2, for the servers that speak it (h2c, prior knowledge): at
+//!   each level, that many concurrent streams on one connection, each
+//!   sending the next call when its answer is in ([`h2load`]).
 //! - stdio: N `tools/call echo` lines written as fast as the pipe takes
 //!   them while the answers are read; the time from the first byte written
 //!   to the last answer, and the server's peak RSS. Every answer is parsed
@@ -32,6 +35,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
 
+mod h2load;
+
 /// `_meta` exactly as the released TypeScript client
 /// (`@modelcontextprotocol/client` 2.4.0, the one `evidence/client-interop`
 /// runs) writes it in every request: captured from its socket, with the
@@ -48,6 +53,11 @@ struct Server {
     runtime: Option<&'static str>,
     /// Also measured over stdio.
     stdio: bool,
+    /// Also measured over HTTP/2 (h2c).
+    h2: bool,
+    /// Started with `--auth`: the server prints a bearer token after its
+    /// address, and every request carries it.
+    auth: bool,
 }
 
 const SERVERS: &[Server] = &[
@@ -56,18 +66,36 @@ const SERVERS: &[Server] = &[
         binary: "snodo-echo",
         runtime: Some("tokio"),
         stdio: true,
+        h2: false,
+        auth: false,
+    },
+    // The same server with authorization on (snodo-auth's JwtValidator,
+    // RS256, static key, its cache of verified tokens): the client sends
+    // one token on every request, as a client reusing its access token
+    // does, so this row is the per-request cost of a cached validation.
+    Server {
+        label: "snodo (tokio, auth)",
+        binary: "snodo-echo",
+        runtime: Some("tokio"),
+        stdio: false,
+        h2: false,
+        auth: true,
     },
     Server {
         label: "snodo (smol)",
         binary: "snodo-echo",
         runtime: Some("smol"),
         stdio: true,
+        h2: false,
+        auth: false,
     },
     Server {
         label: "snodo (blocking)",
         binary: "snodo-echo",
         runtime: Some("blocking"),
         stdio: true,
+        h2: false,
+        auth: false,
     },
     Server {
         label: "snodo (hyper)",
@@ -75,24 +103,32 @@ const SERVERS: &[Server] = &[
         runtime: Some("hyper"),
         // An HTTP adapter only.
         stdio: false,
+        h2: true,
+        auth: false,
     },
     Server {
         label: "rmcp",
         binary: "rmcp-echo",
         runtime: None,
         stdio: true,
+        h2: true,
+        auth: false,
     },
     Server {
         label: "tower-mcp",
         binary: "tower-mcp-echo",
         runtime: None,
         stdio: true,
+        h2: true,
+        auth: false,
     },
     Server {
         label: "bare floor",
         binary: "floor-echo",
         runtime: None,
         stdio: false,
+        h2: false,
+        auth: false,
     },
 ];
 
@@ -218,6 +254,8 @@ struct StdioRun {
 #[derive(Default)]
 struct Results {
     http: HashMap<&'static str, (Vec<Level>, u64)>,
+    /// The HTTP/2 levels of the servers that speak it.
+    http2: HashMap<&'static str, (Vec<Level>, u64)>,
     stdio: HashMap<&'static str, StdioRun>,
 }
 
@@ -236,7 +274,7 @@ async fn run_all(config: &Config) -> Results {
     if let Some(addr) = config.target {
         // Only load a running server: no spawning, no RSS.
         for &c in &config.levels {
-            match load(addr, c, config.warmup, config.duration).await {
+            match load(addr, Wire::H1, c, config.warmup, config.duration, "").await {
                 Ok(l) => eprintln!(
                     "{addr}: HTTP c={} {:.0} req/s, p50 {} us, p99 {} us, {} answered, {} errors",
                     l.concurrency, l.rps, l.p50_us, l.p99_us, l.answered, l.errors
@@ -247,6 +285,7 @@ async fn run_all(config: &Config) -> Results {
         return results;
     }
     let mut http: HashMap<&'static str, Vec<(Vec<Level>, u64)>> = HashMap::new();
+    let mut http2: HashMap<&'static str, Vec<(Vec<Level>, u64)>> = HashMap::new();
     let mut stdio: HashMap<&'static str, Vec<StdioRun>> = HashMap::new();
     let per_round = config.duration / config.rounds;
     for round in 1..=config.rounds {
@@ -261,7 +300,12 @@ async fn run_all(config: &Config) -> Results {
                 continue;
             }
             match http_series(config, server, per_round, round == 1).await {
-                Ok(r) => http.entry(server.label).or_default().push(r),
+                Ok((h1, h2, rss)) => {
+                    http.entry(server.label).or_default().push((h1, rss));
+                    if server.h2 {
+                        http2.entry(server.label).or_default().push((h2, rss));
+                    }
+                }
                 Err(e) => eprintln!("{}: HTTP run failed: {e}", server.label),
             }
             if server.stdio {
@@ -274,6 +318,9 @@ async fn run_all(config: &Config) -> Results {
     }
     for (label, runs) in http {
         results.http.insert(label, combine_http(runs));
+    }
+    for (label, runs) in http2 {
+        results.http2.insert(label, combine_http(runs));
     }
     for (label, runs) in stdio {
         results.stdio.insert(label, combine_stdio(runs));
@@ -346,6 +393,9 @@ fn spawn(config: &Config, server: &Server, mode: &[&str]) -> std::io::Result<Chi
     if let Some(rt) = server.runtime {
         cmd.args(["--runtime", rt]);
     }
+    if server.auth && mode.contains(&"--listen") {
+        cmd.arg("--auth");
+    }
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -384,7 +434,7 @@ async fn http_series(
     server: &Server,
     duration: Duration,
     show_first: bool,
-) -> Result<(Vec<Level>, u64), String> {
+) -> Result<(Vec<Level>, Vec<Level>, u64), String> {
     let mut child =
         spawn(config, server, &["--listen", "127.0.0.1:0"]).map_err(|e| e.to_string())?;
     let pid = child.id().ok_or("no pid")?;
@@ -400,14 +450,33 @@ async fn http_series(
         .trim()
         .parse()
         .map_err(|_| format!("bad address line {line:?}"))?;
-    check_first(addr, server.label, show_first).await?;
+    // With `--auth`, the token line; every request carries it.
+    let mut auth = String::new();
+    if server.auth {
+        let mut token = String::new();
+        tokio::time::timeout(Duration::from_secs(10), stdout.read_line(&mut token))
+            .await
+            .map_err(|_| "the server did not print its token")?
+            .map_err(|e| e.to_string())?;
+        auth = format!("authorization: Bearer {}\r\n", token.trim());
+    }
+    check_first(addr, server.label, show_first, &auth).await?;
     let mut levels = Vec::new();
-    for &c in &config.levels {
-        eprint!("{}: HTTP c={c} ... ", server.label);
+    let mut levels_h2 = Vec::new();
+    let wires: &[Wire] = if server.h2 {
+        &[Wire::H1, Wire::H2]
+    } else {
+        &[Wire::H1]
+    };
+    for (&wire, &c) in wires
+        .iter()
+        .flat_map(|w| config.levels.iter().map(move |c| (w, c)))
+    {
+        eprint!("{}: {} c={c} ... ", server.label, wire.name());
         let cpu_before = cpu_ns(pid);
         let client_before = cpu_ns(std::process::id());
         let started = Instant::now();
-        let mut level = load(addr, c, config.warmup, duration).await?;
+        let mut level = load(addr, wire, c, config.warmup, duration, &auth).await?;
         level.client_busy = cpu_ns(std::process::id()).saturating_sub(client_before) as f64
             / started.elapsed().as_nanos() as f64;
         level.cpu_us =
@@ -421,27 +490,45 @@ async fn http_series(
             100.0 * level.client_busy,
             level.errors
         );
-        levels.push(level);
+        match wire {
+            Wire::H1 => levels.push(level),
+            Wire::H2 => levels_h2.push(level),
+        }
     }
     let rss = peak_rss_kib(pid);
     let _ = child.kill().await;
-    Ok((levels, rss))
+    Ok((levels, levels_h2, rss))
+}
+
+/// How the load reaches the server.
+#[derive(Clone, Copy)]
+enum Wire {
+    /// A keep-alive HTTP/1.1 connection per concurrent caller.
+    H1,
+    /// One h2c connection, a stream per concurrent caller.
+    H2,
+}
+
+impl Wire {
+    fn name(self) -> &'static str {
+        match self {
+            Wire::H1 => "HTTP",
+            Wire::H2 => "HTTP/2",
+        }
+    }
 }
 
 /// The request for call `seq` on connection `conn` (`body` is scratch):
 /// `tools/call echo` as the released TypeScript client sends it over
 /// Streamable HTTP, its members in its order and the header lines Node's
 /// `fetch` writes under it, in their order (captured from its socket).
-fn request(out: &mut Vec<u8>, body: &mut Vec<u8>, host: &str, conn: usize, seq: u64) {
+/// `auth` is an `authorization` header line, or empty.
+fn request(out: &mut Vec<u8>, body: &mut Vec<u8>, host: &str, auth: &str, conn: usize, seq: u64) {
     out.clear();
-    body.clear();
-    let _ = write!(
-        body,
-        r#"{{"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"c{conn}-{seq}"}},{META}}},"jsonrpc":"2.0","id":{seq}}}"#
-    );
+    call_body(body, conn, seq);
     let _ = write!(
         out,
-        "POST /mcp HTTP/1.1\r\nhost: {host}\r\nconnection: keep-alive\r\n\
+        "POST /mcp HTTP/1.1\r\nhost: {host}\r\n{auth}connection: keep-alive\r\n\
          mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: echo\r\n\
          content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
          accept-language: *\r\nsec-fetch-mode: cors\r\nuser-agent: node\r\n\
@@ -449,6 +536,15 @@ fn request(out: &mut Vec<u8>, body: &mut Vec<u8>, host: &str, conn: usize, seq: 
         body.len()
     );
     out.extend_from_slice(body);
+}
+
+/// The JSON body of call `seq` on connection (or stream) `conn`.
+fn call_body(body: &mut Vec<u8>, conn: usize, seq: u64) {
+    body.clear();
+    let _ = write!(
+        body,
+        r#"{{"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"c{conn}-{seq}"}},{META}}},"jsonrpc":"2.0","id":{seq}}}"#
+    );
 }
 
 /// The members of a stdio answer that are checked.
@@ -613,10 +709,15 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 /// The first answer is checked in full, and shown.
-async fn check_first(addr: std::net::SocketAddr, label: &str, show: bool) -> Result<(), String> {
+async fn check_first(
+    addr: std::net::SocketAddr,
+    label: &str,
+    show: bool,
+    auth: &str,
+) -> Result<(), String> {
     let mut conn = Conn::open(addr).await.map_err(|e| e.to_string())?;
     let mut req = Vec::new();
-    request(&mut req, &mut Vec::new(), &addr.to_string(), 0, 1);
+    request(&mut req, &mut Vec::new(), &addr.to_string(), auth, 0, 1);
     conn.stream
         .write_all(&req)
         .await
@@ -647,68 +748,104 @@ async fn check_first(addr: std::net::SocketAddr, label: &str, show: bool) -> Res
     }
 }
 
+/// One caller's count: latencies of the answers sent and received inside
+/// the measured window, errors, and answers in all.
+struct Tally {
+    measure_from: Instant,
+    end: Instant,
+    lat: Vec<u32>,
+    errors: u64,
+    answered: u64,
+}
+
+impl Tally {
+    fn record(&mut self, sent: Instant, done: Instant, ok: bool) {
+        self.answered += 1;
+        if !ok {
+            self.errors += 1;
+        } else if sent >= self.measure_from && done <= self.end {
+            self.lat
+                .push(u32::try_from(done.duration_since(sent).as_micros()).unwrap_or(u32::MAX));
+        }
+    }
+}
+
 async fn load(
     addr: std::net::SocketAddr,
+    wire: Wire,
     concurrency: usize,
     warmup: Duration,
     duration: Duration,
+    auth: &str,
 ) -> Result<Level, String> {
     let start = Instant::now();
     let measure_from = start + warmup;
     let end = measure_from + duration;
     let host = addr.to_string();
+    let link = match wire {
+        Wire::H1 => None,
+        Wire::H2 => Some(h2load::connect(addr).await?),
+    };
     let mut tasks = Vec::new();
     for conn_no in 0..concurrency {
         let host = host.clone();
+        let link = link.clone();
+        let auth = auth.to_owned();
         tasks.push(tokio::spawn(async move {
-            let mut conn = Conn::open(addr).await.map_err(|e| e.to_string())?;
-            let mut lat = Vec::with_capacity(1 << 16);
-            let mut errors = 0_u64;
-            let mut answered = 0_u64;
+            let mut tally = Tally {
+                measure_from,
+                end,
+                lat: Vec::with_capacity(1 << 16),
+                errors: 0,
+                answered: 0,
+            };
             let mut req = Vec::with_capacity(512);
             let mut body = Vec::with_capacity(256);
             let mut needle = Vec::with_capacity(64);
             let mut seq = 0_u64;
+            if let Some(mut link) = link {
+                let mut answer = Vec::with_capacity(1024);
+                loop {
+                    let sent = Instant::now();
+                    if sent >= end {
+                        break;
+                    }
+                    seq += 1;
+                    call_body(&mut body, conn_no, seq);
+                    let status = h2load::call(&mut link, &host, &body, &mut answer).await?;
+                    let ok = status == 200 && answers(&answer, conn_no, seq, &mut needle);
+                    tally.record(sent, Instant::now(), ok);
+                }
+                return Ok::<_, String>(tally);
+            }
+            let mut conn = Conn::open(addr).await.map_err(|e| e.to_string())?;
             loop {
                 let sent = Instant::now();
                 if sent >= end {
                     break;
                 }
                 seq += 1;
-                request(&mut req, &mut body, &host, conn_no, seq);
+                request(&mut req, &mut body, &host, &auth, conn_no, seq);
                 conn.stream
                     .write_all(&req)
                     .await
                     .map_err(|e| e.to_string())?;
                 let resp = conn.response().await?;
-                let done = Instant::now();
-                answered += 1;
                 let ok = resp.status == 200 && answers(&resp.body, conn_no, seq, &mut needle);
+                tally.record(sent, Instant::now(), ok);
                 conn.spare = resp.body;
-                if sent >= measure_from && done <= end {
-                    if ok {
-                        lat.push(
-                            u32::try_from(done.duration_since(sent).as_micros())
-                                .unwrap_or(u32::MAX),
-                        );
-                    } else {
-                        errors += 1;
-                    }
-                } else if !ok {
-                    errors += 1;
-                }
             }
-            Ok::<_, String>((lat, errors, answered))
+            Ok(tally)
         }));
     }
     let mut all = Vec::new();
     let mut errors = 0;
     let mut answered = 0;
     for t in tasks {
-        let (lat, e, n) = t.await.map_err(|e| e.to_string())??;
-        all.extend(lat);
-        errors += e;
-        answered += n;
+        let tally = t.await.map_err(|e| e.to_string())??;
+        all.extend(tally.lat);
+        errors += tally.errors;
+        answered += tally.answered;
     }
     all.sort_unstable();
     let pct = |p: f64| {
@@ -899,6 +1036,41 @@ fn print_tables(config: &Config, r: &Results) {
         println!("{row}");
     }
 
+    if !r.http2.is_empty() {
+        println!(
+            "\nHTTP/2 (h2c, prior knowledge) `tools/call echo`: at each level that many concurrent \
+             streams on one connection, each sending its next call when its answer is in; same \
+             rounds, windows and checks as above:\n"
+        );
+        let mut head = String::from("| server |");
+        let mut rule = String::from("|---|");
+        for c in levels {
+            head += &format!(" c={c} req/s |");
+            rule += "---:|";
+        }
+        head += &format!(" p50 @ c={top} | p99 @ c={top} | server CPU/req @ c={top} | errors |");
+        rule += "---:|---:|---:|---:|";
+        println!("{head}\n{rule}");
+        for s in SERVERS {
+            let Some((lv, _)) = r.http2.get(s.label) else {
+                continue;
+            };
+            let mut row = format!("| {} |", s.label);
+            for l in lv {
+                row += &format!(" {} |", thousands(l.rps));
+            }
+            let last = lv.last().cloned().unwrap_or_default();
+            let errors: u64 = lv.iter().map(|l| l.errors).sum();
+            row += &format!(
+                " {} | {} | {:.1} µs | {errors} |",
+                ms(last.p50_us),
+                ms(last.p99_us),
+                last.cpu_us
+            );
+            println!("{row}");
+        }
+    }
+
     if !r.stdio.is_empty() {
         println!(
             "\nstdio: {} pipelined `tools/call echo` lines, every answer matched to its request \
@@ -970,6 +1142,22 @@ fn print_tables(config: &Config, r: &Results) {
             100.0 * s / f
         );
     }
+    // What authorization costs per request, the cached JWT validation
+    // included: the auth row against the no-auth row of this same run.
+    let auth = "snodo (tokio, auth)";
+    if let (Some(a), Some(t)) = (rps(auth), rps(snodo)) {
+        println!(
+            "| req/s @ c={top}: tokio with auth / without | {:.0}% |",
+            100.0 * a / t
+        );
+    }
+    if let (Some(a), Some(t)) = (cpu(auth), cpu(snodo)) {
+        println!(
+            "| server CPU per request @ c={top}: with auth / without | {:.2}x (+{:.1} us) |",
+            a / t,
+            a - t
+        );
+    }
     if let (Some(m), Some(t)) = (rps("snodo (smol)"), rps(snodo)) {
         println!("| req/s @ c={top}: smol / tokio | {:.0}% |", 100.0 * m / t);
     }
@@ -992,6 +1180,32 @@ fn print_tables(config: &Config, r: &Results) {
                 s as f64 / p as f64
             );
         }
+    }
+    let hyper = "snodo (hyper)";
+    let rps2 = |label: &str| {
+        r.http2
+            .get(label)
+            .and_then(|(lv, _)| lv.last().map(|l| l.rps))
+    };
+    for peer in ["rmcp", "tower-mcp"] {
+        if let (Some(s), Some(p)) = (rps(hyper), rps(peer)) {
+            println!(
+                "| req/s @ c={top}: snodo (hyper) / {peer} | {:.2}x |",
+                s / p
+            );
+        }
+        if let (Some(s), Some(p)) = (rps2(hyper), rps2(peer)) {
+            println!(
+                "| HTTP/2 req/s @ c={top} streams: snodo (hyper) / {peer} | {:.2}x |",
+                s / p
+            );
+        }
+    }
+    if let (Some(h2), Some(h1)) = (rps2(hyper), rps(hyper)) {
+        println!(
+            "| req/s @ c={top}: snodo (hyper) HTTP/2 / HTTP/1.1 | {:.0}% |",
+            100.0 * h2 / h1
+        );
     }
     let stdio_s = |label: &str| r.stdio.get(label).map(|s| s.seconds);
     let stdio_rss = |label: &str| r.stdio.get(label).map(|s| s.rss_kib);

@@ -1,0 +1,179 @@
+// The OAuth lane: a real authorization server (oidc-provider, lib/as.mjs)
+// on loopback, snodo-fixture with authorization on, and the released
+// official TypeScript client running its OAuth flows against it
+// (lib/flows.mjs), one fresh fixture per runtime. With --conformance, the
+// official conformance runner then runs against each fixture through a
+// proxy that adds a bearer token from the same authorization server
+// (the runner cannot carry one), and its results are held to
+// conformance/baseline.json by conformance/run.
+//
+//   node oauth.mjs --fixture PATH [--runtime R]... [--conformance R]...
+//
+// Prints one line per flow and runtime, then `oauth: passed/total`; exits 1
+// when anything failed.
+
+import { spawn } from 'node:child_process';
+import { createServer, request } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { SCOPES, startAuthorizationServer } from './lib/as.mjs';
+import { FLOWS, serviceToken } from './lib/flows.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const FLOW_TIMEOUT_MS = 30_000;
+
+const { values } = parseArgs({
+  options: {
+    fixture: { type: 'string' },
+    runtime: { type: 'string', multiple: true },
+    conformance: { type: 'string', multiple: true },
+  },
+});
+if (!values.fixture) {
+  console.error('oauth.mjs: --fixture PATH is required');
+  process.exit(2);
+}
+const runtimes = values.runtime ?? ['tokio', 'smol', 'blocking', 'hyper'];
+const conformance = values.conformance ?? [];
+
+/** A free loopback port: the fixture's audience names its port up front. */
+async function freePort() {
+  const s = createNetServer();
+  await new Promise((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address();
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+/** snodo-fixture on `runtime` with authorization from `issuer`. */
+async function startFixture(runtime, issuer) {
+  const port = await freePort();
+  const addr = `127.0.0.1:${port}`;
+  const endpoint = `http://${addr}/mcp`;
+  const child = spawn(
+    values.fixture,
+    ['--listen', addr, '--runtime', runtime, '--auth-issuer', issuer, '--auth-audience', endpoint, '--auth-jwks', `${issuer}/jwks`],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const line = await new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    rl.once('line', (l) => {
+      rl.close();
+      resolve(l.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`the fixture exited (${code}): ${stderr}`)));
+  });
+  if (line !== addr) throw new Error(`the fixture announced ${line}, not ${addr}`);
+  return {
+    endpoint,
+    stderr: () => stderr,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/**
+ * A proxy to `endpoint`'s origin that forwards every request and response
+ * unchanged (streams included), adding `Authorization: Bearer token`.
+ */
+async function startProxy(endpoint, token) {
+  const target = new URL(endpoint);
+  const server = createServer((req, res) => {
+    const headers = { ...req.headers, authorization: `Bearer ${token}` };
+    const upstream = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+      (up) => {
+        res.writeHead(up.statusCode, up.statusMessage, up.rawHeaders);
+        res.flushHeaders();
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}${target.pathname}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  };
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no outcome within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+const indent = (s) =>
+  String(s)
+    .split('\n')
+    .map((l) => `       ${l}`)
+    .join('\n');
+
+const as = await startAuthorizationServer({
+  // Loopback resources only: each fixture's endpoint, and the "other"
+  // resource of the refusal flow.
+  isResource: (r) => /^http:\/\/127\.0\.0\.1:\d+\//.test(r),
+});
+console.log(`== authorization server (oidc-provider) at ${as.issuer}`);
+
+let passed = 0;
+let total = 0;
+for (const runtime of runtimes) {
+  const fixture = await startFixture(runtime, as.issuer);
+  for (const flow of FLOWS) {
+    total += 1;
+    try {
+      const note = await withTimeout(flow.run({ endpoint: fixture.endpoint, issuer: as.issuer }), FLOW_TIMEOUT_MS, flow.name);
+      passed += 1;
+      console.log(`ok   [${runtime}] ${flow.name}: ${note}`);
+    } catch (e) {
+      console.log(`FAIL [${runtime}] ${flow.name}\n${indent(e?.stack ?? e)}`);
+      if (fixture.stderr()) console.log(indent(`fixture stderr:\n${fixture.stderr()}`));
+    }
+  }
+  await fixture.stop();
+}
+
+for (const runtime of conformance) {
+  total += 1;
+  const fixture = await startFixture(runtime, as.issuer);
+  let proxy;
+  try {
+    const token = await serviceToken(as.issuer, fixture.endpoint, SCOPES.join(' '));
+    proxy = await startProxy(fixture.endpoint, token);
+    const code = await new Promise((resolve) => {
+      const child = spawn(join(here, '../../conformance/run'), ['--runtime', runtime, '--url', proxy.url], { stdio: 'inherit' });
+      child.once('exit', resolve);
+    });
+    if (code !== 0) throw new Error(`conformance/run exited ${code}`);
+    passed += 1;
+    console.log(`ok   [${runtime}] conformance with authorization on, through the token proxy: as baseline.json`);
+  } catch (e) {
+    console.log(`FAIL [${runtime}] conformance with authorization on\n${indent(e?.stack ?? e)}`);
+  } finally {
+    await proxy?.close();
+    await fixture.stop();
+  }
+}
+
+await as.close();
+console.log(`oauth: ${passed}/${total}`);
+process.exit(passed === total ? 0 : 1);
