@@ -48,6 +48,10 @@ options:
   --bus postgres://…           carry change events (task status, list changes,
                                resource updates) to and from the other replicas
                                on that database (LISTEN/NOTIFY)
+  --session-route TAG          begin every initialize-era session id with TAG
+                               and a dot, so a load balancer routes a session
+                               to this replica by Mcp-Session-Id (1-32 of
+                               A-Z a-z 0-9 _ -; one per replica)
   --auth-issuer URL --auth-audience URI [--auth-jwks URL|FILE]
                                require on HTTP a JWT access token from URL
                                (iss) for URI (aud, the endpoint's canonical
@@ -143,6 +147,8 @@ struct Stores {
     tasks: Option<StoreSpec>,
     state_key_file: Option<PathBuf>,
     bus: Option<String>,
+    /// `--session-route`: this replica's tag in session ids.
+    session_route: Option<String>,
     /// `--auth-*`: authorization on HTTP.
     auth: Option<AuthSpec>,
 }
@@ -164,6 +170,10 @@ fn stores(args: impl IntoIterator<Item = String>) -> Result<(Stores, Vec<String>
                     return Err(format!("--bus must be a postgres:// URL, got {value:?}"));
                 }
                 found.bus = Some(value);
+            }
+            "--session-route" => {
+                let value = args.next().ok_or("--session-route needs a value")?;
+                found.session_route = Some(value);
             }
             "--state-key-file" => {
                 let value = args.next().ok_or("--state-key-file needs a value")?;
@@ -347,6 +357,12 @@ fn service(stores: &Stores) -> Option<snodo_proto::Service> {
     if let Some(auth) = auth {
         builder = builder.authorization(auth);
     }
+    if let Some(route) = &stores.session_route {
+        builder = builder.http(snodo_proto::HttpConfig {
+            session_route: Some(route.clone()),
+            ..snodo_proto::HttpConfig::default()
+        });
+    }
     match builder.build() {
         Ok(s) => Some(s),
         Err(e) => {
@@ -522,6 +538,8 @@ mod tests {
             "/run/key",
             "--runtime",
             "smol",
+            "--session-route",
+            "r1",
         ]))
         .unwrap();
         assert_eq!(
@@ -530,6 +548,7 @@ mod tests {
                 tasks: Some(StoreSpec::Sqlite(PathBuf::from("/tmp/t.db"))),
                 state_key_file: Some(PathBuf::from("/run/key")),
                 bus: None,
+                session_route: Some(String::from("r1")),
                 auth: None,
             }
         );
@@ -549,5 +568,6 @@ mod tests {
         assert_eq!(found.bus.as_deref(), Some("postgres://db/x"));
         assert!(stores(args(&["--stdio", "--bus"])).is_err());
         assert!(stores(args(&["--stdio", "--bus", "nats://x"])).is_err());
+        assert!(stores(args(&["--stdio", "--session-route"])).is_err());
     }
 }

@@ -218,6 +218,9 @@ pub enum BuildError {
     /// fixed at build, from what was registered then and what
     /// [`ServiceBuilder::changing`] declared.
     KindNotServed(&'static str),
+    /// [`HttpConfig::session_route`] is not 1 to 32 characters of
+    /// `A-Z a-z 0-9 _ -`.
+    InvalidSessionRoute(String),
 }
 
 impl fmt::Display for BuildError {
@@ -240,6 +243,10 @@ impl fmt::Display for BuildError {
             }
             BuildError::DuplicatePrompt(n) => write!(f, "prompt {n:?} is registered twice"),
             BuildError::InvalidLimit(which) => write!(f, "limit {which} must be greater than zero"),
+            BuildError::InvalidSessionRoute(r) => write!(
+                f,
+                "invalid session route {r:?}: use 1-32 characters of A-Z a-z 0-9 _ -"
+            ),
             BuildError::InvalidStateKeys(why) => write!(f, "request-state keys: {why}"),
             BuildError::InvalidExtension { extension, reason } => {
                 write!(f, "extension {extension:?}: {reason}")
@@ -856,10 +863,21 @@ impl ServiceBuilder {
             ));
         }
 
+        if let Some(route) = &self.http.session_route {
+            let ok = (1..=32).contains(&route.len())
+                && route
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            if !ok {
+                return Err(BuildError::InvalidSessionRoute(route.clone()));
+            }
+        }
+
         let legacy = check_dialects(&self.dialects)?;
         #[cfg(feature = "std")]
         let sessions = (!legacy.is_empty()).then(|| {
             crate::legacy::Sessions::new(limits.max_sessions, limits.session_idle_timeout)
+                .with_route(self.http.session_route.clone())
         });
 
         let tools = self

@@ -11,9 +11,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use snodo_proto::{
-    CallToolResult, Context, Dialect, ElicitRequest, Implementation, InputRequired, Instant,
-    Limits, LogLevel, NoArgs, Notifications, ReadResourceResult, Reply, Resource, ResourceArgs,
-    ResourceContents, Service, StateKeys, Tool, Transport,
+    BuildError, CallToolResult, Context, Dialect, ElicitRequest, HttpConfig, Implementation,
+    InputRequired, Instant, Limits, LogLevel, NoArgs, Notifications, ReadResourceResult, Reply,
+    Resource, ResourceArgs, ResourceContents, Service, StateKeys, Tool, Transport,
 };
 use support::Harness;
 
@@ -544,6 +544,46 @@ fn http_sessions_are_bounded_and_expire() {
         .starts_with("HTTP/1.1 404 Not Found\r\n"));
     let second = http_initialize(&mut h);
     assert_ne!(first, second);
+}
+
+/// A replica behind a load balancer begins its session ids with its route
+/// tag, so the balancer can send a session's requests back to it by
+/// `Mcp-Session-Id` alone; the tag is checked when the service is built.
+#[test]
+fn a_session_route_begins_every_session_id() {
+    let routed = |route: &str| {
+        builder()
+            .http(HttpConfig {
+                session_route: Some(route.to_owned()),
+                ..HttpConfig::default()
+            })
+            .build()
+    };
+    let service = routed("r2").unwrap();
+    let mut h = Harness::new(&service, Transport::Http);
+    let out = h.send(post(None, INITIALIZE).as_bytes());
+    let sid = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        .unwrap_or_else(|| panic!("initialize names its session: {out}"))
+        .to_owned();
+    let random = sid.strip_prefix("r2.").unwrap_or_else(|| panic!("{sid}"));
+    assert_eq!(random.len(), 32, "{sid}");
+    assert!(random.bytes().all(|b| b.is_ascii_hexdigit()), "{sid}");
+    // The routed id names the session like any other.
+    assert_eq!(
+        h.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).as_bytes()),
+        json_200(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)
+    );
+    for bad in ["", "r 1", "r.1", "r1/", &"r".repeat(33), "é"] {
+        let err = routed(bad).map(|_| ()).unwrap_err();
+        assert_eq!(
+            err,
+            BuildError::InvalidSessionRoute(bad.to_owned()),
+            "{bad:?}"
+        );
+    }
+    assert!(routed(&"r-_9".repeat(8)).is_ok());
 }
 
 /// A session opened on a new HTTP connection, whose `tools/call` of

@@ -100,6 +100,17 @@ pub struct HttpConfig {
     ///
     /// Default: `Duration::from_secs(120)`.
     pub idle_timeout: Duration,
+    /// A route tag that begins every initialize-era session id this
+    /// service creates (`ROUTE.` then 32 hex digits), so that a load
+    /// balancer in front of several replicas sends each session's later
+    /// requests to the replica holding it by matching `Mcp-Session-Id`
+    /// alone (a session lives in one process; 2025-11-25
+    /// `basic/transports.mdx` § Session Management). 1 to 32 characters
+    /// of `A-Z a-z 0-9 _ -`; each replica gets its own. The id stays
+    /// visible ASCII and keeps its 128 random bits.
+    ///
+    /// Default: `None` (ids are the 32 hex digits alone).
+    pub session_route: Option<String>,
 }
 
 impl Default for HttpConfig {
@@ -113,6 +124,7 @@ impl Default for HttpConfig {
             head_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(120),
+            session_route: None,
         }
     }
 }

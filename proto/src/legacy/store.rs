@@ -83,6 +83,8 @@ struct Shared {
     state: Mutex<State>,
     max: usize,
     idle: Duration,
+    /// `ROUTE.` that begins every id (`HttpConfig::session_route`).
+    prefix: String,
 }
 
 /// The sessions of one service. Cheap to clone.
@@ -174,7 +176,24 @@ impl Sessions {
                 state: Mutex::new(State::default()),
                 max,
                 idle,
+                prefix: String::new(),
             }),
+        }
+    }
+
+    /// Begin every id with `route` and a dot (`HttpConfig::session_route`,
+    /// checked when the service is built), so a load balancer can send a
+    /// session's requests to the replica that holds it.
+    pub fn with_route(self, route: Option<String>) -> Sessions {
+        let prefix = route.map(|r| alloc::format!("{r}.")).unwrap_or_default();
+        let shared = Shared {
+            state: Mutex::new(State::default()),
+            max: self.shared.max,
+            idle: self.shared.idle,
+            prefix,
+        };
+        Sessions {
+            shared: Arc::new(shared),
         }
     }
 
@@ -201,7 +220,8 @@ impl Sessions {
     pub(crate) fn create(&self, session: Session, now: Instant) -> Result<String, CreateError> {
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes).map_err(|_| CreateError::Random)?;
-        let mut id = String::with_capacity(32);
+        let mut id = String::with_capacity(self.shared.prefix.len() + 32);
+        id.push_str(&self.shared.prefix);
         for b in bytes {
             id.push(char::from(HEX[usize::from(b >> 4)]));
             id.push(char::from(HEX[usize::from(b & 15)]));

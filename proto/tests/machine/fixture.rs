@@ -53,6 +53,7 @@ pub fn http_config() -> HttpConfig {
         head_timeout: REQUEST_TIMEOUT,
         request_timeout: REQUEST_TIMEOUT,
         idle_timeout: IDLE_TIMEOUT,
+        session_route: None,
     }
 }
 
