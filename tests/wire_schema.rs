@@ -1,7 +1,8 @@
 //! The independent wire-schema corpus (`evidence/wire-schema/`): every
 //! message the real fixture writes over stdio and Streamable HTTP on every
 //! runtime, validated against the concrete named definition of the pinned
-//! official `schema.json` for its kind, each definition used also fed
+//! official `schema.json` for its kind (the Tasks extension's messages:
+//! of the Tasks extension's `schema.json`), each definition used also fed
 //! broken copies it must reject.
 //!
 //! The run's report (counts per transport, per cell and per definition) is
@@ -31,11 +32,25 @@ const RUNTIMES: [Runtime; 3] = [Runtime::Tokio, Runtime::Smol, Runtime::Blocking
 /// `evidence/wire-schema/report.md`). The committed report pins the exact
 /// counts; these keep a re-blessed report from quietly shrinking below
 /// them: raising one is routine, lowering one needs a reason in the commit.
-const MIN_DISTINCT: usize = 137;
-const MIN_DEFINITIONS: usize = 68;
-const MIN_EMISSIONS: usize = 1079;
-const MIN_VALIDATIONS: usize = 3967;
-const MIN_CONTROLS: usize = 2911;
+const MIN_DISTINCT: usize = 143;
+const MIN_DEFINITIONS: usize = 79;
+const MIN_EMISSIONS: usize = 1127;
+const MIN_VALIDATIONS: usize = 4153;
+const MIN_CONTROLS: usize = 3082;
+
+/// The Tasks extension schema's definitions every process cell must reach.
+const TASKS_TARGETS: [&str; 10] = [
+    "CreateTaskResult",
+    "GetTaskResult",
+    "WorkingTask",
+    "CompletedTask",
+    "FailedTask",
+    "CancelledTask",
+    "CancelTaskResult",
+    "TaskStatusNotification",
+    "TaskStatusNotificationParams",
+    "TaskSubscriptionAcknowledgedNotifications",
+];
 
 /// The committed report and the README that quotes it.
 fn evidence(file: &str) -> PathBuf {
@@ -149,6 +164,16 @@ fn every_emission_matches_its_definition_and_every_control_is_rejected() {
         assert!(got >= floor, "{got} {what}, fewer than {floor}");
     }
     assert_eq!(rejected, controls, "every negative control is rejected");
+    // The Tasks extension's shapes (issue 20): the creation result,
+    // `tasks/get` in every status the capture reaches, `tasks/cancel`, and
+    // `notifications/tasks`, each on every process cell.
+    for def in TASKS_TARGETS {
+        let cells = report
+            .coverage
+            .get(&schema::Target::tasks(def))
+            .map_or(0, |c| c.cells.len());
+        assert_eq!(cells, 6, "tasks:{def} on {cells} of the 6 process cells");
+    }
     assert!(
         report.union_only > 0,
         "the response unions accept broken results the branches reject"
@@ -156,7 +181,7 @@ fn every_emission_matches_its_definition_and_every_control_is_rejected() {
     check_committed(&report, &markdown);
 }
 
-/// The vendored schema is the published one.
+/// The vendored schemas are the published ones.
 #[test]
 fn the_vendored_schema_is_draft_2020_12_with_the_definitions_used() {
     let doc = schema::document();
@@ -166,6 +191,13 @@ fn the_vendored_schema_is_draft_2020_12_with_the_definitions_used() {
     );
     assert_eq!(doc["$defs"].as_object().map(|d| d.len()), Some(155));
     assert_eq!(schema::SCHEMA_SHA256.len(), 64);
+    let tasks = schema::Schema::Tasks.document();
+    assert_eq!(
+        tasks["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(tasks["$defs"].as_object().map(|d| d.len()), Some(76));
+    assert_eq!(schema::TASKS_SCHEMA_SHA256.len(), 64);
 }
 
 /// The controls work on a literal: a `tools/call` result missing `content`

@@ -56,6 +56,8 @@ pub fn headers(body: &str) -> Vec<(String, String)> {
     let name_field = match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        // The Tasks extension (`tasks.md` § Streamable HTTP): the task id.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     };
     if let Some(name) = name_field

@@ -6,7 +6,13 @@
 //! scenarios the table does not reach: first and second rounds of every
 //! Multi Round-Trip tool and prompt, progress and log messages, and a
 //! `subscriptions/listen` stream with change notifications (on stdio also
-//! its graceful end, a result plus `notifications/cancelled`). Everything
+//! its graceful end, a result plus `notifications/cancelled`). The Tasks
+//! extension too, its capability declared in `_meta` as `tasks.md`
+//! requires: a `tools/call` answered with a task (`resultType: "task"`),
+//! `tasks/get` on a completed, a failed and a working task, and the listen
+//! stream watching the working task (`taskIds`) while `tasks/cancel`
+//! cancels it: one `notifications/tasks`. The polls before a task reaches
+//! the status waited for depend on timing and are not kept. Everything
 //! the server writes is kept with the method of the request it answers, and
 //! every capture checks that it got exactly the responses it expected, on
 //! every transport, so a lost answer fails the corpus instead of shrinking
@@ -83,7 +89,32 @@ const SECOND_ROUNDS: &[(&str, &str)] = &[
     ),
 ];
 
-const LISTEN: &str = r#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"promptsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+/// The listen request: tools and prompts changes, and the status of the
+/// task `task` (the Tasks extension's `taskIds`, its capability declared).
+fn listen(task: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{{"notifications":{{"toolsListChanged":true,"promptsListChanged":true,"taskIds":["{task}"]}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"extensions":{{"io.modelcontextprotocol/tasks":{{}}}}}}}}}}}}"#
+    )
+}
+
+/// The request `_meta` of a client declaring the Tasks extension
+/// (`tasks.md` § Capability Negotiation).
+const TASKS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
+
+fn task_call(id: &str, tool: &str, arguments: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/call","params":{{"name":"{tool}","arguments":{arguments},{TASKS_META}}}}}"#
+    )
+}
+
+fn task_request(id: &str, method: &str, task: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","method":"{method}","params":{{"taskId":"{task}",{TASKS_META}}}}}"#
+    )
+}
+
+/// How long a task may take to reach the status polled for.
+const TASK_BOUND: Duration = Duration::from_secs(30);
 
 /// Records everything a transport returns, with request methods.
 struct Recorder<'a> {
@@ -170,6 +201,68 @@ impl Recorder<'_> {
         }
     }
 
+    /// Create a task with `tool` (its `CreateTaskResult` recorded); its id.
+    fn create_task(&mut self, source: &str, tool: &str, arguments: &str) -> String {
+        let r = self.send(source, &task_call("tc", tool, arguments), 1);
+        assert_eq!(
+            r[0]["result"]["resultType"], "task",
+            "[{}] {source}: {}",
+            self.cell, r[0]
+        );
+        r[0]["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{source}: no taskId in {}", r[0]))
+            .to_owned()
+    }
+
+    /// Poll `tasks/get` until the task is `status`, then record one more
+    /// `tasks/get`: the polls before it depend on timing, so they are
+    /// not part of the corpus (the count must not depend on timing).
+    fn task_at(&mut self, source: &str, task: &str, status: &str) {
+        let start = std::time::Instant::now();
+        loop {
+            let r = self.t.exchange(&task_request("tp", "tasks/get", task), 1);
+            expect_responses(&self.cell, source, 1, &r);
+            if r[0]["result"]["status"] == status {
+                break;
+            }
+            assert!(
+                start.elapsed() < TASK_BOUND,
+                "[{}] {source}: not {status} within {TASK_BOUND:?}: {}",
+                self.cell,
+                r[0]
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let r = self.send(source, &task_request("tg", "tasks/get", task), 1);
+        assert_eq!(
+            r[0]["result"]["status"], status,
+            "[{}] {source}: {}",
+            self.cell, r[0]
+        );
+    }
+
+    /// The Tasks extension (`tasks.md`): a task completed, a task failed
+    /// with a JSON-RPC error, and a task left working, whose id is
+    /// returned (the listen stream watches it, and it is cancelled there).
+    fn tasks(&mut self) -> String {
+        let done = self.create_task(
+            "a task that completes",
+            "slow_compute",
+            r#"{"seconds":0,"label":"corpus"}"#,
+        );
+        self.task_at("a task that completes", &done, "completed");
+        let failed = self.create_task("a task that fails", "protocol_error_job", "{}");
+        self.task_at("a task that fails", &failed, "failed");
+        let working = self.create_task("a task at work", "slow_compute", r#"{"seconds":3600}"#);
+        self.send(
+            "a task at work",
+            &task_request("tg", "tasks/get", &working),
+            1,
+        );
+        working
+    }
+
     fn scenarios(&mut self) {
         for tool in FIRST_ROUNDS {
             self.send(&format!("{tool} round 1"), &call("r1", tool, ""), 1);
@@ -222,8 +315,12 @@ fn trigger(id: u32, tool: &str) -> String {
 
 const TRIGGERS: [&str; 2] = ["test_trigger_tool_change", "test_trigger_prompt_change"];
 
+/// The id of the listen stream's `tasks/cancel`.
+const CANCEL: &str = "C";
+
 fn listen_methods() -> HashMap<String, String> {
-    let mut m = methods_of(LISTEN);
+    let mut m = methods_of(&listen("t"));
+    m.insert(format!("\"{CANCEL}\""), String::from("tasks/cancel"));
     for (i, _) in TRIGGERS.iter().enumerate() {
         m.insert((i as u32 + 1).to_string(), String::from("tools/call"));
     }
@@ -235,7 +332,7 @@ fn listen_methods() -> HashMap<String, String> {
 pub fn stdio_cell(bin: &str, runtime: Runtime) -> Vec<Emission> {
     let cell = format!("stdio/{}", runtime.flag());
     let mut p = spawn_stdio(bin, runtime);
-    let mut out = {
+    let (mut out, task) = {
         let mut r = Recorder {
             cell: cell.clone(),
             t: &mut p,
@@ -243,23 +340,36 @@ pub fn stdio_cell(bin: &str, runtime: Runtime) -> Vec<Emission> {
         };
         r.vectors();
         r.scenarios();
-        r.out
+        let task = r.tasks();
+        (r.out, task)
     };
     let methods = listen_methods();
-    p.write_raw(format!("{LISTEN}\n").as_bytes());
+    p.write_raw(format!("{}\n", listen(&task)).as_bytes());
     let mut got = vec![p.next_message().expect("the acknowledgement")];
     for (i, tool) in TRIGGERS.iter().enumerate() {
         p.write_raw(format!("{}\n", trigger(i as u32 + 1, tool)).as_bytes());
         got.push(p.next_message().expect("a notification or the answer"));
         got.push(p.next_message().expect("a notification or the answer"));
     }
+    p.write_raw(format!("{}\n", task_request(CANCEL, "tasks/cancel", &task)).as_bytes());
+    got.push(p.next_message().expect("a notification or the answer"));
+    got.push(p.next_message().expect("a notification or the answer"));
     p.close_stdin();
     got.extend(p.read_to_end());
-    // The triggers' two answers and the listen request's own result at
-    // stdin's end (`basic/patterns/subscriptions.mdx`), around the
-    // acknowledgement, the two changes and `notifications/cancelled`.
-    expect_responses(&cell, "listen stream", 3, &got);
-    assert_eq!(got.len(), 7, "[{cell}] listen stream: {got:?}");
+    // The triggers' two answers, the cancellation's and the listen
+    // request's own result at stdin's end
+    // (`basic/patterns/subscriptions.mdx`), around the acknowledgement,
+    // the two changes, the task's `notifications/tasks` and
+    // `notifications/cancelled`.
+    expect_responses(&cell, "listen stream", 4, &got);
+    assert_eq!(got.len(), 9, "[{cell}] listen stream: {got:?}");
+    assert_eq!(
+        got.iter()
+            .filter(|m| m["method"] == "notifications/tasks")
+            .count(),
+        1,
+        "[{cell}] the cancelled task's status: {got:?}"
+    );
     out.extend(record(&cell, "listen stream", &methods, &got));
     out
 }
@@ -269,7 +379,7 @@ pub fn stdio_cell(bin: &str, runtime: Runtime) -> Vec<Emission> {
 pub fn http_cell(bin: &str, runtime: Runtime) -> Vec<Emission> {
     let cell = format!("http/{}", runtime.flag());
     let mut p = spawn_http(bin, runtime);
-    let mut out = {
+    let (mut out, task) = {
         let mut r = Recorder {
             cell: cell.clone(),
             t: &mut p,
@@ -277,20 +387,22 @@ pub fn http_cell(bin: &str, runtime: Runtime) -> Vec<Emission> {
         };
         r.vectors();
         r.scenarios();
-        r.out
+        let task = r.tasks();
+        (r.out, task)
     };
     let methods = listen_methods();
+    let listen = listen(&task);
     let mut stream = TcpStream::connect(p.addr()).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .expect("a read timeout");
     let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", p.addr());
-    for (k, v) in mirror::headers(LISTEN) {
+    for (k, v) in mirror::headers(&listen) {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str(&format!(
-        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{LISTEN}",
-        LISTEN.len()
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{listen}",
+        listen.len()
     ));
     stream
         .write_all(head.as_bytes())
@@ -306,6 +418,16 @@ pub fn http_cell(bin: &str, runtime: Runtime) -> Vec<Emission> {
         out.extend(record(&cell, "listen trigger", &methods, &answer));
         got.extend(sse_events(&mut reader, 1));
     }
+    // The task it watches, cancelled: one `notifications/tasks`.
+    let (_, answer) = p.post(&task_request(CANCEL, "tasks/cancel", &task));
+    expect_responses(&cell, "listen trigger", 1, &answer);
+    out.extend(record(&cell, "listen trigger", &methods, &answer));
+    got.extend(sse_events(&mut reader, 1));
+    assert_eq!(
+        got.last().map(|m| &m["method"]),
+        Some(&json!("notifications/tasks")),
+        "[{cell}] {got:?}"
+    );
     expect_responses(&cell, "listen stream", 0, &got);
     out.extend(record(&cell, "listen stream", &methods, &got));
     drop(reader);

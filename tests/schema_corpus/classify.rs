@@ -69,6 +69,16 @@ fn notification(msg: &Value, method: &str, out: &mut Vec<Check>) -> Result<(), S
             "ResourceUpdatedNotification",
             Some("ResourceUpdatedNotificationParams"),
         ),
+        "notifications/tasks" => {
+            // The Tasks extension's (`tasks.md` § Task Status
+            // Notifications): the full task in `params`.
+            out.push(check(Target::tasks("TaskStatusNotification"), ""));
+            out.push(check(
+                Target::tasks("TaskStatusNotificationParams"),
+                "/params",
+            ));
+            return task(&msg["params"], "/params", out);
+        }
         other => return Err(format!("no definition for notification {other}: {msg}")),
     };
     out.push(check(Target::def(def), ""));
@@ -80,6 +90,12 @@ fn notification(msg: &Value, method: &str, out: &mut Vec<Check>) -> Result<(), S
             Target::def("SubscriptionFilter"),
             "/params/notifications",
         ));
+        if msg.pointer("/params/notifications/taskIds").is_some() {
+            out.push(check(
+                Target::tasks("TaskSubscriptionAcknowledgedNotifications"),
+                "/params/notifications",
+            ));
+        }
     }
     Ok(())
 }
@@ -119,8 +135,23 @@ fn error(msg: &Value, out: &mut Vec<Check>) -> Result<(), String> {
 /// (`basic/patterns/mrtr.mdx`).
 const MRTR_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 
+/// Methods whose result may be a `CreateTaskResult` (`tasks.md` §
+/// Supported Methods).
+const TASK_METHODS: &[&str] = &["tools/call"];
+
 fn result(msg: &Value, method: Option<&str>, out: &mut Vec<Check>) -> Result<(), String> {
     let method = method.ok_or_else(|| format!("a result for an unknown request: {msg}"))?;
+    if let Some(def) = tasks_result(msg, method)? {
+        // The Tasks schema defines results, not responses: the envelope is
+        // the core's.
+        out.push(check(Target::def("JSONRPCResultResponse"), ""));
+        out.push(check(Target::tasks(def), "/result"));
+        if def == "GetTaskResult" {
+            task(&msg["result"], "/result", out)?;
+        }
+        server_info(&msg["result"], out);
+        return Ok(());
+    }
     let (response, final_def) = match method {
         "server/discover" => ("DiscoverResultResponse", "DiscoverResult"),
         "tools/list" => ("ListToolsResultResponse", "ListToolsResult"),
@@ -154,6 +185,12 @@ fn result(msg: &Value, method: Option<&str>, out: &mut Vec<Check>) -> Result<(),
         out.push(check(Target::branch(final_def, "complete"), "/result"));
         parts(final_def, r, out)?;
     }
+    server_info(r, out);
+    Ok(())
+}
+
+/// A result's `serverInfo` in `_meta`, against `Implementation`.
+fn server_info(r: &Value, out: &mut Vec<Check>) {
     if r.pointer("/_meta/io.modelcontextprotocol~1serverInfo")
         .is_some()
     {
@@ -161,6 +198,59 @@ fn result(msg: &Value, method: Option<&str>, out: &mut Vec<Check>) -> Result<(),
             Target::def("Implementation"),
             "/result/_meta/io.modelcontextprotocol~1serverInfo",
         ));
+    }
+}
+
+/// The Tasks schema's result definition for `msg`, if it is a Tasks
+/// result: a `CreateTaskResult` (`resultType: "task"`, only for the
+/// supported methods) or the answer to a `tasks/*` request.
+fn tasks_result(msg: &Value, method: &str) -> Result<Option<&'static str>, String> {
+    let r = &msg["result"];
+    if r.get("resultType").and_then(Value::as_str) == Some("task") {
+        if !TASK_METHODS.contains(&method) {
+            return Err(format!("a task created for {method}: {msg}"));
+        }
+        return Ok(Some("CreateTaskResult"));
+    }
+    Ok(match method {
+        "tasks/get" => Some("GetTaskResult"),
+        "tasks/update" => Some("UpdateTaskResult"),
+        "tasks/cancel" => Some("CancelTaskResult"),
+        _ => None,
+    })
+}
+
+/// A `DetailedTask` at `at` (a `tasks/get` result or a
+/// `notifications/tasks`'s params), against its branch by `status`, and
+/// what it carries: a completed `tools/call`'s result against the core's
+/// `CallToolResult` (and its content blocks), a failed task's error
+/// against `Error`.
+fn task(t: &Value, at: &str, out: &mut Vec<Check>) -> Result<(), String> {
+    let def = match t["status"].as_str() {
+        Some("working") => "WorkingTask",
+        Some("input_required") => "InputRequiredTask",
+        Some("completed") => "CompletedTask",
+        Some("failed") => "FailedTask",
+        Some("cancelled") => "CancelledTask",
+        _ => return Err(format!("a task of unknown status: {t}")),
+    };
+    out.push(check(Target::tasks(def), at));
+    if def == "CompletedTask" {
+        out.push(check(
+            Target::branch("CallToolResult", "complete"),
+            format!("{at}/result"),
+        ));
+        for (i, c) in t["result"]["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            content(c, &format!("{at}/result/content/{i}"), out)?;
+        }
+    }
+    if def == "FailedTask" {
+        out.push(check(Target::def("Error"), format!("{at}/error")));
     }
     Ok(())
 }

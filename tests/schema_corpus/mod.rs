@@ -78,8 +78,33 @@ pub struct Report {
     pub failures: Vec<String>,
 }
 
-/// A message with what varies between runs masked: its `id` and a sealed
-/// `requestState`.
+/// Members of a task (and of a task subscription) that differ on every
+/// run: its generated id and its timestamps.
+const TASK_VARYING: &[&str] = &["taskId", "createdAt", "lastUpdatedAt"];
+
+/// Mask [`TASK_VARYING`] members and `taskIds` elements wherever they are.
+fn mask_tasks(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o.iter_mut() {
+                if TASK_VARYING.contains(&k.as_str()) && x.is_string() {
+                    *x = Value::String(format!("<{k}>"));
+                } else if k == "taskIds" {
+                    for id in x.as_array_mut().into_iter().flatten() {
+                        *id = Value::String(String::from("<taskId>"));
+                    }
+                } else {
+                    mask_tasks(x);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(mask_tasks),
+        _ => {}
+    }
+}
+
+/// A message with what varies between runs masked: its `id`, a sealed
+/// `requestState`, and a task's id and timestamps.
 fn masked(m: &Value) -> String {
     let mut m = m.clone();
     if let Some(o) = m.as_object_mut() {
@@ -88,22 +113,25 @@ fn masked(m: &Value) -> String {
     if let Some(s) = m.pointer_mut("/result/requestState") {
         *s = Value::String(String::from("<state>"));
     }
+    mask_tasks(&mut m);
     m.to_string()
 }
 
 /// A checked value with the same masking: a whole message as [`masked`],
-/// a result's sealed `requestState`, anything else as is.
+/// a result's sealed `requestState`, tasks' ids and timestamps anywhere.
 fn masked_at(v: &Value, pointer: &str) -> String {
     match pointer {
         "" => masked(v),
-        "/result" => {
+        _ => {
             let mut v = v.clone();
-            if let Some(s) = v.pointer_mut("/requestState") {
-                *s = Value::String(String::from("<state>"));
+            if pointer == "/result" {
+                if let Some(s) = v.pointer_mut("/requestState") {
+                    *s = Value::String(String::from("<state>"));
+                }
             }
+            mask_tasks(&mut v);
             v.to_string()
         }
-        _ => v.to_string(),
     }
 }
 
@@ -218,9 +246,9 @@ fn negative_controls(r: &mut Report) {
 }
 
 impl Report {
-    /// Distinct definition names validated against.
-    pub fn definitions(&self) -> BTreeSet<&'static str> {
-        self.coverage.keys().map(|t| t.def).collect()
+    /// Distinct definitions validated against (a name in one schema).
+    pub fn definitions(&self) -> BTreeSet<(schema::Schema, &'static str)> {
+        self.coverage.keys().map(|t| (t.schema, t.def)).collect()
     }
 
     pub fn mutations(&self) -> (usize, usize) {

@@ -15,7 +15,7 @@
 
 use serde_json::{Map, Value};
 
-use super::schema::{definition, document, Target};
+use super::schema::{Schema, Target};
 
 /// One broken copy and what was broken.
 pub struct Mutation {
@@ -26,9 +26,12 @@ pub struct Mutation {
 /// The JSON types a member schema allows, read from `type`, `const`,
 /// `enum`, and through `$ref`, `anyOf` and `oneOf`; `None` when the schema
 /// does not say (it may accept anything).
-fn allowed_types(s: &Value) -> Option<Vec<String>> {
+fn allowed_types(doc: Schema, s: &Value) -> Option<Vec<String>> {
     if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-        return allowed_types(&document()["$defs"][r.trim_start_matches("#/$defs/")]);
+        return allowed_types(
+            doc,
+            &doc.document()["$defs"][r.trim_start_matches("#/$defs/")],
+        );
     }
     match s.get("type") {
         Some(Value::String(t)) => return Some(vec![t.clone()]),
@@ -50,7 +53,7 @@ fn allowed_types(s: &Value) -> Option<Vec<String>> {
     let branches = s.get("anyOf").or_else(|| s.get("oneOf"))?.as_array()?;
     let mut out = Vec::new();
     for b in branches {
-        out.extend(allowed_types(b)?);
+        out.extend(allowed_types(doc, b)?);
     }
     Some(out)
 }
@@ -69,8 +72,8 @@ fn json_type(v: &Value) -> String {
 
 /// A value of a JSON type the member schema `s` does not allow, if it says
 /// which it allows.
-fn wrong_type_for(s: &Value) -> Option<Value> {
-    let allowed = allowed_types(s)?;
+fn wrong_type_for(doc: Schema, s: &Value) -> Option<Value> {
+    let allowed = allowed_types(doc, s)?;
     let candidates = [
         ("boolean", Value::Bool(true)),
         ("string", Value::String(String::from("wrong type"))),
@@ -104,19 +107,19 @@ fn other_const(c: &Value) -> Value {
 
 /// Follow a root-level `$ref` to another definition (`EmptyResult` is a
 /// `$ref` to `Result`).
-fn resolved(schema: &'static Value) -> &'static Value {
+fn resolved(doc: Schema, schema: &'static Value) -> &'static Value {
     match schema.get("$ref").and_then(Value::as_str) {
         Some(r) => {
             let name = r.trim_start_matches("#/$defs/");
-            resolved(&document()["$defs"][name])
+            resolved(doc, &doc.document()["$defs"][name])
         }
         None => schema,
     }
 }
 
 /// The schema and the `allOf` members directly under it.
-fn layers(schema: &'static Value) -> Vec<&'static Value> {
-    let s = resolved(schema);
+fn layers(doc: Schema, schema: &'static Value) -> Vec<&'static Value> {
+    let s = resolved(doc, schema);
     let mut out = vec![s];
     for item in s
         .get("allOf")
@@ -124,14 +127,14 @@ fn layers(schema: &'static Value) -> Vec<&'static Value> {
         .into_iter()
         .flatten()
     {
-        out.push(resolved(item));
+        out.push(resolved(doc, item));
     }
     out
 }
 
-fn required(schema: &'static Value) -> Vec<&'static str> {
+fn required(doc: Schema, schema: &'static Value) -> Vec<&'static str> {
     let mut out = Vec::new();
-    for layer in layers(schema) {
+    for layer in layers(doc, schema) {
         for r in layer
             .get("required")
             .and_then(Value::as_array)
@@ -149,9 +152,9 @@ fn required(schema: &'static Value) -> Vec<&'static str> {
 }
 
 /// `(member, its schema)` for every declared property.
-fn properties(schema: &'static Value) -> Vec<(&'static str, &'static Value)> {
+fn properties(doc: Schema, schema: &'static Value) -> Vec<(&'static str, &'static Value)> {
     let mut out = Vec::new();
-    for layer in layers(schema) {
+    for layer in layers(doc, schema) {
         for (k, v) in layer
             .get("properties")
             .and_then(Value::as_object)
@@ -166,7 +169,8 @@ fn properties(schema: &'static Value) -> Vec<(&'static str, &'static Value)> {
 
 /// Every broken copy of `instance`, an instance of `target`.
 pub fn mutations(target: &Target, instance: &Value) -> Vec<Mutation> {
-    let schema = definition(target.def);
+    let doc = target.schema;
+    let schema = target.definition();
     let mut out = Vec::new();
     let Some(obj) = instance.as_object() else {
         return out;
@@ -176,7 +180,7 @@ pub fn mutations(target: &Target, instance: &Value) -> Vec<Mutation> {
         o.insert(k.to_owned(), v);
         Value::Object(o)
     };
-    for k in required(schema) {
+    for k in required(doc, schema) {
         let mut o = obj.clone();
         if o.remove(k).is_some() {
             out.push(Mutation {
@@ -185,9 +189,9 @@ pub fn mutations(target: &Target, instance: &Value) -> Vec<Mutation> {
             });
         }
     }
-    for (k, s) in properties(schema) {
+    for (k, s) in properties(doc, schema) {
         let Some(v) = obj.get(k) else { continue };
-        if let Some(wrong) = wrong_type_for(s) {
+        if let Some(wrong) = wrong_type_for(doc, s) {
             out.push(Mutation {
                 what: format!("`{k}` of another type ({})", json_type(&wrong)),
                 value: with(k, wrong),

@@ -7,6 +7,13 @@
 //! `evidence/wire-schema/run` checks the copy against it. Its licence, that
 //! repository's `LICENSE`, is `evidence/wire-schema/SCHEMA-LICENSE`.
 //!
+//! `evidence/wire-schema/tasks-2026-07-28.schema.json` is a byte-for-byte
+//! copy of `schema/2026-07-28/schema.json` of modelcontextprotocol/ext-tasks
+//! @ 05dde3b8 (the Tasks extension's locked 2026-07-28 schema, draft
+//! 2020-12 too); [`TASKS_SCHEMA_SHA256`] pins it, and its licence is
+//! `evidence/wire-schema/TASKS-SCHEMA-LICENSE`. A [`Target`] names the
+//! schema its definition is taken from.
+//!
 //! A definition is validated by compiling the whole document with a root
 //! `$ref` to `#/$defs/<Name>`, so every `$ref` inside resolves exactly as
 //! the schema's authors wrote it. `format` stays an annotation, as the
@@ -22,19 +29,49 @@ use serde_json::{json, Value};
 /// SHA-256 of the vendored schema file, as published upstream.
 pub const SCHEMA_SHA256: &str = "ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203";
 
-const SCHEMA_TEXT: &str = include_str!("../../evidence/wire-schema/mcp-2026-07-28.schema.json");
+/// SHA-256 of the vendored Tasks extension schema, as published upstream.
+pub const TASKS_SCHEMA_SHA256: &str =
+    "bf30afb7ac251e3e22c037b7a685f60ef6603031b5484c0d08b1fa0bbe86d460";
 
-/// The parsed schema document.
-pub fn document() -> &'static Value {
-    static DOC: OnceLock<Value> = OnceLock::new();
-    DOC.get_or_init(|| serde_json::from_str(SCHEMA_TEXT).expect("the vendored schema is JSON"))
+const SCHEMA_TEXT: &str = include_str!("../../evidence/wire-schema/mcp-2026-07-28.schema.json");
+const TASKS_SCHEMA_TEXT: &str =
+    include_str!("../../evidence/wire-schema/tasks-2026-07-28.schema.json");
+
+/// Which vendored schema a definition comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Schema {
+    /// The core protocol's `schema.json`.
+    Core,
+    /// The Tasks extension's `schema.json`.
+    Tasks,
 }
 
-/// The named definition's own schema object (`$defs.<name>`).
-pub fn definition(name: &str) -> &'static Value {
-    document()["$defs"]
-        .get(name)
-        .unwrap_or_else(|| panic!("schema.json has no definition {name}"))
+impl Schema {
+    /// The parsed schema document.
+    pub fn document(self) -> &'static Value {
+        static CORE: OnceLock<Value> = OnceLock::new();
+        static TASKS: OnceLock<Value> = OnceLock::new();
+        match self {
+            Schema::Core => CORE.get_or_init(|| {
+                serde_json::from_str(SCHEMA_TEXT).expect("the vendored schema is JSON")
+            }),
+            Schema::Tasks => TASKS.get_or_init(|| {
+                serde_json::from_str(TASKS_SCHEMA_TEXT).expect("the vendored Tasks schema is JSON")
+            }),
+        }
+    }
+
+    /// The named definition's own schema object (`$defs.<name>`).
+    pub fn definition(self, name: &str) -> &'static Value {
+        self.document()["$defs"]
+            .get(name)
+            .unwrap_or_else(|| panic!("{self:?} schema.json has no definition {name}"))
+    }
+}
+
+/// The parsed core schema document.
+pub fn document() -> &'static Value {
+    Schema::Core.document()
 }
 
 /// What a value is checked against: a named definition, optionally with
@@ -55,6 +92,8 @@ pub struct Target {
     pub def: &'static str,
     /// `Some(value)`: `resultType` must equal it.
     pub result_type: Option<&'static str>,
+    /// The schema `def` is taken from.
+    pub schema: Schema,
 }
 
 impl Target {
@@ -63,6 +102,16 @@ impl Target {
         Target {
             def,
             result_type: None,
+            schema: Schema::Core,
+        }
+    }
+
+    /// A definition of the Tasks extension's schema.
+    pub const fn tasks(def: &'static str) -> Target {
+        Target {
+            def,
+            result_type: None,
+            schema: Schema::Tasks,
         }
     }
 
@@ -71,19 +120,30 @@ impl Target {
         Target {
             def,
             result_type: Some(result_type),
+            schema: Schema::Core,
         }
     }
 
-    /// `Name` or `Name[resultType=value]`.
+    /// `Name` or `Name[resultType=value]`; `tasks:Name` for the Tasks
+    /// schema's.
     pub fn label(&self) -> String {
+        let prefix = match self.schema {
+            Schema::Core => "",
+            Schema::Tasks => "tasks:",
+        };
         match self.result_type {
-            Some(v) => format!("{}[resultType={v}]", self.def),
-            None => String::from(self.def),
+            Some(v) => format!("{prefix}{}[resultType={v}]", self.def),
+            None => format!("{prefix}{}", self.def),
         }
     }
 
-    fn schema(&self) -> Value {
-        let mut doc = document().clone();
+    /// The definition's own schema object.
+    pub fn definition(&self) -> &'static Value {
+        self.schema.definition(self.def)
+    }
+
+    fn root_schema(&self) -> Value {
+        let mut doc = self.schema.document().clone();
         let reference = json!({ "$ref": format!("#/$defs/{}", self.def) });
         let root = match self.result_type {
             None => reference,
@@ -106,7 +166,7 @@ impl Target {
 fn compile(target: &Target) -> Validator {
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
-        .build(&target.schema())
+        .build(&target.root_schema())
         .unwrap_or_else(|e| panic!("{} does not compile: {e}", target.label()))
 }
 
