@@ -9,7 +9,8 @@
 //! its graceful end, a result plus `notifications/cancelled`). The Tasks
 //! extension too, its capability declared in `_meta` as `tasks.md`
 //! requires: a `tools/call` answered with a task (`resultType: "task"`),
-//! `tasks/get` on a completed, a failed and a working task, and the listen
+//! `tasks/get` on a completed, a failed, an `input_required` (answered by
+//! `tasks/update`, then completed) and a working task, and the listen
 //! stream watching the working task (`taskIds`) while `tasks/cancel`
 //! cancels it: one `notifications/tasks`. The polls before a task reaches
 //! the status waited for depend on timing and are not kept. Everything
@@ -99,7 +100,8 @@ fn listen(task: &str) -> String {
 
 /// The request `_meta` of a client declaring the Tasks extension
 /// (`tasks.md` § Capability Negotiation).
-const TASKS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
+/// Form elicitation is declared too, for the task that asks for input.
+const TASKS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
 
 fn task_call(id: &str, tool: &str, arguments: &str) -> String {
     format!(
@@ -243,7 +245,9 @@ impl Recorder<'_> {
     }
 
     /// The Tasks extension (`tasks.md`): a task completed, a task failed
-    /// with a JSON-RPC error, and a task left working, whose id is
+    /// with a JSON-RPC error, a task asking for input (`input_required`),
+    /// answered with `tasks/update` and then completed, and a task left
+    /// working, whose id is
     /// returned (the listen stream watches it, and it is cancelled there).
     fn tasks(&mut self) -> String {
         let done = self.create_task(
@@ -254,6 +258,17 @@ impl Recorder<'_> {
         self.task_at("a task that completes", &done, "completed");
         let failed = self.create_task("a task that fails", "protocol_error_job", "{}");
         self.task_at("a task that fails", &failed, "failed");
+        let asking = self.create_task(
+            "a task asking for input",
+            "confirm_delete",
+            r#"{"filename":"corpus.txt"}"#,
+        );
+        self.task_at("a task asking for input", &asking, "input_required");
+        let update = format!(
+            r#"{{"jsonrpc":"2.0","id":"tu","method":"tasks/update","params":{{"taskId":"{asking}","inputResponses":{{"confirm":{{"action":"accept","content":{{"confirm":false}}}}}},{TASKS_META}}}}}"#
+        );
+        self.send("a task asking for input", &update, 1);
+        self.task_at("a task asking for input", &asking, "completed");
         let working = self.create_task("a task at work", "slow_compute", r#"{"seconds":3600}"#);
         self.send(
             "a task at work",

@@ -180,7 +180,7 @@ fn result(msg: &Value, method: Option<&str>, out: &mut Vec<Check>) -> Result<(),
             Target::branch("InputRequiredResult", "input_required"),
             "/result",
         ));
-        input_requests(r, out)?;
+        input_requests(r, "/result", out)?;
     } else {
         out.push(check(Target::branch(final_def, "complete"), "/result"));
         parts(final_def, r, out)?;
@@ -251,6 +251,9 @@ fn task(t: &Value, at: &str, out: &mut Vec<Check>) -> Result<(), String> {
     }
     if def == "FailedTask" {
         out.push(check(Target::def("Error"), format!("{at}/error")));
+    }
+    if def == "InputRequiredTask" {
+        input_requests(t, at, out)?;
     }
     Ok(())
 }
@@ -343,12 +346,14 @@ fn content(c: &Value, at: &str, out: &mut Vec<Check>) -> Result<(), String> {
 
 /// Each embedded request of an `InputRequiredResult`, by its method, and an
 /// elicitation's params by their mode (`ElicitRequestParams`' branches).
-fn input_requests(r: &Value, out: &mut Vec<Check>) -> Result<(), String> {
+/// `r` is at `base` (an `InputRequiredResult`, or a task in
+/// `input_required`).
+fn input_requests(r: &Value, base: &str, out: &mut Vec<Check>) -> Result<(), String> {
     let Some(requests) = r["inputRequests"].as_object() else {
         return Ok(());
     };
     for (key, req) in requests {
-        let at = format!("/result/inputRequests/{}", esc(key));
+        let at = format!("{base}/inputRequests/{}", esc(key));
         match req["method"].as_str() {
             Some("elicitation/create") => {
                 out.push(check(Target::def("ElicitRequest"), at.clone()));
