@@ -36,7 +36,7 @@ const MIN_DISTINCT: usize = 145;
 const MIN_DEFINITIONS: usize = 81;
 const MIN_EMISSIONS: usize = 1151;
 const MIN_VALIDATIONS: usize = 4261;
-const MIN_CONTROLS: usize = 3173;
+const MIN_CONTROLS: usize = 3256;
 
 /// The Tasks extension schema's definitions every process cell must reach.
 const TASKS_TARGETS: [&str; 12] = [

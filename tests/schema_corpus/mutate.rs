@@ -12,6 +12,10 @@
 //! - for a branch target, `resultType` swapped (`complete` ↔
 //!   `input_required`);
 //! - the whole value replaced by one of another JSON type.
+//!
+//! Members are read from the definition, the `allOf` layers directly under
+//! it, and, of an `anyOf` among them, the one branch the instance selects
+//! by its `const` members (a `GetTaskResult`'s task by `status`).
 
 use serde_json::{Map, Value};
 
@@ -117,8 +121,10 @@ fn resolved(doc: Schema, schema: &'static Value) -> &'static Value {
     }
 }
 
-/// The schema and the `allOf` members directly under it.
-fn layers(doc: Schema, schema: &'static Value) -> Vec<&'static Value> {
+/// The schema and the `allOf` members directly under it, and of an
+/// `anyOf` among them the one branch `instance` selects by its `const`
+/// members (`GetTaskResult`'s task by `status`), if exactly one does.
+fn layers(doc: Schema, schema: &'static Value, instance: &Value) -> Vec<&'static Value> {
     let s = resolved(doc, schema);
     let mut out = vec![s];
     for item in s
@@ -129,12 +135,38 @@ fn layers(doc: Schema, schema: &'static Value) -> Vec<&'static Value> {
     {
         out.push(resolved(doc, item));
     }
+    let selected: Vec<&'static Value> = out
+        .iter()
+        .filter_map(|layer| selected_branch(doc, layer, instance))
+        .collect();
+    out.extend(selected);
     out
 }
 
-fn required(doc: Schema, schema: &'static Value) -> Vec<&'static str> {
+/// The branch of `layer`'s `anyOf` whose `const` members `instance`
+/// matches, when exactly one branch has any and matches.
+fn selected_branch(doc: Schema, layer: &'static Value, instance: &Value) -> Option<&'static Value> {
+    let branches = layer.get("anyOf")?.as_array()?;
+    let mut matching = branches.iter().map(|b| resolved(doc, b)).filter(|b| {
+        let consts: Vec<(&String, &Value)> = b
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, p)| p.get("const").map(|c| (k, c)))
+            .collect();
+        !consts.is_empty()
+            && consts
+                .iter()
+                .all(|(k, c)| instance.get(k.as_str()) == Some(c))
+    });
+    let first = matching.next()?;
+    matching.next().is_none().then_some(first)
+}
+
+fn required(doc: Schema, schema: &'static Value, instance: &Value) -> Vec<&'static str> {
     let mut out = Vec::new();
-    for layer in layers(doc, schema) {
+    for layer in layers(doc, schema, instance) {
         for r in layer
             .get("required")
             .and_then(Value::as_array)
@@ -152,16 +184,22 @@ fn required(doc: Schema, schema: &'static Value) -> Vec<&'static str> {
 }
 
 /// `(member, its schema)` for every declared property.
-fn properties(doc: Schema, schema: &'static Value) -> Vec<(&'static str, &'static Value)> {
-    let mut out = Vec::new();
-    for layer in layers(doc, schema) {
+fn properties(
+    doc: Schema,
+    schema: &'static Value,
+    instance: &Value,
+) -> Vec<(&'static str, &'static Value)> {
+    let mut out: Vec<(&'static str, &'static Value)> = Vec::new();
+    for layer in layers(doc, schema, instance) {
         for (k, v) in layer
             .get("properties")
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
         {
-            out.push((k.as_str(), v));
+            if !out.iter().any(|(o, ov)| *o == k.as_str() && *ov == v) {
+                out.push((k.as_str(), v));
+            }
         }
     }
     out
@@ -180,7 +218,7 @@ pub fn mutations(target: &Target, instance: &Value) -> Vec<Mutation> {
         o.insert(k.to_owned(), v);
         Value::Object(o)
     };
-    for k in required(doc, schema) {
+    for k in required(doc, schema, instance) {
         let mut o = obj.clone();
         if o.remove(k).is_some() {
             out.push(Mutation {
@@ -189,7 +227,7 @@ pub fn mutations(target: &Target, instance: &Value) -> Vec<Mutation> {
             });
         }
     }
-    for (k, s) in properties(doc, schema) {
+    for (k, s) in properties(doc, schema, instance) {
         let Some(v) = obj.get(k) else { continue };
         if let Some(wrong) = wrong_type_for(doc, s) {
             out.push(Mutation {
