@@ -583,18 +583,7 @@ fn a_session_call_runs_on_after_its_client_goes_away() {
                 .build()
                 .unwrap();
             let (base, _stop) = start(service).await;
-            let session = open_session(&client(h2), &base).await;
-            // The call's request is given up on, on a client of its own.
-            let caller = client(h2);
-            let call = caller.request(legacy(
-                &base,
-                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gate","arguments":{}}}"#,
-                Some(&session),
-            ));
-            let pending = tokio::time::timeout(Duration::from_millis(300), call).await;
-            assert!(pending.is_err(), "the gated call was answered");
-            drop(caller);
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            abandon_session_call(h2, &base, "gate").await;
             release.notify_one();
             let cancelled =
                 tokio::task::spawn_blocking(move || ended.recv_timeout(Duration::from_secs(5)))
@@ -656,17 +645,7 @@ fn a_session_call_left_running_ends_with_its_runtime() {
         let rt = runtime();
         rt.block_on(async {
             let (base, _stop) = start(service).await;
-            let session = open_session(&client(h2), &base).await;
-            let caller = client(h2);
-            let call = caller.request(legacy(
-                &base,
-                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hang","arguments":{}}}"#,
-                Some(&session),
-            ));
-            let pending = tokio::time::timeout(Duration::from_millis(300), call).await;
-            assert!(pending.is_err(), "the hanging call was answered");
-            drop(caller);
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            abandon_session_call(h2, &base, "hang").await;
         });
         drop(rt);
         // Which of the runtime's tasks goes first is the runtime's
@@ -675,4 +654,22 @@ fn a_session_call_left_running_ends_with_its_runtime() {
             .recv_timeout(Duration::from_secs(5))
             .expect("the handler's future was dropped with the runtime");
     }
+}
+
+/// Open a session and call `tool` in it on a client of its own, then give
+/// up on the answer (a reset stream, a closed connection) while it runs.
+async fn abandon_session_call(h2: bool, base: &str, tool: &str) {
+    let session = open_session(&client(h2), base).await;
+    let caller = client(h2);
+    let call = caller.request(legacy(
+        base,
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+        ),
+        Some(&session),
+    ));
+    let pending = tokio::time::timeout(Duration::from_millis(300), call).await;
+    assert!(pending.is_err(), "the {tool} call was answered");
+    drop(caller);
+    tokio::time::sleep(Duration::from_millis(100)).await;
 }
