@@ -973,6 +973,51 @@ fn ms(us: u32) -> String {
     format!("{:.2} ms", us as f64 / 1000.0)
 }
 
+/// One table of req/s at every level, then the top level's latency, CPU
+/// per request and errors; `full` adds the load generator's busy share
+/// and the peak RSS (measured once per server process, so only for the
+/// HTTP/1.1 table).
+fn level_table(levels: &[usize], runs: &HashMap<&'static str, (Vec<Level>, u64)>, full: bool) {
+    let top = *levels.last().unwrap_or(&1);
+    let mut head = String::from("| server |");
+    let mut rule = String::from("|---|");
+    for c in levels {
+        head += &format!(" c={c} req/s |");
+        rule += "---:|";
+    }
+    head += &format!(" p50 @ c={top} | p99 @ c={top} | server CPU/req @ c={top} |");
+    rule += "---:|---:|---:|";
+    if full {
+        head += &format!(" load generator busy @ c={top} | peak RSS |");
+        rule += "---:|---:|";
+    }
+    head += " errors |";
+    rule += "---:|";
+    println!("{head}\n{rule}");
+    for s in SERVERS {
+        let Some((lv, rss)) = runs.get(s.label) else {
+            continue;
+        };
+        let mut row = format!("| {} |", s.label);
+        for l in lv {
+            row += &format!(" {} |", thousands(l.rps));
+        }
+        let last = lv.last().cloned().unwrap_or_default();
+        row += &format!(
+            " {} | {} | {:.1} µs |",
+            ms(last.p50_us),
+            ms(last.p99_us),
+            last.cpu_us
+        );
+        if full {
+            row += &format!(" {:.0}% | {} |", 100.0 * last.client_busy, mib(*rss));
+        }
+        let errors: u64 = lv.iter().map(|l| l.errors).sum();
+        row += &format!(" {errors} |");
+        println!("{row}");
+    }
+}
+
 fn print_tables(config: &Config, r: &Results) {
     let levels = &config.levels;
     let top = *levels.last().unwrap_or(&1);
@@ -985,37 +1030,7 @@ fn print_tables(config: &Config, r: &Results) {
         config.warmup.as_secs_f64(),
         config.server_cpu
     );
-    let mut head = String::from("| server |");
-    let mut rule = String::from("|---|");
-    for c in levels {
-        head += &format!(" c={c} req/s |");
-        rule += "---:|";
-    }
-    head += &format!(
-        " p50 @ c={top} | p99 @ c={top} | server CPU/req @ c={top} | load generator busy @ c={top} | peak RSS | errors |"
-    );
-    rule += "---:|---:|---:|---:|---:|---:|";
-    println!("{head}\n{rule}");
-    for s in SERVERS {
-        let Some((lv, rss)) = r.http.get(s.label) else {
-            continue;
-        };
-        let mut row = format!("| {} |", s.label);
-        for l in lv {
-            row += &format!(" {} |", thousands(l.rps));
-        }
-        let last = lv.last().cloned().unwrap_or_default();
-        let errors: u64 = lv.iter().map(|l| l.errors).sum();
-        row += &format!(
-            " {} | {} | {:.1} µs | {:.0}% | {} | {errors} |",
-            ms(last.p50_us),
-            ms(last.p99_us),
-            last.cpu_us,
-            100.0 * last.client_busy,
-            mib(*rss)
-        );
-        println!("{row}");
-    }
+    level_table(levels, &r.http, true);
 
     println!("\nLatency at every level (p50 / p99):\n");
     let mut head = String::from("| server |");
@@ -1042,33 +1057,7 @@ fn print_tables(config: &Config, r: &Results) {
              streams on one connection, each sending its next call when its answer is in; same \
              rounds, windows and checks as above:\n"
         );
-        let mut head = String::from("| server |");
-        let mut rule = String::from("|---|");
-        for c in levels {
-            head += &format!(" c={c} req/s |");
-            rule += "---:|";
-        }
-        head += &format!(" p50 @ c={top} | p99 @ c={top} | server CPU/req @ c={top} | errors |");
-        rule += "---:|---:|---:|---:|";
-        println!("{head}\n{rule}");
-        for s in SERVERS {
-            let Some((lv, _)) = r.http2.get(s.label) else {
-                continue;
-            };
-            let mut row = format!("| {} |", s.label);
-            for l in lv {
-                row += &format!(" {} |", thousands(l.rps));
-            }
-            let last = lv.last().cloned().unwrap_or_default();
-            let errors: u64 = lv.iter().map(|l| l.errors).sum();
-            row += &format!(
-                " {} | {} | {:.1} µs | {errors} |",
-                ms(last.p50_us),
-                ms(last.p99_us),
-                last.cpu_us
-            );
-            println!("{row}");
-        }
+        level_table(levels, &r.http2, false);
     }
 
     if !r.stdio.is_empty() {
