@@ -25,11 +25,13 @@
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
-use core::time::Duration;
 use std::sync::Mutex;
 
 use crate::error::ErrorObject;
 use crate::time::Instant;
+
+/// The longest `Retry-After` a refusal names, in seconds (a day).
+const MAX_RETRY_AFTER: u64 = 86_400;
 
 /// A per-principal rate limit on `tools/call` and `completion/complete`
 /// ([`ServiceBuilder::rate_limit`](crate::ServiceBuilder::rate_limit)).
@@ -50,7 +52,9 @@ impl RateLimit {
     pub fn new(burst: u32, per_second: f64) -> Self {
         RateLimit {
             burst: burst.max(1),
-            per_second: if per_second.is_finite() && per_second > 0.0 {
+            // Zero, negative or NaN: next to no refill (an infinite rate
+            // is no limit after the burst).
+            per_second: if per_second > 0.0 {
                 per_second
             } else {
                 f64::MIN_POSITIVE
@@ -117,11 +121,16 @@ impl Limiter {
             return Ok(());
         }
         *bucket = Bucket { tokens, at: now };
-        let wait = Duration::from_secs_f64((1.0 - tokens) / limit.per_second);
         // Whole seconds, rounded up, at least one (`Retry-After` is in
-        // seconds: RFC 9110 § 10.2.3).
-        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-        Err(ErrorObject::rate_limited(seconds.max(1)))
+        // seconds: RFC 9110 § 10.2.3), and at most a day: a rate so slow
+        // that the wait overflows (or is infinite) is still an answer.
+        let wait = ((1.0 - tokens) / limit.per_second).ceil();
+        let seconds = if wait.is_finite() {
+            wait.clamp(1.0, MAX_RETRY_AFTER as f64) as u64
+        } else {
+            MAX_RETRY_AFTER
+        };
+        Err(ErrorObject::rate_limited(seconds))
     }
 }
 
@@ -158,6 +167,24 @@ mod tests {
         assert!(l.take("a", at(0)).is_ok());
         let e = l.take("a", at(0)).unwrap_err();
         assert_eq!(e.data.unwrap()["retryAfterSeconds"], 4);
+    }
+
+    /// A burst of zero is one call; a rate that is zero, negative, NaN or
+    /// so slow the wait overflows still answers, with at most a day.
+    #[test]
+    fn degenerate_limits_answer_and_never_panic() {
+        for rate in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e-300] {
+            let l = Limiter::new(RateLimit::new(0, rate));
+            assert!(l.take("a", at(0)).is_ok(), "{rate}: one call");
+            match l.take("a", at(0)) {
+                // An infinite rate refills at once.
+                Ok(()) => assert_eq!(rate, f64::INFINITY),
+                Err(e) => {
+                    let s = e.data.unwrap()["retryAfterSeconds"].as_u64().unwrap();
+                    assert!((1..=86_400).contains(&s), "{rate}: {s}");
+                }
+            }
+        }
     }
 
     #[test]
