@@ -294,7 +294,7 @@ pub(crate) struct Inner {
     pub(crate) lister: Option<Arc<dyn crate::registry::ResourceLister>>,
     pub(crate) completer: Option<Option<Arc<CompleteFn>>>,
     pub(crate) discover: bytes::Bytes,
-    pub(crate) server_meta: Map<String, Value>,
+    pub(crate) server_meta: crate::shape::ServerMeta,
     /// Seals and opens `requestState` (MRTR).
     pub(crate) sealer: crate::mrtr::Sealer,
     /// Installed extensions.
@@ -1022,7 +1022,7 @@ impl ServiceBuilder {
                 lister: self.lister,
                 completer: self.completer,
                 discover,
-                server_meta,
+                server_meta: crate::shape::ServerMeta::new(server_meta),
                 sealer,
                 extensions,
                 #[cfg(feature = "std")]

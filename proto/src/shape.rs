@@ -16,6 +16,31 @@ use crate::model::{
     CacheHint, CacheScope, CallToolResult, Content, ReadResourceResult, ResourceContents,
 };
 
+/// The server's `_meta` for every result, with its JSON written once when
+/// the service is built: the hot results copy the bytes instead of
+/// serializing the map per request. Read as the map everywhere else.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ServerMeta {
+    map: Map<String, Value>,
+    json: Vec<u8>,
+}
+
+impl ServerMeta {
+    pub(crate) fn new(map: Map<String, Value>) -> Self {
+        let mut json = Vec::new();
+        crate::json::write(&mut json, &map);
+        ServerMeta { map, json }
+    }
+}
+
+impl core::ops::Deref for ServerMeta {
+    type Target = Map<String, Value>;
+
+    fn deref(&self) -> &Map<String, Value> {
+        &self.map
+    }
+}
+
 /// Shape `result` (an object) as a complete result and serialize it.
 pub fn complete(
     result: Value,
@@ -251,7 +276,7 @@ pub fn write_read_result(
 /// result when it holds only plain text blocks (no annotations or block
 /// `_meta`) and no `_meta` of its own, the common case: no `Value` tree
 /// of the result is built. Anything else takes the general path.
-pub fn write_tool_result(out: &mut Vec<u8>, r: &CallToolResult, server_meta: &Map<String, Value>) {
+pub(crate) fn write_tool_result(out: &mut Vec<u8>, r: &CallToolResult, server_meta: &ServerMeta) {
     let plain = maps_are_sorted()
         && r.meta.is_none()
         && r.content
@@ -280,7 +305,7 @@ pub fn write_tool_result(out: &mut Vec<u8>, r: &CallToolResult, server_meta: &Ma
     out.push(b'{');
     if !server_meta.is_empty() {
         out.extend_from_slice(br#""_meta":"#);
-        crate::json::write(out, server_meta);
+        out.extend_from_slice(&server_meta.json);
         out.push(b',');
     }
     out.extend_from_slice(br#""content":["#);
@@ -508,7 +533,7 @@ mod tests {
             ..CallToolResult::text("s")
         });
         for r in &results {
-            for m in [&meta, &Map::new()] {
+            for m in [&ServerMeta::new(meta.clone()), &ServerMeta::default()] {
                 assert_eq!(
                     String::from_utf8({
                         let mut out = Vec::new();

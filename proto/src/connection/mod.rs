@@ -1189,7 +1189,7 @@ impl Connection {
         let streams = core::mem::take(&mut self.streams);
         for st in streams {
             self.by_request.remove(&st.id);
-            let mut meta = self.service.inner.server_meta.clone();
+            let mut meta = Map::clone(&self.service.inner.server_meta);
             meta.insert(String::from(SUBSCRIPTION_ID), st.id.to_value());
             let mut result = Map::new();
             result.insert(String::from("_meta"), Value::Object(meta));

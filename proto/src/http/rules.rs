@@ -321,11 +321,11 @@ impl Mirrors<'_> {
             headers::decode_value_borrowed(raw)
         } else {
             let t = headers::trim_ows(raw);
-            if t.iter().all(|&b| b == b'\t' || (0x20..=0x7e).contains(&b)) {
+            let visible = t.iter().all(|&b| b == b'\t' || (0x20..=0x7e).contains(&b));
+            match core::str::from_utf8(t) {
                 // Visible ASCII: borrowed, never copied.
-                Ok(String::from_utf8_lossy(t))
-            } else {
-                Err(ValueError::InvalidCharacters)
+                Ok(text) if visible => Ok(Cow::Borrowed(text)),
+                _ => Err(ValueError::InvalidCharacters),
             }
         };
         decoded.map(Some).map_err(|e| invalid_value(display, e))

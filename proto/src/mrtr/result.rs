@@ -102,7 +102,7 @@ pub(crate) fn shape(
     if !inner.server_meta.is_empty() {
         result.insert(
             String::from("_meta"),
-            Value::Object(inner.server_meta.clone()),
+            Value::Object(Map::clone(&inner.server_meta)),
         );
     }
     let mut out = Vec::with_capacity(256);
