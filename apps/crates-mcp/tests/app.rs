@@ -582,9 +582,25 @@ fn the_watcher_notices_a_new_crate_version_on_disk() {
     let _ = std::fs::remove_dir_all(&registry);
 }
 
+/// `tasks/get` of `id` until `done` says it is what the test waits for.
+fn poll_task(c: &mut TestClient, id: &Value, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let task = block_on(c.request("tasks/get", json!({"taskId": id}))).unwrap();
+        if done(&task) || std::time::Instant::now() > deadline {
+            return task;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
-fn indexing_runs_as_a_task_for_a_client_that_asks() {
-    let app = App::open(seeded());
+fn indexing_runs_as_a_task_for_a_client_that_asks_with_its_progress() {
+    // Indexing pauses after each crate version while the hold file exists:
+    // the test sees the task's progress whatever the machine's speed.
+    let hold = std::env::temp_dir().join(format!("snodo-crates-hold-{}", std::process::id()));
+    std::fs::write(&hold, b"").unwrap();
+    let app = App::open_with_index_hold(seeded(), Some(hold.clone()));
     let service = snodo_crates::service_with_tasks(app).unwrap();
     let runner = snodo_tasks::TaskRunner::new(&service, Default::default()).unwrap();
     let _driver = snodo_tasks::drive::start(runner, snodo_tasks::drive::thread_spawner()).unwrap();
@@ -599,16 +615,17 @@ fn indexing_runs_as_a_task_for_a_client_that_asks() {
         (&created["resultType"], &created["status"]),
         (&json!("task"), &json!("working"))
     );
+    assert_eq!(created.get("statusMessage"), None);
     let id = created["taskId"].clone();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let done = loop {
-        let task = block_on(c.request("tasks/get", json!({"taskId": id}))).unwrap();
-        if task["status"] != "working" || std::time::Instant::now() > deadline {
-            break task;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let working = poll_task(&mut c, &id, |t| t.get("statusMessage").is_some());
+    assert_eq!(
+        (&working["status"], &working["statusMessage"]),
+        (&json!("working"), &json!("1 of 3 crate versions read"))
+    );
+    std::fs::remove_file(&hold).unwrap();
+    let done = poll_task(&mut c, &id, |t| t["status"] != "working");
     assert_eq!(done["status"], "completed");
+    assert_eq!(done.get("statusMessage"), None);
     assert_eq!(
         done["result"]["structuredContent"],
         json!({"crates": 2, "versions": 3, "skipped": 0})
