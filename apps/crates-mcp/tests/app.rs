@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use snodo_crates::watch::Watcher;
 use snodo_crates::{service, App};
-use snodo_testkit::{block_on, TestClient};
+use snodo_testkit::{assert_json_schema_2020_12, assert_schema_valid, block_on, TestClient};
 
 fn seeded() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/registry")
@@ -148,18 +148,6 @@ fn the_catalog_lists_every_tool_with_generated_schemas_titles_and_annotations() 
     );
 }
 
-const SCHEMA_JSON: &str = include_str!("../../../evidence/wire-schema/mcp-2026-07-28.schema.json");
-
-/// A validator of `$defs/<name>` of the pinned `schema.json`.
-fn definition(name: &str) -> jsonschema::Validator {
-    let mut doc: Value = serde_json::from_str(SCHEMA_JSON).unwrap();
-    doc["$ref"] = json!(format!("#/$defs/{name}"));
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(&doc)
-        .unwrap()
-}
-
 #[test]
 fn the_catalog_is_valid_schema_json_and_every_generated_schema_is_2020_12() {
     let mut c = client();
@@ -169,18 +157,13 @@ fn the_catalog_is_valid_schema_json_and_every_generated_schema_is_2020_12() {
         ("resources/templates/list", "ListResourceTemplatesResult"),
     ] {
         let page = block_on(c.request(method, json!({}))).unwrap();
-        definition(result)
-            .validate(&page)
-            .unwrap_or_else(|e| panic!("{method} is not a {result}: {e}"));
+        assert_schema_valid(result, &page);
     }
-    let meta = jsonschema::draft202012::meta::validator();
     for t in block_on(c.list_tools()).unwrap() {
         assert_eq!(t.input_schema["type"], "object", "{}", t.name);
-        meta.validate(&t.input_schema)
-            .unwrap_or_else(|e| panic!("{}: inputSchema is not 2020-12: {e}", t.name));
+        assert_json_schema_2020_12(&format!("{}: inputSchema", t.name), &t.input_schema);
         let output = t.output_schema.expect("every tool's result is structured");
-        meta.validate(&output)
-            .unwrap_or_else(|e| panic!("{}: outputSchema is not 2020-12: {e}", t.name));
+        assert_json_schema_2020_12(&format!("{}: outputSchema", t.name), &output);
     }
 }
 
