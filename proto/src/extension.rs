@@ -799,7 +799,9 @@ impl Service {
     /// for it was answered. The arguments are validated against the tool's
     /// `inputSchema` again (what was stored may predate a schema change).
     /// Reports the handler makes go to the sink given to
-    /// [`Invocation::run`].
+    /// [`Invocation::run`]: its progress reports all of them, with or
+    /// without a `progressToken` in `meta` (nothing sends them as
+    /// `notifications/progress`), its log messages as `meta` asks.
     pub fn detached_tool_call(
         &self,
         call: CallId,
@@ -833,7 +835,7 @@ impl Service {
                 name: entry.name.clone(),
                 arguments,
             },
-            Shared::new(meta, round),
+            Shared::detached(meta, round),
             entry.handler.clone().map(Handler::Tool),
         ))
     }

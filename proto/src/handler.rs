@@ -180,6 +180,12 @@ pub(crate) struct Shared {
     /// Who is calling, when the service requires authorization
     /// ([`Context::principal`]).
     pub(crate) principal: Option<Arc<crate::auth::Principal>>,
+    /// Run outside any connection ([`Service::detached_tool_call`](crate::Service::detached_tool_call)):
+    /// progress reaches the sink whether or not `_meta` carries a
+    /// `progressToken`, since no `notifications/progress` is sent from it;
+    /// the embedder decides what a report becomes (a task's
+    /// `statusMessage`, say).
+    pub(crate) detached: bool,
     cancelled: AtomicBool,
     /// The task running the call ([`CallTask`](crate::CallTask)), woken on
     /// cancellation so it drops the handler's future promptly.
@@ -190,6 +196,16 @@ pub(crate) struct Shared {
 impl Shared {
     pub(crate) fn new(meta: RequestMeta, round: Round) -> Arc<Shared> {
         Shared::of_request(meta, round, None, None)
+    }
+
+    /// The shared state of a call run outside any connection.
+    pub(crate) fn detached(meta: RequestMeta, round: Round) -> Arc<Shared> {
+        Arc::new(Shared {
+            meta,
+            round,
+            detached: true,
+            ..Shared::default()
+        })
     }
 
     /// A call's shared state, with what its request brought beside its
@@ -302,9 +318,12 @@ impl Context {
     }
 
     /// Report progress. Sent only if the request carried a `progressToken`,
-    /// and only while `progress` keeps increasing.
+    /// and only while `progress` keeps increasing. A call run outside any
+    /// connection ([`Service::detached_tool_call`](crate::Service::detached_tool_call),
+    /// a task's run) hands every report to its embedder's sink instead:
+    /// a task shows the latest as its `statusMessage`.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
-        if self.shared.meta.progress_token.is_some() {
+        if self.shared.meta.progress_token.is_some() || self.shared.detached {
             self.sink.send(
                 self.call,
                 CallEvent::Progress(Progress {

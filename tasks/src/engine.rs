@@ -104,6 +104,19 @@ pub enum Commit {
     },
 }
 
+/// What a renewal did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Renewed {
+    /// The lease was extended; the status message stayed as it was.
+    Held,
+    /// The lease was extended and the task shows a new status message (it
+    /// was published).
+    Reported,
+    /// The claim is no longer current (cancelled, reclaimed, finished,
+    /// deleted): nothing changed.
+    Lost,
+}
+
 /// Whether a commit took effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Committed {
@@ -237,7 +250,8 @@ impl Engine {
         *lock(&self.wake) = wake;
     }
 
-    fn ring(&self) {
+    /// Wake the runner's driver (a run's first progress report).
+    pub(crate) fn ring(&self) {
         let wake = lock(&self.wake).clone();
         if let Some(w) = wake {
             w();
@@ -535,20 +549,54 @@ impl Engine {
         now: Instant,
         lease: Duration,
     ) -> Result<bool, StoreError> {
-        let until_ms = millis(now).saturating_add(ms(lease));
-        let mut current = false;
-        self.store.update(id, &mut |r| {
-            current =
+        let renewed = self.renew_reporting(id, generation, now, lease, None, None)?;
+        Ok(renewed != Renewed::Lost)
+    }
+
+    /// Extend a claim's lease and, in the same fenced update, show
+    /// `status_message` (the run's latest progress report) as the task's
+    /// `statusMessage` (`tasks.md` § Tasks: "progress descriptions for
+    /// `working`"). When the message changed, `lastUpdatedAt` moves and
+    /// the task is published to its listen streams (§ Task Status
+    /// Notifications); `None`, or the message the task already shows,
+    /// changes nothing beyond the lease, and publishes nothing.
+    pub fn renew_reporting(
+        &self,
+        id: &TaskId,
+        generation: u64,
+        now: Instant,
+        lease: Duration,
+        status_message: Option<&str>,
+        hub: Option<&Hub>,
+    ) -> Result<Renewed, StoreError> {
+        let now_ms = millis(now);
+        let until_ms = now_ms.saturating_add(ms(lease));
+        let mut renewed = Renewed::Lost;
+        let after = self.store.update(id, &mut |r| {
+            let current =
                 r.status == Status::Working && r.lease.is_some_and(|l| l.generation == generation);
-            if current {
-                r.lease = Some(Lease {
-                    generation,
-                    until_ms,
-                });
+            if !current {
+                renewed = Renewed::Lost;
+                return false;
             }
-            current
+            r.lease = Some(Lease {
+                generation,
+                until_ms,
+            });
+            renewed = Renewed::Held;
+            if let Some(message) = status_message {
+                if r.status_message.as_deref() != Some(message) {
+                    r.status_message = Some(String::from(message));
+                    r.last_updated_at_ms = now_ms.max(r.last_updated_at_ms);
+                    renewed = Renewed::Reported;
+                }
+            }
+            true
         })?;
-        Ok(current)
+        if let (Renewed::Reported, Some(r)) = (renewed, &after) {
+            Self::publish(hub, r);
+        }
+        Ok(renewed)
     }
 
     /// Give a claim up so another worker may take the task at once.

@@ -23,7 +23,11 @@
 //! - A [`TaskRunner`] runs tasks' work apart from any connection, with
 //!   leases that survive a crash: after one, the task is recovered and run
 //!   again (at least once; [`run_info`] gives handlers a stable
-//!   idempotency key). [`drive`] runs a runner on any runtime.
+//!   idempotency key). [`drive`] runs a runner on any runtime. A run's
+//!   progress reports (`ctx.progress(…)`, as in any handler) show as its
+//!   task's `statusMessage`, written with its lease renewals (the first at
+//!   once, then at most one per [`RunnerConfig::renew_every`]) and
+//!   published to listen streams when it changed.
 //!
 //! ```
 //! use snodo_proto::{CallToolResult, NoArgs, Service, Tool};
@@ -48,6 +52,7 @@ mod extension;
 pub mod fault;
 mod id;
 mod offload;
+mod progress;
 mod record;
 mod runner;
 pub mod store;
@@ -58,7 +63,7 @@ use std::sync::Arc;
 use snodo_proto::extension::CoreCall;
 use snodo_proto::RequestMeta;
 
-pub use engine::{Claim, Commit, Committed, Engine, Lifecycle, DEFAULT_IO_THREADS};
+pub use engine::{Claim, Commit, Committed, Engine, Lifecycle, Renewed, DEFAULT_IO_THREADS};
 pub use extension::{anonymous, Principal, TaskSupport, TasksExtension, When};
 pub use fault::{FaultHook, FaultPoint};
 pub use id::TaskId;

@@ -5,7 +5,9 @@
 //! claims claimable tasks from the store with a lease, hands each to its
 //! driver as a [`Work`] to run (the tool's registered handler, built with
 //! [`Service::detached_tool_call`]), renews the leases of what runs, and
-//! commits each outcome, fenced by the claim's generation. Like
+//! commits each outcome, fenced by the claim's generation. A run's progress
+//! reports become its task's `statusMessage` at the lease renewals
+//! (`progress.rs`). Like
 //! [`Connection`](snodo_proto::Connection) it names no runtime and reads no
 //! clock: the driver feeds it time and outcomes and drains its outputs
 //! ([`crate::drive`] is such a driver, for any runtime that can spawn a
@@ -19,13 +21,14 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use snodo_proto::{
     BoxFuture, CallId, CancelFlag, ClientCapabilities, DetachedOutcome, Hub, Instant, Invocation,
-    NullSink, Outcome, Round, Service,
+    Outcome, Round, Service,
 };
 
-use crate::engine::{Claim, Commit, Committed, Engine};
+use crate::engine::{Claim, Commit, Committed, Engine, Renewed};
 use crate::extension::TasksExtension;
 use crate::fault::FaultPoint;
 use crate::id::TaskId;
+use crate::progress::Reports;
 use crate::RUN_META_KEY;
 
 /// A runner's settings.
@@ -37,6 +40,9 @@ pub struct RunnerConfig {
     /// before another runner recovers the task.
     pub lease: Duration,
     /// How often a running task's lease is renewed (well under `lease`).
+    /// Each renewal also shows the run's latest progress report as the
+    /// task's `statusMessage`, so this is how stale a task's progress may
+    /// be; a run's first report is written at once.
     pub renew_every: Duration,
     /// How often to look for claimable work without being told (work of
     /// other processes, expired leases).
@@ -96,6 +102,7 @@ pub struct Work {
     /// The task.
     pub task: TaskId,
     invocation: Invocation,
+    reports: Arc<Reports>,
 }
 
 impl fmt::Debug for Work {
@@ -114,10 +121,12 @@ impl Work {
         self.invocation.cancel_flag()
     }
 
-    /// The handler's future. Progress and log reports go nowhere: tasks
-    /// carry neither (`tasks.md` § Task Status Notifications).
+    /// The handler's future. Its progress reports are kept for the task's
+    /// `statusMessage` (`tasks.md` § Tasks), written at the run's lease
+    /// renewals; log messages go nowhere (§ Task Status Notifications:
+    /// neither progress nor log notifications for tasks).
     pub fn run(self) -> BoxFuture<Outcome> {
-        self.invocation.run(Arc::new(NullSink))
+        self.invocation.run(self.reports)
     }
 }
 
@@ -138,6 +147,8 @@ struct Running {
     capabilities: ClientCapabilities,
     renew_at: Instant,
     cancel: CancelFlag,
+    /// The run's latest progress report.
+    reports: Arc<Reports>,
 }
 
 /// Claims, runs and commits tasks, apart from any connection: it claims
@@ -272,21 +283,37 @@ impl TaskRunner {
         }
     }
 
+    /// Renew the leases due, each with its run's latest progress report
+    /// as the task's `statusMessage` in the same store update: progress
+    /// costs no write of its own. A run's first report makes its renewal
+    /// due at once, so that a short task's progress shows too.
     fn renew(&mut self, now: Instant) {
-        let due: Vec<(TaskId, u64)> = self
+        for r in self.running.values_mut() {
+            if r.reports.take_first() {
+                r.renew_at = r.renew_at.min(now);
+            }
+        }
+        let due: Vec<(TaskId, u64, Option<String>)> = self
             .running
             .iter()
             .filter(|(_, r)| r.renew_at <= now)
-            .map(|(id, r)| (id.clone(), r.generation))
+            .map(|(id, r)| (id.clone(), r.generation, r.reports.message()))
             .collect();
-        for (id, generation) in due {
-            match self.engine.renew(&id, generation, now, self.config.lease) {
-                Ok(true) => {
+        for (id, generation, message) in due {
+            match self.engine.renew_reporting(
+                &id,
+                generation,
+                now,
+                self.config.lease,
+                message.as_deref(),
+                self.hub.as_ref(),
+            ) {
+                Ok(Renewed::Held | Renewed::Reported) => {
                     if let Some(r) = self.running.get_mut(&id) {
                         r.renew_at = now + self.config.renew_every;
                     }
                 }
-                Ok(false) => self.abort(&id, "the claim was lost"),
+                Ok(Renewed::Lost) => self.abort(&id, "the claim was lost"),
                 Err(e) => {
                     // Try again soon; if the lease runs out meanwhile, the
                     // commit is fenced and another run recovers the task.
@@ -347,6 +374,7 @@ impl TaskRunner {
         };
         let capabilities = invocation.meta().client_capabilities.clone();
         let cancel = invocation.cancel_flag();
+        let reports = Arc::new(Reports::new(self.engine.clone()));
         tracing::debug!(task = %record.id, %work, attempt = record.attempts, "running task");
         self.running.insert(
             record.id.clone(),
@@ -357,6 +385,7 @@ impl TaskRunner {
                 capabilities,
                 renew_at: now + self.config.renew_every,
                 cancel,
+                reports: reports.clone(),
             },
         );
         self.by_work.insert(work, record.id.clone());
@@ -364,6 +393,7 @@ impl TaskRunner {
             id: work,
             task: record.id,
             invocation,
+            reports,
         }));
     }
 

@@ -29,12 +29,20 @@
 //! assert_eq!(result.content[0], snodo_proto::Content::text("Hello!"));
 //! ```
 //!
+//! [`assert_schema_valid`] checks what a test received against a definition
+//! of the specification's `schema.json`, and [`assert_json_schema_2020_12`]
+//! a tool's `inputSchema` or `outputSchema` against the 2020-12 meta-schema.
+//!
 //! Deadlines (`call_timeout`, `requestState` expiry) are read against the
 //! real clock whenever the client drives the connection, but nothing wakes
 //! a waiting client for a deadline alone: a test of timeouts drives a
 //! [`Connection`] itself.
 
 #![warn(missing_docs)]
+
+mod schema;
+
+pub use schema::{assert_json_schema_2020_12, assert_schema_valid};
 
 use std::collections::VecDeque;
 use std::fmt;

@@ -13,20 +13,7 @@ use serde_json::{json, Value};
 use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::typed::{input_schema_for, Json};
 use snodo_proto::{BuildError, CallToolResult, Context, Service, Tool};
-use snodo_testkit::{block_on, TestClient};
-
-const SCHEMA_JSON: &str = include_str!("../../evidence/wire-schema/mcp-2026-07-28.schema.json");
-
-/// A validator of `$defs/<name>` of the pinned schema, every `$ref`
-/// resolved inside the document.
-fn definition(name: &str) -> jsonschema::Validator {
-    let mut doc: Value = serde_json::from_str(SCHEMA_JSON).unwrap();
-    doc["$ref"] = json!(format!("#/$defs/{name}"));
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(&doc)
-        .unwrap()
-}
+use snodo_testkit::{assert_json_schema_2020_12, assert_schema_valid, block_on, TestClient};
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -126,25 +113,17 @@ fn service() -> Service {
 fn generated_schemas_are_2020_12_objects_and_valid_tools_of_schema_json() {
     let mut client = TestClient::new(&service());
     let page = block_on(client.request("tools/list", json!({}))).unwrap();
-    definition("ListToolsResult")
-        .validate(&page)
-        .unwrap_or_else(|e| panic!("tools/list is not a ListToolsResult: {e}"));
-    let meta = jsonschema::draft202012::meta::validator();
-    let tool_def = definition("Tool");
+    assert_schema_valid("ListToolsResult", &page);
     let tools = page["tools"].as_array().unwrap();
     assert_eq!(tools.len(), 4);
     for tool in tools {
         let name = &tool["name"];
-        tool_def
-            .validate(tool)
-            .unwrap_or_else(|e| panic!("{name} is not a schema.json Tool: {e}"));
+        assert_schema_valid("Tool", tool);
         let input = &tool["inputSchema"];
         assert_eq!(input["type"], "object", "{name}");
-        meta.validate(input)
-            .unwrap_or_else(|e| panic!("{name}: inputSchema is not 2020-12: {e}"));
+        assert_json_schema_2020_12(&format!("{name}: inputSchema"), input);
         if let Some(output) = tool.get("outputSchema") {
-            meta.validate(output)
-                .unwrap_or_else(|e| panic!("{name}: outputSchema is not 2020-12: {e}"));
+            assert_json_schema_2020_12(&format!("{name}: outputSchema"), output);
         }
     }
     // The one structured tool's outputSchema, definitions under `$defs`.
@@ -295,7 +274,7 @@ fn icons_set_on_typed_and_untyped_declarations_are_published_as_schema_json_icon
         .unwrap();
     let mut client = TestClient::new(&service);
     let tools = block_on(client.request("tools/list", json!({}))).unwrap();
-    definition("ListToolsResult").validate(&tools).unwrap();
+    assert_schema_valid("ListToolsResult", &tools);
     let icons: Vec<&Value> = tools["tools"]
         .as_array()
         .unwrap()
@@ -314,29 +293,25 @@ fn icons_set_on_typed_and_untyped_declarations_are_published_as_schema_json_icon
         ]
     );
     let prompts = block_on(client.request("prompts/list", json!({}))).unwrap();
-    definition("ListPromptsResult").validate(&prompts).unwrap();
+    assert_schema_valid("ListPromptsResult", &prompts);
     assert_eq!(
         prompts["prompts"][0],
         json!({"name": "greeting", "title": "Greeting", "description": "A greeting", "icons": [{"src": DOT}]})
     );
     let resources = block_on(client.request("resources/list", json!({}))).unwrap();
-    definition("ListResourcesResult")
-        .validate(&resources)
-        .unwrap();
+    assert_schema_valid("ListResourcesResult", &resources);
     assert_eq!(
         resources["resources"][0],
         json!({"uri": "mem://index", "name": "index", "title": "Index", "icons": [{"src": DOT, "theme": "dark"}]})
     );
     let discover = block_on(client.discover()).unwrap();
-    definition("DiscoverResult").validate(&discover).unwrap();
+    assert_schema_valid("DiscoverResult", &discover);
     assert_eq!(
         discover["_meta"]["io.modelcontextprotocol/serverInfo"],
         json!({"name": "iconic", "version": "1.0.0", "icons": [{"src": DOT, "sizes": ["1x1"]}]})
     );
     let templates = block_on(client.request("resources/templates/list", json!({}))).unwrap();
-    definition("ListResourceTemplatesResult")
-        .validate(&templates)
-        .unwrap();
+    assert_schema_valid("ListResourceTemplatesResult", &templates);
     assert_eq!(
         templates["resourceTemplates"][0],
         json!({"uriTemplate": "mem://{id}", "name": "memo", "title": "Memo", "icons": [{"src": DOT, "sizes": ["48x48"]}]})

@@ -8,6 +8,9 @@
 //!
 //! The registry is `$CARGO_HOME/registry`, or `~/.cargo/registry`. Logs go
 //! to stderr (`RUST_LOG` filters them; stdout is the stdio transport's).
+//! `SNODO_CRATES_INDEX_HOLD=FILE` is a test hook: while `FILE` exists,
+//! `index_cache` pauses after each crate version (see
+//! [`App::open_with_index_hold`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -58,7 +61,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         eprintln!("{e}");
         e
     })?;
-    let app = App::open(&registry);
+    let hold = std::env::var_os("SNODO_CRATES_INDEX_HOLD").map(PathBuf::from);
+    let app = App::open_with_index_hold(&registry, hold);
     let catalog = app.catalog();
     tracing::info!(registry = %registry.display(), crates = catalog.crates.len(), versions = catalog.len(), "registry cache read");
 

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use serde::{Deserialize, Serialize};
@@ -28,17 +29,31 @@ pub struct App {
     registry: PathBuf,
     catalog: RwLock<Arc<Catalog>>,
     hub: Hub,
+    /// An `index_cache` is reading the cache (one at a time).
+    indexing: AtomicBool,
+    index_hold: Option<PathBuf>,
 }
 
 impl App {
     /// Read the cache at `registry` (`$CARGO_HOME/registry`).
     pub fn open(registry: impl Into<PathBuf>) -> Arc<App> {
+        App::open_with_index_hold(registry, None)
+    }
+
+    /// [`App::open`], with a test hook: while the file `hold` exists,
+    /// `index_cache` pauses after each crate version it reads (its progress
+    /// already reported), so a test can watch a run's progress, as a call's
+    /// notifications or a task's `statusMessage`, whatever the machine's
+    /// speed, and then let it finish by removing the file.
+    pub fn open_with_index_hold(registry: impl Into<PathBuf>, hold: Option<PathBuf>) -> Arc<App> {
         let registry = registry.into();
         let catalog = cache::scan(&registry, |_, _| {});
         Arc::new(App {
             registry,
             catalog: RwLock::new(Arc::new(catalog)),
             hub: Hub::new(1024, Overflow::DropOldest),
+            indexing: AtomicBool::new(false),
+            index_hold: hold,
         })
     }
 
@@ -358,14 +373,61 @@ pub struct IndexSummary {
     pub skipped: usize,
 }
 
-/// Re-read the whole cache, reporting progress per crate version.
-fn index(app: &App, ctx: &Context) -> IndexSummary {
+/// How often a held index looks whether its hold file is gone.
+const HOLD_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Re-read the whole cache, reporting progress per crate version: as
+/// `notifications/progress` to a caller that sent a `progressToken`, as its
+/// `statusMessage` when it runs as a task.
+///
+/// The reading is blocking file I/O, seconds of it over a large cache, so
+/// it runs on a thread of its own, not on the thread that polls the
+/// handler (an async runtime's worker, or a connection's loop); one at a
+/// time, so calls cannot pile threads up: a call while another reads is a
+/// tool error saying so.
+async fn index(app: Arc<App>, ctx: Context) -> Result<IndexSummary, ToolError> {
+    if app.indexing.swap(true, Ordering::AcqRel) {
+        return Err(ToolError::from(
+            "The cache is being indexed already; call again when that finishes",
+        ));
+    }
+    /// Lets the next index in, however this one ends.
+    struct Done(Arc<App>);
+    impl Drop for Done {
+        fn drop(&mut self) {
+            self.0.indexing.store(false, Ordering::Release);
+        }
+    }
+    let done = Done(app);
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name(String::from("snodo-crates-index"))
+        .spawn(move || {
+            let summary = index_blocking(&done.0, &ctx);
+            drop(done);
+            let _ = tx.send(summary);
+        })
+        .map_err(|e| {
+            tracing::error!(error = %e, "cannot start a thread to index the cache");
+            ToolError::from(ErrorObject::internal("Internal error"))
+        })?;
+    // The sender dropped unsent: the reading panicked.
+    rx.await
+        .map_err(|_| ToolError::from(ErrorObject::internal("Internal error")))
+}
+
+fn index_blocking(app: &App, ctx: &Context) -> IndexSummary {
     let catalog = cache::scan(&app.registry, |done, total| {
         ctx.progress(
             done as f64,
             Some(total as f64),
             Some(format!("{done} of {total} crate versions read")),
         );
+        if let Some(hold) = &app.index_hold {
+            while hold.exists() && !ctx.is_cancelled() {
+                std::thread::sleep(HOLD_POLL);
+            }
+        }
     });
     let summary = IndexSummary {
         crates: catalog.crates.len(),
@@ -631,7 +693,9 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             .title("Index the cache")
             .icon(icon(INDEX))
             .annotations(read_only()),
-            |app: State<App>, _: NoArgs, ctx: Context| async move { Json(index(&app, &ctx)) },
+            |app: State<App>, _: NoArgs, ctx: Context| async move {
+                index(app.arc(), ctx).await.map(Json)
+            },
         )
         .resource_template(
             ResourceTemplate::new("crates://{name}/{version}/readme", "readme")

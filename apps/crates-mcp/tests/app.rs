@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use snodo_crates::watch::Watcher;
 use snodo_crates::{service, App};
-use snodo_testkit::{block_on, TestClient};
+use snodo_testkit::{assert_json_schema_2020_12, assert_schema_valid, block_on, TestClient};
 
 fn seeded() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/registry")
@@ -148,18 +148,6 @@ fn the_catalog_lists_every_tool_with_generated_schemas_titles_and_annotations() 
     );
 }
 
-const SCHEMA_JSON: &str = include_str!("../../../evidence/wire-schema/mcp-2026-07-28.schema.json");
-
-/// A validator of `$defs/<name>` of the pinned `schema.json`.
-fn definition(name: &str) -> jsonschema::Validator {
-    let mut doc: Value = serde_json::from_str(SCHEMA_JSON).unwrap();
-    doc["$ref"] = json!(format!("#/$defs/{name}"));
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(&doc)
-        .unwrap()
-}
-
 #[test]
 fn the_catalog_is_valid_schema_json_and_every_generated_schema_is_2020_12() {
     let mut c = client();
@@ -169,18 +157,13 @@ fn the_catalog_is_valid_schema_json_and_every_generated_schema_is_2020_12() {
         ("resources/templates/list", "ListResourceTemplatesResult"),
     ] {
         let page = block_on(c.request(method, json!({}))).unwrap();
-        definition(result)
-            .validate(&page)
-            .unwrap_or_else(|e| panic!("{method} is not a {result}: {e}"));
+        assert_schema_valid(result, &page);
     }
-    let meta = jsonschema::draft202012::meta::validator();
     for t in block_on(c.list_tools()).unwrap() {
         assert_eq!(t.input_schema["type"], "object", "{}", t.name);
-        meta.validate(&t.input_schema)
-            .unwrap_or_else(|e| panic!("{}: inputSchema is not 2020-12: {e}", t.name));
+        assert_json_schema_2020_12(&format!("{}: inputSchema", t.name), &t.input_schema);
         let output = t.output_schema.expect("every tool's result is structured");
-        meta.validate(&output)
-            .unwrap_or_else(|e| panic!("{}: outputSchema is not 2020-12: {e}", t.name));
+        assert_json_schema_2020_12(&format!("{}: outputSchema", t.name), &output);
     }
 }
 
@@ -582,9 +565,25 @@ fn the_watcher_notices_a_new_crate_version_on_disk() {
     let _ = std::fs::remove_dir_all(&registry);
 }
 
+/// `tasks/get` of `id` until `done` says it is what the test waits for.
+fn poll_task(c: &mut TestClient, id: &Value, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let task = block_on(c.request("tasks/get", json!({"taskId": id}))).unwrap();
+        if done(&task) || std::time::Instant::now() > deadline {
+            return task;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
-fn indexing_runs_as_a_task_for_a_client_that_asks() {
-    let app = App::open(seeded());
+fn indexing_runs_as_a_task_for_a_client_that_asks_with_its_progress() {
+    // Indexing pauses after each crate version while the hold file exists:
+    // the test sees the task's progress whatever the machine's speed.
+    let hold = std::env::temp_dir().join(format!("snodo-crates-hold-{}", std::process::id()));
+    std::fs::write(&hold, b"").unwrap();
+    let app = App::open_with_index_hold(seeded(), Some(hold.clone()));
     let service = snodo_crates::service_with_tasks(app).unwrap();
     let runner = snodo_tasks::TaskRunner::new(&service, Default::default()).unwrap();
     let _driver = snodo_tasks::drive::start(runner, snodo_tasks::drive::thread_spawner()).unwrap();
@@ -599,16 +598,17 @@ fn indexing_runs_as_a_task_for_a_client_that_asks() {
         (&created["resultType"], &created["status"]),
         (&json!("task"), &json!("working"))
     );
+    assert_eq!(created.get("statusMessage"), None);
     let id = created["taskId"].clone();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let done = loop {
-        let task = block_on(c.request("tasks/get", json!({"taskId": id}))).unwrap();
-        if task["status"] != "working" || std::time::Instant::now() > deadline {
-            break task;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let working = poll_task(&mut c, &id, |t| t.get("statusMessage").is_some());
+    assert_eq!(
+        (&working["status"], &working["statusMessage"]),
+        (&json!("working"), &json!("1 of 3 crate versions read"))
+    );
+    std::fs::remove_file(&hold).unwrap();
+    let done = poll_task(&mut c, &id, |t| t["status"] != "working");
     assert_eq!(done["status"], "completed");
+    assert_eq!(done.get("statusMessage"), None);
     assert_eq!(
         done["result"]["structuredContent"],
         json!({"crates": 2, "versions": 3, "skipped": 0})

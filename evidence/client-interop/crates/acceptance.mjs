@@ -5,8 +5,8 @@
 // the catalog (titles, annotations, icons, generated schemas), every tool's
 // outcomes with its errors, the prompt, the resource reads (from unpacked
 // crates and from a .crate archive), indexing with progress, indexing as a
-// task (the Tasks extension) polled to completion, and a change
-// notification.
+// task (the Tasks extension) polled through its progress (its
+// statusMessage) to completion, and a change notification.
 //
 //   node acceptance.mjs --bin PATH --registry DIR [--transport stdio|http]...
 //
@@ -66,15 +66,24 @@ function firstLine(child) {
   });
 }
 
-/** Start the server on `transport` over `registry` and connect a client. */
-async function connect(transport, registry) {
-  const session = { client: newClient(), inbound: [], errors: [], stderr: '', child: null };
+/**
+ * Start the server on `transport` over `registry` and connect a client.
+ * While the file `hold` exists, the server's indexing pauses after each
+ * crate version (its test hook SNODO_CRATES_INDEX_HOLD), so the step that
+ * watches a task's progress does not depend on the machine's speed.
+ */
+async function connect(transport, registry, hold) {
+  const session = { client: newClient(), inbound: [], errors: [], stderr: '', child: null, hold };
+  const env = { SNODO_CRATES_INDEX_HOLD: hold };
   let t;
   if (transport === 'stdio') {
-    t = new StdioClientTransport({ command: values.bin, args: ['--registry', registry, 'stdio'], stderr: 'pipe' });
+    t = new StdioClientTransport({ command: values.bin, args: ['--registry', registry, 'stdio'], env, stderr: 'pipe' });
     t.stderr?.on('data', (d) => (session.stderr += d));
   } else {
-    const child = spawn(values.bin, ['--registry', registry, 'http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(values.bin, ['--registry', registry, 'http', '127.0.0.1:0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     child.stderr.on('data', (d) => (session.stderr += d));
     session.child = child;
     t = new StreamableHTTPClientTransport(new URL(`http://${await firstLine(child)}/mcp`));
@@ -418,27 +427,40 @@ const STEPS = [
     // end. The released client refuses tasks/get toward a 2026-07-28 peer
     // before sending it (METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION: its
     // registry knows tasks/get only as the 2025-11-25 core method), so the
-    // two requests go out on its transport, with the envelope it would
-    // attach. Tasks carry no progress (the extension's § Task Status
-    // Notifications); the call above reports it.
-    name: 'index_cache as a task: created, polled with tasks/get to completed, the summary its result',
+    // requests go out on its transport, with the envelope it would attach.
+    // A task has no notifications/progress (the extension's § Task Status
+    // Notifications); its progress is its statusMessage while working
+    // (§ Tasks). The hold file pauses the indexing after its first crate
+    // version until the client has seen that status, then goes.
+    name: 'index_cache as a task: its progress as statusMessage while working, then completed with the summary',
     async run(session) {
       const meta = {
         'io.modelcontextprotocol/protocolVersion': '2026-07-28',
         'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
       };
+      const poll = async (taskId, until) => {
+        for (let i = 0; i < 1000; i++) {
+          const task = await session.raw('tasks/get', { taskId, _meta: meta });
+          if (until(task)) return task;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        throw new Error(`task ${taskId}: not there in time`);
+      };
+      writeFileSync(session.hold, '');
       const created = await session.raw('tools/call', { name: 'index_cache', arguments: {}, _meta: meta });
       assert.equal(created.resultType, 'task');
       assert.equal(created.status, 'working');
       assert.equal(typeof created.taskId, 'string');
-      let task;
-      for (let i = 0; i < 200; i++) {
-        task = await session.raw('tasks/get', { taskId: created.taskId, _meta: meta });
-        if (task.status !== 'working') break;
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const working = await poll(created.taskId, (t) => t.statusMessage !== undefined || t.status !== 'working');
+      assert.deepEqual(
+        [working.status, working.statusMessage, working.taskId],
+        ['working', '1 of 3 crate versions read', created.taskId],
+      );
+      assert.ok(working.lastUpdatedAt >= created.lastUpdatedAt, JSON.stringify(working));
+      rmSync(session.hold);
+      const task = await poll(created.taskId, (t) => t.status !== 'working');
       assert.equal(task.status, 'completed', JSON.stringify(task));
-      assert.equal(task.taskId, created.taskId);
+      assert.equal(task.statusMessage, undefined);
       assert.deepEqual(task.result.structuredContent, { crates: 2, versions: 3, skipped: 0 });
       assert.deepEqual(JSON.parse(task.result.content[0].text), task.result.structuredContent);
     },
@@ -480,9 +502,10 @@ let total = 0;
 for (const transport of transports) {
   const registry = mkdtempSync(join(tmpdir(), 'snodo-crates-'));
   cpSync(values.registry, registry, { recursive: true });
+  const hold = `${registry}.hold`;
   let session;
   try {
-    session = await withTimeout(connect(transport, registry), STEP_TIMEOUT_MS, 'connect');
+    session = await withTimeout(connect(transport, registry, hold), STEP_TIMEOUT_MS, 'connect');
     session.registry = registry;
   } catch (e) {
     console.log(`FAIL [${transport}] connect: ${e.message}`);
@@ -502,6 +525,7 @@ for (const transport of transports) {
   }
   await close(session);
   rmSync(registry, { recursive: true, force: true });
+  rmSync(hold, { force: true });
 }
 console.log(`crates-acceptance: ${passed}/${total} passed`);
 process.exit(passed === total ? 0 : 1);

@@ -6,7 +6,8 @@
 //!
 //! Every store: create/read/remove/list, `update` applying a change or
 //! leaving the task as it was, claims with leases and fencing by
-//! generation, renewal, recovery of a lapsed claim, cancellation fencing
+//! generation, renewal (carrying a run's progress as `statusMessage`,
+//! published only when it changed), recovery of a lapsed claim, cancellation fencing
 //! a running claim, accepted input replayed to the next run, TTL reaping
 //! (once, however many reapers), and several threads claiming at once,
 //! each through its own handle on the store, with every task completed
@@ -284,6 +285,176 @@ pub fn a_release_frees_the_task_and_a_skip_list_is_honoured(kit: &Kit) {
         .unwrap()
         .expect("free at once");
     assert_eq!(again.generation, c.generation + 1);
+}
+
+/// A store that counts the writes made through it: `update`s whose change
+/// was stored.
+pub struct Counting {
+    inner: Arc<dyn Store>,
+    writes: std::sync::atomic::AtomicUsize,
+}
+
+impl Counting {
+    /// `inner`, counted.
+    pub fn new(inner: Arc<dyn Store>) -> Counting {
+        Counting {
+            inner,
+            writes: Default::default(),
+        }
+    }
+
+    /// Writes so far.
+    pub fn writes(&self) -> usize {
+        self.writes.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Store for Counting {
+    fn create(&self, record: &TaskRecord) -> Result<(), snodo_tasks::StoreError> {
+        self.inner.create(record)
+    }
+    fn get(&self, id: &TaskId) -> Result<Option<TaskRecord>, snodo_tasks::StoreError> {
+        self.inner.get(id)
+    }
+    fn update(
+        &self,
+        id: &TaskId,
+        change: &mut dyn FnMut(&mut TaskRecord) -> bool,
+    ) -> Result<Option<TaskRecord>, snodo_tasks::StoreError> {
+        let mut wrote = false;
+        let after = self.inner.update(id, &mut |r| {
+            wrote = change(r);
+            wrote
+        })?;
+        if wrote {
+            self.writes
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        Ok(after)
+    }
+    fn remove(&self, id: &TaskId) -> Result<bool, snodo_tasks::StoreError> {
+        self.inner.remove(id)
+    }
+    fn ids(&self) -> Result<Vec<TaskId>, snodo_tasks::StoreError> {
+        self.inner.ids()
+    }
+    fn len(&self) -> Result<usize, snodo_tasks::StoreError> {
+        self.inner.len()
+    }
+    fn claim_candidates(&self, now_ms: u64) -> Result<Vec<TaskId>, snodo_tasks::StoreError> {
+        self.inner.claim_candidates(now_ms)
+    }
+    fn is_blocking(&self) -> bool {
+        self.inner.is_blocking()
+    }
+}
+
+/// `tasks.md` § Tasks: `statusMessage` carries "progress descriptions for
+/// `working`". A renewal carries the run's latest progress into the task
+/// in its own fenced write: a new message moves `lastUpdatedAt` and is
+/// published (§ Task Status Notifications) once; the same message again,
+/// or none, is the renewal's write alone, with nothing published; a stale
+/// claim writes and publishes nothing.
+pub fn a_renewal_shows_the_latest_progress_and_publishes_only_a_change(kit: &Kit) {
+    use snodo_proto::{ChangeEvent, Hub};
+    use snodo_tasks::Renewed;
+    let Some(place) = kit.place() else { return };
+    let store = Arc::new(Counting::new((kit.open)(&place.at)));
+    let hub = Hub::default();
+    let published: Arc<std::sync::Mutex<Vec<Value>>> = Arc::default();
+    let seen = published.clone();
+    hub.set_tap(Some(Arc::new(move |event: &ChangeEvent| {
+        if let ChangeEvent::Extension(e) = event {
+            seen.lock().unwrap().push(Value::Object(e.params()));
+        }
+    })));
+    let e = engine(store.clone());
+    let t = create(&e, "progress", 0);
+    let c = e.claim(at(0), LEASE, &none()).unwrap().expect("claimed");
+    let writes = store.writes();
+
+    let renewed = e
+        .renew_reporting(
+            &t.id,
+            c.generation,
+            at(1_000),
+            LEASE,
+            Some("1 of 3 read"),
+            Some(&hub),
+        )
+        .unwrap();
+    assert_eq!(renewed, Renewed::Reported);
+    assert_eq!(
+        store.writes(),
+        writes + 1,
+        "one write: the lease and the message together"
+    );
+    let r = store.get(&t.id).unwrap().expect("kept");
+    assert_eq!(r.status, Status::Working);
+    assert_eq!(r.status_message.as_deref(), Some("1 of 3 read"));
+    assert_eq!(r.last_updated_at_ms, T0 + 1_000);
+    assert_eq!(r.lease.map(|l| l.until_ms), Some(T0 + 11_000));
+    let detailed = Value::Object(r.detailed());
+    assert_eq!(detailed["statusMessage"], "1 of 3 read");
+    assert_eq!(
+        *published.lock().unwrap(),
+        vec![detailed.clone()],
+        "published once, the whole task"
+    );
+
+    // The same message: the lease only, nothing published.
+    let renewed = e
+        .renew_reporting(
+            &t.id,
+            c.generation,
+            at(4_000),
+            LEASE,
+            Some("1 of 3 read"),
+            Some(&hub),
+        )
+        .unwrap();
+    assert_eq!(renewed, Renewed::Held);
+    // No message: the same.
+    assert!(e.renew(&t.id, c.generation, at(7_000), LEASE).unwrap());
+    assert_eq!(store.writes(), writes + 3, "a write per renewal, none more");
+    let r = store.get(&t.id).unwrap().expect("kept");
+    assert_eq!(r.status_message.as_deref(), Some("1 of 3 read"), "kept");
+    assert_eq!(
+        r.last_updated_at_ms,
+        T0 + 1_000,
+        "not moved by a bare renewal"
+    );
+    assert_eq!(published.lock().unwrap().len(), 1);
+
+    // A stale claim: nothing written, nothing published.
+    let renewed = e
+        .renew_reporting(
+            &t.id,
+            c.generation + 1,
+            at(8_000),
+            LEASE,
+            Some("2 of 3 read"),
+            Some(&hub),
+        )
+        .unwrap();
+    assert_eq!(renewed, Renewed::Lost);
+    assert_eq!(store.writes(), writes + 3);
+    assert_eq!(published.lock().unwrap().len(), 1);
+
+    // The outcome replaces the progress.
+    let done = e
+        .commit(
+            &t.id,
+            c.generation,
+            Commit::Complete(result("done")),
+            at(9_000),
+            Some(&hub),
+        )
+        .unwrap();
+    assert_eq!(done, Committed::Applied(Status::Completed));
+    let r = store.get(&t.id).unwrap().expect("kept");
+    assert_eq!(r.status_message, None);
+    assert_eq!(published.lock().unwrap().len(), 2);
 }
 
 pub fn a_cancel_fences_the_running_claim(kit: &Kit) {
@@ -637,6 +808,10 @@ macro_rules! store_contract {
             #[test]
             fn a_release_frees_the_task_and_a_skip_list_is_honoured() {
                 contract::a_release_frees_the_task_and_a_skip_list_is_honoured(&$kit)
+            }
+            #[test]
+            fn a_renewal_shows_the_latest_progress_and_publishes_only_a_change() {
+                contract::a_renewal_shows_the_latest_progress_and_publishes_only_a_change(&$kit)
             }
             #[test]
             fn a_cancel_fences_the_running_claim() {

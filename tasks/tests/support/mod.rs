@@ -44,9 +44,26 @@ fn confirm_schema() -> Value {
     json!({"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]})
 }
 
+/// Pending once (waking itself), then ready: a point where a test
+/// driving a run by hand looks at the world mid-run.
+pub struct Yield(bool);
+
+impl Future for Yield {
+    type Output = ();
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if std::mem::replace(&mut self.0, true) {
+            Poll::Ready(())
+        } else {
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+}
+
 /// The tools: `echo` (text back), `fail` (a JSON-RPC error), `oops` (a
 /// tool error result), `ask` (one elicitation, then done), `ask_two` (two
-/// at once), `must` (task required), `sync` (never a task).
+/// at once), `must` (task required), `sync` (never a task), `steps`
+/// (progress 1 of 3, a pause, 2 and 3 of 3, a pause, then done).
 pub fn service_with(
     store: Arc<dyn Store>,
     hub: &Hub,
@@ -64,7 +81,8 @@ pub fn service_with(
         .tool("oops", TaskSupport::Optional)
         .tool("ask", TaskSupport::Optional)
         .tool("ask_two", TaskSupport::Optional)
-        .tool("must", TaskSupport::Required);
+        .tool("must", TaskSupport::Required)
+        .tool("steps", TaskSupport::Optional);
     if let Some(key) = principal_key {
         tasks = tasks.principal(move |meta| {
             meta.raw()
@@ -128,6 +146,19 @@ pub fn service_with(
             |_: snodo_proto::NoArgs, _| async { CallToolResult::text("ran") },
         )
         .tool(
+            Tool::new("steps", "Reports progress in three steps"),
+            |_: snodo_proto::NoArgs, ctx: snodo_proto::Context| async move {
+                let step =
+                    |n: u32| ctx.progress(f64::from(n), Some(3.0), Some(format!("{n} of 3 steps")));
+                step(1);
+                Yield(false).await;
+                step(2);
+                step(3);
+                Yield(false).await;
+                CallToolResult::text("stepped")
+            },
+        )
+        .tool(
             Tool::new("sync", "Never a task"),
             |_: snodo_proto::NoArgs, _| async { CallToolResult::text("sync") },
         )
@@ -156,6 +187,11 @@ pub struct World {
     pub held: Vec<Work>,
     /// Runs the runner aborted.
     pub aborted: Vec<snodo_tasks::WorkId>,
+    /// Runs started by [`World::start_held`] and not finished.
+    pub started: Vec<(
+        snodo_tasks::WorkId,
+        snodo_proto::BoxFuture<snodo_proto::Outcome>,
+    )>,
 }
 
 impl World {
@@ -175,6 +211,7 @@ impl World {
             now,
             held: Vec::new(),
             aborted: Vec::new(),
+            started: Vec::new(),
         }
     }
 
@@ -243,6 +280,26 @@ impl World {
             let id = w.id;
             let outcome = block_on(w.run());
             self.runner.complete(id, outcome, self.now);
+        }
+        self.collect();
+    }
+
+    /// Start every held run: poll each once, and keep it.
+    pub fn start_held(&mut self) {
+        for w in std::mem::take(&mut self.held) {
+            self.started.push((w.id, w.run()));
+        }
+        self.poll_started();
+    }
+
+    /// Poll every started run once; report those that finished.
+    pub fn poll_started(&mut self) {
+        let mut cx = Context::from_waker(Waker::noop());
+        for (id, mut run) in std::mem::take(&mut self.started) {
+            match run.as_mut().poll(&mut cx) {
+                Poll::Ready(outcome) => self.runner.complete(id, outcome, self.now),
+                Poll::Pending => self.started.push((id, run)),
+            }
         }
         self.collect();
     }
