@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use snodo_proto::{
-    Authorization, CallToolResult, Implementation, Instant, NoArgs, Principal, RateLimit,
-    Rejection, Service, Tool, Transport,
+    Authorization, CallToolResult, Implementation, Instant, NoArgs, Principal, Prompt,
+    PromptArgument, RateLimit, Rejection, Service, Tool, Transport,
 };
 use support::Harness;
 
@@ -96,18 +96,54 @@ fn completion_counts_against_the_limit() {
     let runs = Arc::new(AtomicUsize::new(0));
     let service = service(
         runs,
-        Service::builder().completer(|_req: snodo_proto::CompletionRequest, _ctx| async {
-            Ok(snodo_proto::Completion::new(vec!["a".into()]))
-        }),
+        Service::builder()
+            .prompt(
+                Prompt::new("p", "A prompt").argument(PromptArgument::required("x", "An x")),
+                |_: serde_json::Value, _| async { Ok(snodo_proto::GetPromptResult::new(vec![])) },
+            )
+            .completer(|_req: snodo_proto::CompletionRequest, _ctx| async {
+                Ok(snodo_proto::Completion::new(vec!["a".into()]))
+            }),
     );
     let body = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{{"ref":{{"type":"ref/prompt","name":"p"}},"argument":{{"name":"x","value":""}},{META}}}}}"#
     );
     let mut stdio = Harness::new(&service, Transport::Stdio);
     let mut line = || stdio.send(format!("{body}\n").as_bytes());
-    assert!(!line().contains("-32001"));
-    assert!(!line().contains("-32001"));
+    let completed = r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t","version":"1"}},"completion":{"values":["a"]},"resultType":"complete"}}"#;
+    assert_eq!(line().trim_end(), completed);
+    assert_eq!(line().trim_end(), completed);
     assert_eq!(line().trim_end(), LIMITED);
+}
+
+/// Without authorization every HTTP caller is the same (unknown)
+/// principal: one bucket for the server, shared across connections.
+#[test]
+fn http_without_authorization_shares_one_bucket() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let service = service(runs.clone(), Service::builder());
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"work",{META}}}}}"#
+    );
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: work\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let ok = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{DONE}",
+        DONE.len()
+    );
+    assert_eq!(at(&service, 0, &request), ok);
+    assert_eq!(at(&service, 0, &request), ok);
+    assert_eq!(
+        at(&service, 0, &request),
+        format!(
+            "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: {}\r\nRetry-After: 1\r\n\r\n{LIMITED}",
+            LIMITED.len()
+        ),
+        "a third connection draws on the same bucket"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
 
 /// On stdio the principal is the application's (`stdio_principal`), and
