@@ -5,7 +5,7 @@ use http_body::Body;
 use http_body_util::{BodyExt, Limited};
 use snodo_driver::{Exchange, Part, Shutdown};
 use snodo_proto::http::codec::Head;
-use snodo_proto::{Context, Host, Service};
+use snodo_proto::{BodyError, Context, Host, Service};
 use snodo_tokio::Tokio;
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
@@ -87,12 +87,11 @@ impl McpService {
         }
         let head = Head::new(parts.method.as_str(), path, minor, headers);
         let limit = self.service.limits().max_message_bytes;
+        // Over the limit nothing more is read; proto answers either fault.
         let body = match Limited::new(body, limit).collect().await {
-            Ok(collected) => Some(collected.to_bytes()),
-            // Over the limit: nothing more is read, and proto answers 413.
-            Err(e) if e.is::<http_body_util::LengthLimitError>() => None,
-            // The client stopped sending (a reset): no one reads an answer.
-            Err(_) => return bare(StatusCode::BAD_REQUEST),
+            Ok(collected) => Ok(collected.to_bytes()),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(BodyError::TooLarge),
+            Err(_) => Err(BodyError::Unreadable),
         };
         let host: Host = Arc::new(extensions);
         let stop = self.shutdown.as_ref();

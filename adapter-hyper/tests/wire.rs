@@ -273,6 +273,40 @@ fn refusals_match_the_native_listener() {
     });
 }
 
+/// A body hyper cannot read (chunk framing that is not hex) gets proto's
+/// answer, 400 with a JSON-RPC error, as the native listener answers a
+/// body its codec cannot frame; nothing reaches a handler.
+#[test]
+fn an_unreadable_body_is_answered_400_by_proto() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    runtime().block_on(async {
+        let (base, _stop) = start(service().0).await;
+        let addr = base.trim_start_matches("http://");
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        s.write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+              Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+              Mcp-Method: ping\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+        )
+        .await
+        .unwrap();
+        let mut answer = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut answer)).await;
+        let answer = String::from_utf8_lossy(&answer);
+        let body =
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Malformed HTTP request body"}}"#;
+        assert!(
+            answer.starts_with("HTTP/1.1 400 Bad Request\r\n"),
+            "{answer}"
+        );
+        assert!(
+            answer.contains("content-type: application/json\r\n"),
+            "{answer}"
+        );
+        assert!(answer.ends_with(&format!("\r\n\r\n{body}")), "{answer}");
+    });
+}
+
 #[test]
 fn progress_streams_out_as_sse_events() {
     both(|h2| {

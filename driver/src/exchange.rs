@@ -47,8 +47,8 @@ pub struct Exchange<R: Runtime> {
 }
 
 impl<R: Runtime> Exchange<R> {
-    /// Answer `head` and `body` (`None`: larger than
-    /// [`Limits::max_message_bytes`](snodo_proto::Limits)) with `service`;
+    /// Answer `head` and `body` (or why it could not be read:
+    /// [`BodyError`](snodo_proto::BodyError)) with `service`;
     /// `host` is what handlers see as [`Context::host`](snodo_proto::Context::host);
     /// once `shutdown` is raised the answer winds down as a native
     /// connection's does.
@@ -56,7 +56,7 @@ impl<R: Runtime> Exchange<R> {
         rt: R,
         service: &Service,
         head: Head,
-        body: Option<Bytes>,
+        body: Result<Bytes, snodo_proto::BodyError>,
         host: Option<Host>,
         shutdown: Option<&Shutdown>,
     ) -> Self {

@@ -120,7 +120,7 @@ pub use handler::{
     IntoResourceOutcome, IntoToolOutcome, Invocation, LogMessage, NoArgs, NullSink, Outcome,
     Progress, Request, ResourceArgs, ResourceError, ToolError,
 };
-pub use http::{HostPolicy, HttpConfig, OriginPolicy, Response};
+pub use http::{BodyError, HostPolicy, HttpConfig, OriginPolicy, Response};
 pub use jsonrpc::RequestId;
 #[cfg(feature = "std")]
 pub use limit::RateLimit;

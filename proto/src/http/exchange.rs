@@ -126,9 +126,10 @@ impl Connection {
     /// [`Transport::Http`](crate::Transport), with the answer framed as an
     /// [`Output::Respond`] head followed by [`Output::Transmit`]s of body
     /// bytes (SSE events as they are, no chunked framing) and
-    /// [`Output::Close`] at the end of the body. `body` is `None` when it
-    /// was larger than [`Limits::max_message_bytes`](crate::Limits), which
-    /// is answered 413 as on the native listener; the head's field count
+    /// [`Output::Close`] at the end of the body. A body the host could not
+    /// read ([`BodyError`](crate::BodyError)) is answered as on the native
+    /// listener (413 over [`Limits::max_message_bytes`](crate::Limits), 400
+    /// when unreadable); the head's field count
     /// and size are held to [`HttpConfig`](crate::HttpConfig)'s limits
     /// (431). A client that goes away (its response body dropped, its
     /// HTTP/2 stream reset) is [`handle_input_closed`](Connection::handle_input_closed).
@@ -137,7 +138,7 @@ impl Connection {
     pub fn http_request(
         service: &Service,
         head: Head,
-        body: Option<Bytes>,
+        body: Result<Bytes, crate::BodyError>,
         host: Option<crate::handler::Host>,
         now: Instant,
     ) -> Self {
@@ -151,14 +152,14 @@ impl Connection {
         };
         http.framing = Framing::Parts;
         let too_large = head.size() > config.max_head_bytes;
-        let refusal = if head.count_fields() > config.max_headers {
-            Some((431, "Too many request header fields"))
-        } else if too_large {
-            Some((431, "Request header fields too large"))
-        } else if body.is_none() {
-            Some((413, "Request body too large"))
-        } else {
-            None
+        let refusal = match &body {
+            _ if head.count_fields() > config.max_headers => {
+                Some((431, "Too many request header fields"))
+            }
+            _ if too_large => Some((431, "Request header fields too large")),
+            Err(crate::BodyError::TooLarge) => Some((413, "Request body too large")),
+            Err(crate::BodyError::Unreadable) => Some((400, "Malformed HTTP request body")),
+            Ok(_) => None,
         };
         http.exchange = Some(Exchange {
             keep_alive: false,

@@ -33,6 +33,20 @@ pub struct Response {
     pub content_length: Option<usize>,
 }
 
+/// Why a host HTTP stack could not hand over a request's whole body
+/// ([`Connection::http_request`](crate::Connection::http_request)); each is
+/// answered as the native listener answers the same fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyError {
+    /// Larger than [`Limits::max_message_bytes`](crate::Limits): 413, and
+    /// nothing more is read.
+    TooLarge,
+    /// The stack failed to read it (malformed framing, a stream reset):
+    /// 400, like a body the HTTP/1.1 codec cannot frame. A client that
+    /// left reads no answer; one whose framing was bad does.
+    Unreadable,
+}
+
 /// Which `Origin` headers are accepted (`§ Security & Endpoint`: a present
 /// but invalid Origin is answered 403). A request without `Origin` (not a
 /// browser) is always accepted.
