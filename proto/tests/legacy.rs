@@ -1038,3 +1038,31 @@ fn shutdown_ends_the_get_stream() {
     let mut g2 = Harness::new(&service, Transport::Http);
     assert!(g2.send(get.as_bytes()).starts_with("HTTP/1.1 200 OK\r\n"));
 }
+
+/// A retryable refusal inside a session (here the rate limit) is a
+/// JSON-RPC error like any other there: 200, no `Retry-After`, the wait in
+/// the error's `data` (the initialize-era transports give HTTP statuses to
+/// transport faults only). Without a session the same refusal is a 429.
+#[test]
+fn a_sessions_rate_limited_call_is_answered_200_with_the_error() {
+    let service = builder()
+        .rate_limit(snodo_proto::RateLimit::new(1, 1.0))
+        .build()
+        .unwrap();
+    let mut h = Harness::new(&service, Transport::Http);
+    let sid = http_initialize(&mut h);
+    let call = |id: u64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"chatty"}}}}"#
+        )
+    };
+    let first = h.send(post(Some(&sid), &call(1)).as_bytes());
+    assert!(first.starts_with("HTTP/1.1 200 OK\r\n"), "{first}");
+    assert!(first.contains(r#""text":"done""#), "{first}");
+    assert_eq!(
+        h.send(post(Some(&sid), &call(2)).as_bytes()),
+        json_200(
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"Rate limit exceeded","data":{"retryAfterSeconds":1,"retryable":true}}}"#
+        )
+    );
+}
