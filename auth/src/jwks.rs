@@ -1,6 +1,6 @@
 //! A JWKS kept in memory and refreshed in the background.
 //!
-//! [`Authenticator::validate`](snodo_proto::Authenticator::validate) runs
+//! [`Authenticator::authenticate`](snodo_proto::Authenticator::authenticate) runs
 //! on a connection's thread and must not block, so the key set is read
 //! (from a file) or fetched (over HTTPS) by a thread of its own, and
 //! validation reads whatever set it last swapped in. A token naming a
