@@ -80,7 +80,11 @@ fn service() -> (Service, Arc<AtomicBool>) {
         .tool(
             Tool::new("whoami", "Who is calling"),
             |_: NoArgs, ctx: Context| async move {
-                CallToolResult::text(ctx.principal().map_or("?", |p| p.subject.as_str()).to_owned())
+                CallToolResult::text(
+                    ctx.principal()
+                        .map_or("?", |p| p.subject.as_str())
+                        .to_owned(),
+                )
             },
         )
         .build()
@@ -106,7 +110,11 @@ fn answer(status: &str, extra: &str, body: &str) -> String {
 }
 
 fn alice_answer(id: u64) -> String {
-    answer("200 OK", "", &ALICE.replace(r#""id":1"#, &format!(r#""id":{id}"#)))
+    answer(
+        "200 OK",
+        "",
+        &ALICE.replace(r#""id":1"#, &format!(r#""id":{id}"#)),
+    )
 }
 
 /// A harness that holds invocations: a sent request that authenticates
@@ -154,7 +162,10 @@ fn a_deferred_rejection_is_401_invalid_token() {
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: the bearer token is not valid"}}"#
         )
     );
-    assert!(!h.closed, "the request was well framed: the connection stays");
+    assert!(
+        !h.closed,
+        "the request was well framed: the connection stays"
+    );
 }
 
 #[test]
@@ -229,7 +240,11 @@ fn the_client_hanging_up_while_its_token_is_checked_drops_the_future() {
     // A verdict arriving after that is no call's.
     assert!(h
         .conn
-        .complete(call, snodo_proto::Outcome::Authenticated(Verdict::Accepted(alice())), h.now)
+        .complete(
+            call,
+            snodo_proto::Outcome::Authenticated(Verdict::Accepted(alice())),
+            h.now
+        )
         .is_err());
 }
 

@@ -27,11 +27,11 @@ use bytes::Bytes;
 use super::codec::{self, CodecLimits, Decoded, Decoder, Head};
 use super::rules;
 use super::session::LegacyExchange;
+use crate::auth::{Authorization, Challenge, Checked, DeferredVerdict};
 use crate::connection::timers::Timer;
 use crate::connection::{CompleteError, Connection, Output, Wire};
 use crate::dispatch::{self, Dispatch};
 use crate::error::ErrorObject;
-use crate::auth::{Authorization, Challenge, Checked, DeferredVerdict};
 use crate::handler::{CallId, Handler, Invocation, Outcome, Request, Shared};
 use crate::jsonrpc::{self, Incoming};
 use crate::service::Service;
@@ -691,7 +691,9 @@ impl Connection {
         now: Instant,
     ) -> Result<(), CompleteError> {
         let parked = match self.http() {
-            Some(http) if http.parked.as_ref().is_some_and(|p| p.call == call) => http.parked.take(),
+            Some(http) if http.parked.as_ref().is_some_and(|p| p.call == call) => {
+                http.parked.take()
+            }
             _ => None,
         };
         let (Some(parked), Some(auth)) = (parked, self.service.inner.auth.clone()) else {
@@ -789,8 +791,9 @@ impl Connection {
         let header = match challenge {
             // Retryable, and no challenge: the token may be fine.
             Challenge::Unavailable(retry_after) => {
-                let error = ErrorObject::unavailable(challenge.message())
-                    .with_data(serde_json::json!({"retryable": true, "retryAfterSeconds": retry_after}));
+                let error = ErrorObject::unavailable(challenge.message()).with_data(
+                    serde_json::json!({"retryable": true, "retryAfterSeconds": retry_after}),
+                );
                 jsonrpc::write_error(&mut json, id, &error);
                 alloc::format!("Retry-After: {retry_after}")
             }
