@@ -23,7 +23,15 @@
 //!   (`authorization-server-discovery.mdx` § Protected Resource Metadata
 //!   Discovery Requirements);
 //! - every value written into `WWW-Authenticate` is a quoted-string with
-//!   `"` and `\` escaped and control characters dropped.
+//!   `"` and `\` escaped and control characters dropped;
+//! - an authenticator that must ask the network first (introspection,
+//!   keys) answers [`Authentication::Deferred`]: the request is held and
+//!   its future handed to the adapter to run (the driving contract in
+//!   [`crate::connection`]); the verdict that comes back is applied by the
+//!   same code as a ready one. A validator that cannot decide
+//!   ([`Verdict::Unavailable`], or no verdict within the request
+//!   deadline) is answered 503 with `Retry-After`, not 401: the token may
+//!   be fine, and a client told otherwise would discard it.
 //!
 //! Validation itself (JWT signatures, issuer, audience, expiry;
 //! introspection) is the [`Authenticator`]'s: proto carries no crypto.
