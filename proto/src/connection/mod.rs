@@ -51,7 +51,7 @@
 //! | output | what to do |
 //! |---|---|
 //! | [`Transmit`](Output::Transmit) | write the bytes, after those before them |
-//! | [`Invoke`](Output::Invoke) | make its task with [`Connection::task`], [`poll_inline`](crate::CallTask::poll_inline) it once: `Some` goes to `complete`, `None` means spawn the task on any executor; it reports back through the connection's queue and wakes it. The same for a [`Request::Authenticate`](crate::Request::Authenticate): a deferred authenticator's future (below) |
+//! | [`Invoke`](Output::Invoke) | make its task with [`Connection::task`], [`poll_inline`](crate::CallTask::poll_inline) it once: `Some` goes to `complete`, `None` means spawn the task on any executor; it reports back through the connection's queue and wakes it. The same for a [`Request::Authenticate`]: a deferred authenticator's future (below) |
 //! | [`Cancel`](Output::Cancel) | nothing, with a `CallTask`: the call's flag is set and its task ends at its next poll, dropping the handler's future. Without one, drop that future |
 //! | [`Close`](Output::Close) | nothing more will be written: finish writing, then close as [`closing`](Connection::closing) says (shut the output, on HTTP read and discard until the client's EOF, both within its `linger`), and drop the connection |
 //!
@@ -108,8 +108,8 @@
 //!   authenticator defers ([`Authentication::Deferred`](crate::auth::Authentication)),
 //!   the request is held (head and body, one per connection: pipelined
 //!   requests behind it stay undecoded) and its future goes out as an
-//!   `Invoke` of [`Request::Authenticate`](crate::Request::Authenticate),
-//!   run like any call; its [`Outcome::Authenticated`](crate::Outcome::Authenticated)
+//!   `Invoke` of [`Request::Authenticate`],
+//!   run like any call; its [`Outcome::Authenticated`]
 //!   comes back through `complete` or `handle_changes` and the request
 //!   carries on exactly as with a ready verdict. The client leaving, the
 //!   shutdown grace running out or the connection being dropped cancels
@@ -178,7 +178,7 @@ pub enum Output {
     Respond(crate::http::Response),
     /// Run this call: [`Invocation::run`] it, or answer its request by hand.
     /// Report the outcome with [`Connection::complete`]. A
-    /// [`Request::Authenticate`](crate::Request::Authenticate) is a
+    /// [`Request::Authenticate`] is a
     /// deferred bearer token check, run the same way.
     Invoke(Invocation),
     /// Stop this call: drop its future and set its [`CancelFlag`](crate::CancelFlag). Any
