@@ -587,6 +587,99 @@ fn authorization_answers_as_on_the_native_listener() {
     });
 }
 
+/// A deferred authenticator's future is run on the host's runtime and the
+/// request answered once its verdict is in, as on the native listener;
+/// a client that gives up meanwhile gets its future dropped.
+#[test]
+fn a_deferred_authenticator_is_run_and_its_request_answered() {
+    use snodo_proto::auth::{Authentication, Verdict};
+    use snodo_proto::{Authenticator, Authorization, Principal, Rejection};
+    struct Later(std::sync::Mutex<mpsc::Sender<()>>);
+    struct Signal(mpsc::Sender<()>);
+    impl Drop for Signal {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+    impl Authenticator for Later {
+        fn authenticate(&self, token: &str) -> Authentication {
+            let verdict = match token {
+                "good" => Verdict::Accepted(Principal::new("alice", ["notes:read"])),
+                "never" => {
+                    let signal = Signal(self.0.lock().unwrap().clone());
+                    return Authentication::Deferred(Box::pin(async move {
+                        let _signal = signal;
+                        std::future::pending::<Verdict>().await
+                    }));
+                }
+                _ => Verdict::Rejected(Rejection("The token is not active".into())),
+            };
+            Authentication::Deferred(Box::pin(async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                verdict
+            }))
+        }
+    }
+    both(|h2| {
+        Box::pin(async move {
+            let (dropped_tx, dropped) = mpsc::channel();
+            let auth = Authorization::new(
+                "https://mcp.example.com/mcp",
+                Later(std::sync::Mutex::new(dropped_tx)),
+            )
+            .require(["notes:read"]);
+            let service = Service::builder()
+                .server_info(Implementation::new("t", "1"))
+                .authorization(auth)
+                .tool(
+                    Tool::new("echo", "Echo").input_schema(
+                        json!({"type":"object","properties":{"text":{"type":"string"}}}),
+                    ),
+                    |a: serde_json::Value, _ctx| async move {
+                        CallToolResult::text(a["text"].as_str().unwrap_or("").to_owned())
+                    },
+                )
+                .build()
+                .unwrap();
+            let (base, _stop) = start(service).await;
+            let c = client(h2);
+            let with = |token: &str| {
+                let mut req = post(&base, "tools/call", &echo(7));
+                req.headers_mut()
+                    .insert("authorization", format!("Bearer {token}").parse().unwrap());
+                req
+            };
+            let r = c.request(with("good")).await.unwrap();
+            assert_eq!(
+                text(r).await,
+                (StatusCode::OK, "application/json".into(), ECHOED.into())
+            );
+            let r = c.request(with("revoked")).await.unwrap();
+            assert_eq!(
+                r.headers()["www-authenticate"],
+                "Bearer error=\"invalid_token\", error_description=\"The token is not active\", scope=\"notes:read\", resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\""
+            );
+            assert_eq!(
+                text(r).await,
+                (
+                    StatusCode::UNAUTHORIZED,
+                    "application/json".into(),
+                    r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: the bearer token is not valid"}}"#.into()
+                )
+            );
+            // The client gives up on a verdict that never comes.
+            let gave_up =
+                tokio::time::timeout(Duration::from_millis(100), c.request(with("never"))).await;
+            assert!(gave_up.is_err());
+            drop(c);
+            tokio::task::spawn_blocking(move || dropped.recv_timeout(Duration::from_secs(5)))
+                .await
+                .unwrap()
+                .expect("the future is dropped once its client is gone");
+        })
+    });
+}
+
 /// An initialize-era session's call outlives the request that carried it:
 /// the client giving up on the answer (a reset stream, a closed
 /// connection) is not a cancellation in 2025-11-25

@@ -17,7 +17,7 @@ use jsonwebtoken::{Algorithm, EncodingKey};
 use std::time::Duration;
 
 use snodo_auth::{JwksSource, JwtValidator, Key};
-use snodo_proto::{Authenticator, CallToolResult, Implementation, NoArgs, Service, Tool};
+use snodo_proto::{CallToolResult, Implementation, NoArgs, Service, Tool};
 use support::*;
 
 fn main() {

@@ -1,6 +1,6 @@
 //! A JWKS kept in memory and refreshed in the background.
 //!
-//! [`Authenticator::validate`](snodo_proto::Authenticator::validate) runs
+//! [`Authenticator::authenticate`](snodo_proto::Authenticator::authenticate) runs
 //! on a connection's thread and must not block, so the key set is read
 //! (from a file) or fetched (over HTTPS) by a thread of its own, and
 //! validation reads whatever set it last swapped in. A token naming a
@@ -34,7 +34,7 @@ impl JwksSource {
     /// file path otherwise.
     pub fn parse(value: &str) -> Result<JwksSource, KeyError> {
         if value.contains("://") {
-            check_url(value)?;
+            check_url(value, "a JWKS URL")?;
             Ok(JwksSource::Url(value.to_owned()))
         } else {
             Ok(JwksSource::File(PathBuf::from(value)))
@@ -57,9 +57,10 @@ impl JwksSource {
     }
 }
 
-/// Keys are fetched over TLS; plain HTTP only to this machine (a local
-/// authorization server in development and tests).
-fn check_url(url: &str) -> Result<(), KeyError> {
+/// Keys are fetched (and tokens introspected) over TLS; plain HTTP only
+/// to this machine (a local authorization server in development and
+/// tests). `what` names the URL in the error.
+pub(crate) fn check_url(url: &str, what: &str) -> Result<(), KeyError> {
     if url.starts_with("https://") {
         return Ok(());
     }
@@ -73,7 +74,7 @@ fn check_url(url: &str) -> Result<(), KeyError> {
         Ok(())
     } else {
         Err(KeyError::Invalid(format!(
-            "a JWKS URL must be https:// (http:// only on loopback): {url}"
+            "{what} must be https:// (http:// only on loopback): {url}"
         )))
     }
 }
@@ -120,7 +121,7 @@ impl Jwks {
         let initial = match &source {
             JwksSource::File(_) => source.load().map_err(KeyError::Invalid)?,
             JwksSource::Url(url) => {
-                check_url(url)?;
+                check_url(url, "a JWKS URL")?;
                 Vec::new()
             }
         };
@@ -192,13 +193,13 @@ mod tests {
 
     #[test]
     fn jwks_urls_are_https_or_loopback() {
-        assert!(check_url("https://auth.example.com/jwks").is_ok());
-        assert!(check_url("http://127.0.0.1:8080/jwks").is_ok());
-        assert!(check_url("http://localhost/jwks").is_ok());
-        assert!(check_url("http://[::1]:9/x").is_ok());
-        assert!(check_url("http://auth.example.com/jwks").is_err());
-        assert!(check_url("http://localhost.evil.example/jwks").is_err());
-        assert!(check_url("http://127.0.0.1.evil.example/").is_err());
+        assert!(check_url("https://auth.example.com/jwks", "a URL").is_ok());
+        assert!(check_url("http://127.0.0.1:8080/jwks", "a URL").is_ok());
+        assert!(check_url("http://localhost/jwks", "a URL").is_ok());
+        assert!(check_url("http://[::1]:9/x", "a URL").is_ok());
+        assert!(check_url("http://auth.example.com/jwks", "a URL").is_err());
+        assert!(check_url("http://localhost.evil.example/jwks", "a URL").is_err());
+        assert!(check_url("http://127.0.0.1.evil.example/", "a URL").is_err());
         assert_eq!(
             JwksSource::parse("keys/jwks.json").unwrap(),
             JwksSource::File("keys/jwks.json".into())

@@ -11,6 +11,7 @@ use base64::Engine;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
+use snodo_proto::auth::Authentication;
 use snodo_proto::{Authenticator, Principal, Rejection};
 
 use crate::cache::{TokenCache, DEFAULT_CAPACITY, DEFAULT_TTL};
@@ -207,9 +208,19 @@ impl JwtValidator {
     }
 }
 
-impl Authenticator for JwtValidator {
-    fn validate(&self, token: &str) -> Result<Principal, Rejection> {
+impl JwtValidator {
+    /// The principal `token` stands for, or why it is refused: always
+    /// decided at once, from the keys held.
+    pub fn validate(&self, token: &str) -> Result<Principal, Rejection> {
         self.check(token).map_err(|why| Rejection(why.to_owned()))
+    }
+}
+
+/// Never deferred: the keys are loaded ahead of time (a JWKS in the
+/// background), so a verdict is always [`Authentication::Ready`].
+impl Authenticator for JwtValidator {
+    fn authenticate(&self, token: &str) -> Authentication {
+        self.validate(token).into()
     }
 }
 

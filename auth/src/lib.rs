@@ -22,6 +22,17 @@
 //! and never past its `exp`: [`JwtValidatorBuilder::cache`]), so a client
 //! that sends the same token on every request pays for the signature once.
 //!
+//! [`IntrospectionValidator`] asks the authorization server instead
+//! (RFC 7662 token introspection, with the resource server's client
+//! credentials): `active`, then the same audience rule (always checked),
+//! optional issuer, `exp`/`nbf`, `sub` and `scope`. It is the deferred
+//! kind of [`Authenticator`](snodo_proto::Authenticator): a token accepted
+//! before is answered at once from the same kind of cache, any other by a
+//! future that a bounded pool of this crate's threads completes, so it
+//! runs alike under tokio, smol and the blocking adapter. An endpoint that
+//! is down or failing makes the answer 503 with `Retry-After`, never 401
+//! `invalid_token` (see the [`IntrospectionValidator`] docs for why).
+//!
 //! A refusal says what failed in general terms ("The token has
 //! expired"); it never echoes the token.
 //!
@@ -38,12 +49,31 @@
 //!     .require(["mcp"]);
 //! # Ok::<(), snodo_auth::ConfigError>(())
 //! ```
+//!
+//! ```no_run
+//! use snodo_auth::IntrospectionValidator;
+//! use snodo_proto::Authorization;
+//!
+//! let resource = "https://mcp.example.com/mcp";
+//! let validator = IntrospectionValidator::builder(
+//!     "https://auth.example.com/token/introspection",
+//!     "mcp-resource-server",
+//!     "its client secret",
+//!     resource,
+//! )
+//! .issuer("https://auth.example.com")
+//! .build()?;
+//! let auth = Authorization::new(resource, validator).require(["mcp"]);
+//! # Ok::<(), snodo_auth::ConfigError>(())
+//! ```
 
 mod cache;
+mod introspect;
 mod jwks;
 mod jwt;
 mod keys;
 
+pub use introspect::{IntrospectionValidator, IntrospectionValidatorBuilder};
 pub use jsonwebtoken::Algorithm;
 pub use jwks::JwksSource;
 pub use jwt::{ConfigError, JwtValidator, JwtValidatorBuilder, MAX_LEEWAY};

@@ -113,7 +113,6 @@ fn a_refreshed_key_set_forgets_the_cache() {
         &jsonwebtoken::EncodingKey::from_rsa_pem(RSA2_KEY).unwrap(),
         &claims(),
     );
-    use snodo_proto::Authenticator;
     assert!(v.validate(&token).is_ok());
     assert!(v.validate(&token).is_ok());
     assert_eq!(v.cache_hits(), 1);

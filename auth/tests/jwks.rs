@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use jsonwebtoken::{Algorithm, EncodingKey};
 use snodo_auth::{ConfigError, JwksSource, JwtValidator, Key, KeyError};
-use snodo_proto::Authenticator;
 use support::*;
 
 fn rs2(kid: &str) -> String {

@@ -1,15 +1,18 @@
 //! Authorization for the fixture, from `--auth-issuer URL --auth-audience
-//! URI [--auth-jwks URL|FILE]`, so that any lane can run with it on
+//! URI [--auth-jwks URL|FILE]`, or with `--auth-introspect URL
+//! --auth-client ID:SECRET` as well, so that any lane can run with it on
 //! (`basic/authorization/index.mdx`). Taken out of the arguments before
 //! the main parser, like the store options.
 //!
-//! With it, every request on the HTTP endpoint needs a JWT access token
-//! from the issuer, for the audience, signed by a key of the JWKS (default
-//! `ISSUER/.well-known/jwks.json`), with the scope [`SCOPE`]; the tools
-//! in [`TOOL_SCOPES`] need theirs as well (403 `insufficient_scope`
-//! otherwise). stdio takes no tokens.
+//! With it, every request on the HTTP endpoint needs an access token from
+//! the issuer, for the audience, with the scope [`SCOPE`]; the tools in
+//! [`TOOL_SCOPES`] need theirs as well (403 `insufficient_scope`
+//! otherwise). The token is a JWT signed by a key of the JWKS (default
+//! `ISSUER/.well-known/jwks.json`), or, with `--auth-introspect`, any token
+//! the issuer's introspection endpoint says is active (RFC 7662; a
+//! deferred authenticator). stdio takes no tokens.
 
-use snodo_auth::{ConfigError, JwksSource, JwtValidator};
+use snodo_auth::{ConfigError, IntrospectionValidator, JwksSource, JwtValidator};
 use snodo_proto::Authorization;
 
 /// The scope every request needs.
@@ -31,6 +34,29 @@ pub struct AuthSpec {
     pub audience: String,
     /// Where the verification keys come from.
     pub jwks: JwksSource,
+    /// Check tokens by introspection instead of as JWTs.
+    pub introspection: Option<Introspection>,
+}
+
+/// `--auth-introspect URL --auth-client ID:SECRET`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Introspection {
+    /// The introspection endpoint.
+    pub endpoint: String,
+    /// The fixture's client id at the authorization server.
+    pub client_id: String,
+    /// Its secret.
+    pub client_secret: String,
+}
+
+impl core::fmt::Debug for Introspection {
+    /// Without the secret.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Introspection")
+            .field("endpoint", &self.endpoint)
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
 }
 
 impl AuthSpec {
@@ -40,6 +66,7 @@ impl AuthSpec {
         args: impl IntoIterator<Item = String>,
     ) -> Result<(Option<AuthSpec>, Vec<String>), String> {
         let (mut issuer, mut audience, mut jwks) = (None, None, None);
+        let (mut introspect, mut client) = (None, None);
         let mut rest = Vec::new();
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
@@ -47,6 +74,8 @@ impl AuthSpec {
                 "--auth-issuer" => &mut issuer,
                 "--auth-audience" => &mut audience,
                 "--auth-jwks" => &mut jwks,
+                "--auth-introspect" => &mut introspect,
+                "--auth-client" => &mut client,
                 _ => {
                     rest.push(arg);
                     continue;
@@ -54,8 +83,20 @@ impl AuthSpec {
             };
             *slot = Some(args.next().ok_or_else(|| format!("{arg} needs a value"))?);
         }
+        let introspection = match (introspect, client) {
+            (None, None) => None,
+            (Some(endpoint), Some(client)) => {
+                let (id, secret) = client.split_once(':').ok_or("--auth-client is ID:SECRET")?;
+                Some(Introspection {
+                    endpoint,
+                    client_id: id.to_owned(),
+                    client_secret: secret.to_owned(),
+                })
+            }
+            _ => return Err("--auth-introspect and --auth-client go together".into()),
+        };
         let spec = match (issuer, audience, jwks) {
-            (None, None, None) => None,
+            (None, None, None) if introspection.is_none() => None,
             (Some(issuer), Some(audience), jwks) => {
                 let jwks = match jwks {
                     Some(j) => j,
@@ -66,6 +107,7 @@ impl AuthSpec {
                     issuer,
                     audience,
                     jwks,
+                    introspection,
                 })
             }
             _ => return Err("--auth-issuer and --auth-audience go together".into()),
@@ -75,13 +117,29 @@ impl AuthSpec {
 
     /// The service's [`Authorization`].
     pub fn authorization(&self) -> Result<Authorization, ConfigError> {
-        let validator = JwtValidator::builder(&self.issuer, &self.audience)
-            .jwks(self.jwks.clone())
-            .build()?;
+        let auth = match &self.introspection {
+            None => {
+                let validator = JwtValidator::builder(&self.issuer, &self.audience)
+                    .jwks(self.jwks.clone())
+                    .build()?;
+                Authorization::new(&self.audience, validator)
+            }
+            Some(i) => {
+                let validator = IntrospectionValidator::builder(
+                    &i.endpoint,
+                    &i.client_id,
+                    &i.client_secret,
+                    &self.audience,
+                )
+                .issuer(&self.issuer)
+                .build()?;
+                Authorization::new(&self.audience, validator)
+            }
+        };
         let mut scopes = vec![SCOPE];
         scopes.extend(TOOL_SCOPES.iter().map(|(_, s)| *s));
         scopes.dedup();
-        let mut auth = Authorization::new(&self.audience, validator)
+        let mut auth = auth
             .authorization_server(&self.issuer)
             .scopes_supported(scopes)
             .require([SCOPE]);
@@ -118,6 +176,26 @@ mod tests {
                 issuer: "https://auth.example.com/".into(),
                 audience: "http://127.0.0.1:8080/mcp".into(),
                 jwks: JwksSource::Url("https://auth.example.com/.well-known/jwks.json".into()),
+                introspection: None,
+            })
+        );
+        let (spec, _) = AuthSpec::take(args(&[
+            "--auth-issuer",
+            "http://127.0.0.1:9",
+            "--auth-audience",
+            "http://127.0.0.1:8080/mcp",
+            "--auth-introspect",
+            "http://127.0.0.1:9/token/introspection",
+            "--auth-client",
+            "rs:se:cret",
+        ]))
+        .unwrap();
+        assert_eq!(
+            spec.unwrap().introspection,
+            Some(Introspection {
+                endpoint: "http://127.0.0.1:9/token/introspection".into(),
+                client_id: "rs".into(),
+                client_secret: "se:cret".into(),
             })
         );
         let (spec, _) = AuthSpec::take(args(&[
@@ -141,6 +219,14 @@ mod tests {
         assert_eq!(
             AuthSpec::take(args(&["--auth-issuer", "https://a"])).unwrap_err(),
             "--auth-issuer and --auth-audience go together"
+        );
+        assert_eq!(
+            AuthSpec::take(args(&["--auth-introspect", "http://127.0.0.1:9/i"])).unwrap_err(),
+            "--auth-introspect and --auth-client go together"
+        );
+        assert_eq!(
+            AuthSpec::take(args(&["--auth-introspect", "u", "--auth-client", "x"])).unwrap_err(),
+            "--auth-client is ID:SECRET"
         );
         assert_eq!(
             AuthSpec::take(args(&["--auth-audience"])).unwrap_err(),

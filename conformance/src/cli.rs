@@ -21,7 +21,8 @@ const USAGE: &str = "\
 usage: snodo-fixture --stdio [--runtime tokio|smol|blocking] [STORE OPTIONS]
        snodo-fixture --listen ADDR [--runtime tokio|smol|blocking|hyper]
                      [--tls-cert PEM --tls-key PEM] [STORE OPTIONS]
-                     [--auth-issuer URL --auth-audience URI [--auth-jwks URL|FILE]]
+                     [--auth-issuer URL --auth-audience URI [--auth-jwks URL|FILE]
+                      | --auth-introspect URL --auth-client ID:SECRET]]
        snodo-fixture --help
 
 Serve the snodo MCP conformance fixture (protocol revision 2026-07-28).
@@ -60,6 +61,11 @@ options:
                                with scope `mcp`; test_simple_text needs
                                `mcp:text`, test_image_content and
                                test_audio_content `mcp:media`
+  --auth-introspect URL --auth-client ID:SECRET
+                               with --auth-issuer and --auth-audience: check
+                               tokens by RFC 7662 introspection at URL
+                               instead, authenticating as ID with SECRET
+                               (client_secret_basic); same scopes
   -h, --help                   print this help
 
 Set SNODO_STATE_KEY to a hex secret (at least 32 bytes) to seal MRTR

@@ -20,7 +20,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { SCOPES, startAuthorizationServer } from './lib/as.mjs';
+import { RESOURCE_CLIENT, SCOPES, startAuthorizationServer } from './lib/as.mjs';
 import { FLOWS, serviceToken } from './lib/flows.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -49,14 +49,28 @@ async function freePort() {
   return port;
 }
 
-/** snodo-fixture on `runtime` with authorization from `issuer`. */
-async function startFixture(runtime, issuer) {
+/** Resources whose tokens are opaque: the introspecting fixtures'. */
+const opaque = new Set();
+
+/**
+ * snodo-fixture on `runtime` with authorization from `issuer`: JWT access
+ * tokens checked with its JWKS, or with `introspect` opaque ones checked
+ * by RFC 7662 introspection (a deferred authenticator).
+ */
+async function startFixture(runtime, issuer, { introspect = false } = {}) {
   const port = await freePort();
   const addr = `127.0.0.1:${port}`;
   const endpoint = `http://${addr}/mcp`;
+  const tokens = introspect
+    ? ['--auth-introspect', `${issuer}/token/introspection`, '--auth-client', `${RESOURCE_CLIENT.id}:${RESOURCE_CLIENT.secret}`]
+    : ['--auth-jwks', `${issuer}/jwks`];
+  if (introspect) {
+    opaque.add(endpoint);
+    opaque.add(`http://${addr}/other`);
+  }
   const child = spawn(
     values.fixture,
-    ['--listen', addr, '--runtime', runtime, '--auth-issuer', issuer, '--auth-audience', endpoint, '--auth-jwks', `${issuer}/jwks`],
+    ['--listen', addr, '--runtime', runtime, '--auth-issuer', issuer, '--auth-audience', endpoint, ...tokens],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
@@ -131,25 +145,35 @@ const as = await startAuthorizationServer({
   // Loopback resources only: each fixture's endpoint, and the "other"
   // resource of the refusal flow.
   isResource: (r) => /^http:\/\/127\.0\.0\.1:\d+\//.test(r),
+  isOpaque: (r) => opaque.has(r),
 });
 console.log(`== authorization server (oidc-provider) at ${as.issuer}`);
 
 let passed = 0;
 let total = 0;
+// Every flow on every runtime twice: JWT access tokens checked with the
+// JWKS, then opaque ones checked by introspection.
 for (const runtime of runtimes) {
-  const fixture = await startFixture(runtime, as.issuer);
-  for (const flow of FLOWS) {
-    total += 1;
-    try {
-      const note = await withTimeout(flow.run({ endpoint: fixture.endpoint, issuer: as.issuer }), FLOW_TIMEOUT_MS, flow.name);
-      passed += 1;
-      console.log(`ok   [${runtime}] ${flow.name}: ${note}`);
-    } catch (e) {
-      console.log(`FAIL [${runtime}] ${flow.name}\n${indent(e?.stack ?? e)}`);
-      if (fixture.stderr()) console.log(indent(`fixture stderr:\n${fixture.stderr()}`));
+  for (const introspect of [false, true]) {
+    const fixture = await startFixture(runtime, as.issuer, { introspect });
+    const label = introspect ? `${runtime}, introspection` : runtime;
+    for (const flow of FLOWS) {
+      total += 1;
+      try {
+        const note = await withTimeout(
+          flow.run({ endpoint: fixture.endpoint, issuer: as.issuer, introspect }),
+          FLOW_TIMEOUT_MS,
+          flow.name,
+        );
+        passed += 1;
+        console.log(`ok   [${label}] ${flow.name}: ${note}`);
+      } catch (e) {
+        console.log(`FAIL [${label}] ${flow.name}\n${indent(e?.stack ?? e)}`);
+        if (fixture.stderr()) console.log(indent(`fixture stderr:\n${fixture.stderr()}`));
+      }
     }
+    await fixture.stop();
   }
-  await fixture.stop();
 }
 
 for (const runtime of conformance) {

@@ -23,7 +23,15 @@
 //!   (`authorization-server-discovery.mdx` § Protected Resource Metadata
 //!   Discovery Requirements);
 //! - every value written into `WWW-Authenticate` is a quoted-string with
-//!   `"` and `\` escaped and control characters dropped.
+//!   `"` and `\` escaped and control characters dropped;
+//! - an authenticator that must ask the network first (introspection,
+//!   keys) answers [`Authentication::Deferred`]: the request is held and
+//!   its future handed to the adapter to run (the driving contract in
+//!   [`crate::connection`]); the verdict that comes back is applied by the
+//!   same code as a ready one. A validator that cannot decide
+//!   ([`Verdict::Unavailable`], or no verdict within the request
+//!   deadline) is answered 503 with `Retry-After`, not 401: the token may
+//!   be fine, and a client told otherwise would discard it.
 //!
 //! Validation itself (JWT signatures, issuer, audience, expiry;
 //! introspection) is the [`Authenticator`]'s: proto carries no crypto.
@@ -38,6 +46,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use serde_json::{Map, Value};
 
+use crate::handler::BoxFuture;
 use crate::http::codec::Head;
 
 /// Who is calling, as an [`Authenticator`] established it.
@@ -76,21 +85,95 @@ impl Principal {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejection(pub String);
 
+/// What an [`Authenticator`] decided about a token.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// The token stands for this principal; the request goes on to the
+    /// scope checks and admission.
+    Accepted(Principal),
+    /// The token is not valid: 401 `error="invalid_token"`.
+    Rejected(Rejection),
+    /// The validator cannot decide now: what it must ask (an
+    /// introspection endpoint, a key set) is unreachable, failing or too
+    /// slow. Answered `503 Service Unavailable` with `Retry-After:
+    /// retry_after` (seconds) and a retryable JSON-RPC error
+    /// ([`ErrorObject::unavailable`](crate::ErrorObject::unavailable)),
+    /// never 401: a client told its token is invalid throws it away and
+    /// starts its authorization flow again, for a fault that is the
+    /// server's (RFC 9110 § 15.6.4).
+    Unavailable {
+        /// Seconds the client should wait before sending the request again.
+        retry_after: u64,
+    },
+}
+
+impl From<Result<Principal, Rejection>> for Verdict {
+    fn from(r: Result<Principal, Rejection>) -> Self {
+        match r {
+            Ok(p) => Verdict::Accepted(p),
+            Err(r) => Verdict::Rejected(r),
+        }
+    }
+}
+
+/// A verdict still being worked out: a future the adapter runs, on any
+/// executor, while proto holds the request it is for.
+pub type DeferredVerdict = BoxFuture<Verdict>;
+
+/// What [`Authenticator::authenticate`] answers: the verdict now, or a
+/// future of it.
+pub enum Authentication {
+    /// Decided on the connection's thread, from what the validator holds
+    /// (a key, a cache): the request goes on at once.
+    Ready(Verdict),
+    /// The validator must fetch something first (introspect the token,
+    /// load keys). proto holds the request, hands the future out as an
+    /// [`Output::Invoke`](crate::Output::Invoke) of
+    /// [`Request::Authenticate`](crate::Request::Authenticate) (run like
+    /// any call; its outcome is [`Outcome::Authenticated`](crate::Outcome::Authenticated)),
+    /// and carries on with the request when it comes back. See the
+    /// driving contract in [`crate::connection`].
+    Deferred(DeferredVerdict),
+}
+
+impl core::fmt::Debug for Authentication {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Authentication::Ready(v) => f.debug_tuple("Ready").field(v).finish(),
+            Authentication::Deferred(_) => f.write_str("Deferred(..)"),
+        }
+    }
+}
+
+impl From<Result<Principal, Rejection>> for Authentication {
+    fn from(r: Result<Principal, Rejection>) -> Self {
+        Authentication::Ready(r.into())
+    }
+}
+
 /// Validates bearer tokens. It runs on the connection's thread before
-/// admission, so it must not block: a validator that fetches keys or
-/// introspects does so ahead of time or in the background and answers
-/// from what it holds.
+/// admission, so it must not block: a validator answers
+/// [`Authentication::Ready`] from what it holds (static keys, a key set
+/// refreshed in the background, a cache), and
+/// [`Authentication::Deferred`] when it must ask the network first. A
+/// deferred future is bounded by the request deadline
+/// ([`HttpConfig::request_timeout`](crate::HttpConfig)): past it the
+/// request is answered 503 with `Retry-After` and the future dropped.
+///
+/// A closure `Fn(&str) -> Result<Principal, Rejection>` is a synchronous
+/// authenticator.
 pub trait Authenticator: Send + Sync + 'static {
-    /// The principal `token` stands for, or why it is refused.
-    fn validate(&self, token: &str) -> Result<Principal, Rejection>;
+    /// What `token` stands for, now or later. The token must not be
+    /// logged, nor echoed in a [`Rejection`].
+    fn authenticate(&self, token: &str) -> Authentication;
 }
 
 impl<F> Authenticator for F
 where
     F: Fn(&str) -> Result<Principal, Rejection> + Send + Sync + 'static,
 {
-    fn validate(&self, token: &str) -> Result<Principal, Rejection> {
-        self(token)
+    fn authenticate(&self, token: &str) -> Authentication {
+        self(token).into()
     }
 }
 
@@ -242,18 +325,38 @@ impl Authorization {
         out
     }
 
-    /// Authenticate the request `head`: its principal, or the challenge to
-    /// answer with.
-    pub(crate) fn check(&self, head: &Head) -> Result<Principal, Challenge> {
+    /// Authenticate the request `head`: its principal or the challenge to
+    /// answer with, now ([`Checked::Ready`]), or a future of the verdict
+    /// that [`admit`](Self::admit) takes up when it is done.
+    pub(crate) fn check(&self, head: &Head) -> Checked {
         let token = match head.count("authorization") {
-            0 => return Err(Challenge::Missing),
-            1 => bearer(head.get("authorization").unwrap_or_default())?,
-            _ => return Err(Challenge::Malformed("Multiple Authorization headers")),
+            0 => return Checked::Ready(Err(Challenge::Missing)),
+            1 => match bearer(head.get("authorization").unwrap_or_default()) {
+                Ok(token) => token,
+                Err(challenge) => return Checked::Ready(Err(challenge)),
+            },
+            _ => {
+                let why = "Multiple Authorization headers";
+                return Checked::Ready(Err(Challenge::Malformed(why)));
+            }
         };
-        let principal = self
-            .authenticator
-            .validate(token)
-            .map_err(|r| Challenge::Invalid(r.0))?;
+        match self.authenticator.authenticate(token) {
+            Authentication::Ready(verdict) => Checked::Ready(self.admit(verdict)),
+            Authentication::Deferred(future) => Checked::Deferred(future),
+        }
+    }
+
+    /// What a verdict, ready or deferred, means for the request: its
+    /// principal once it has the scopes every request needs, or the
+    /// challenge. The one place both paths meet.
+    pub(crate) fn admit(&self, verdict: Verdict) -> Result<Principal, Challenge> {
+        let principal = match verdict {
+            Verdict::Accepted(p) => p,
+            Verdict::Rejected(r) => return Err(Challenge::Invalid(r.0)),
+            Verdict::Unavailable { retry_after } => {
+                return Err(Challenge::Unavailable(retry_after))
+            }
+        };
         let missing = self.missing(&principal, &self.required);
         if !missing.is_empty() {
             return Err(Challenge::InsufficientScope(missing));
@@ -307,6 +410,8 @@ impl Authorization {
             Challenge::InsufficientScope(_) => {
                 params.push(("error", "insufficient_scope".into()));
             }
+            // Not a challenge: a 503 or 500 carries no `WWW-Authenticate`.
+            Challenge::Unavailable(_) | Challenge::Failed => {}
         }
         let scope = match challenge {
             Challenge::InsufficientScope(missing) => missing.join(" "),
@@ -329,6 +434,14 @@ impl Authorization {
     }
 }
 
+/// What [`Authorization::check`] found.
+pub(crate) enum Checked {
+    /// The principal, or the challenge to answer with.
+    Ready(Result<Principal, Challenge>),
+    /// The authenticator's verdict is still to come.
+    Deferred(DeferredVerdict),
+}
+
 /// Why a request was not authenticated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Challenge {
@@ -340,6 +453,12 @@ pub(crate) enum Challenge {
     Invalid(String),
     /// These scopes are missing: 403 `insufficient_scope`.
     InsufficientScope(Vec<String>),
+    /// The authenticator could not decide (see [`Verdict::Unavailable`]):
+    /// 503 with `Retry-After` of these seconds.
+    Unavailable(u64),
+    /// The authenticator's future ended without a verdict (it panicked):
+    /// 500, the server's fault.
+    Failed,
 }
 
 impl Challenge {
@@ -348,6 +467,8 @@ impl Challenge {
             Challenge::Missing | Challenge::Invalid(_) => 401,
             Challenge::Malformed(_) => 400,
             Challenge::InsufficientScope(_) => 403,
+            Challenge::Unavailable(_) => 503,
+            Challenge::Failed => 500,
         }
     }
 
@@ -358,6 +479,10 @@ impl Challenge {
             Challenge::Invalid(_) => "Unauthorized: the bearer token is not valid",
             Challenge::Malformed(_) => "Bad Request: malformed Authorization header",
             Challenge::InsufficientScope(_) => "Forbidden: the token lacks a required scope",
+            Challenge::Unavailable(_) => {
+                "Service Unavailable: the bearer token cannot be checked now; retry later"
+            }
+            Challenge::Failed => "Internal error: the bearer token could not be checked",
         }
     }
 }
@@ -430,6 +555,13 @@ mod tests {
         .require(["notes:read"])
     }
 
+    fn check(a: &Authorization, head: &Head) -> Result<Principal, Challenge> {
+        match a.check(head) {
+            Checked::Ready(r) => r,
+            Checked::Deferred(_) => panic!("a synchronous authenticator deferred"),
+        }
+    }
+
     fn head(auth: &[&str]) -> Head {
         Head::new(
             "POST",
@@ -459,28 +591,28 @@ mod tests {
     #[test]
     fn the_bearer_scheme_is_case_insensitive_and_the_token_checked() {
         let a = auth();
-        assert_eq!(a.check(&head(&["Bearer good"])).unwrap().subject, "alice");
-        assert_eq!(a.check(&head(&["bearer good"])).unwrap().subject, "alice");
-        assert_eq!(a.check(&head(&[])), Err(Challenge::Missing));
+        assert_eq!(check(&a, &head(&["Bearer good"])).unwrap().subject, "alice");
+        assert_eq!(check(&a, &head(&["bearer good"])).unwrap().subject, "alice");
+        assert_eq!(check(&a, &head(&[])), Err(Challenge::Missing));
         assert_eq!(
-            a.check(&head(&["Basic dXNlcjpwdw=="])),
+            check(&a, &head(&["Basic dXNlcjpwdw=="])),
             Err(Challenge::Missing)
         );
         assert_eq!(
-            a.check(&head(&["Bearer good", "Bearer good"])),
+            check(&a, &head(&["Bearer good", "Bearer good"])),
             Err(Challenge::Malformed("Multiple Authorization headers"))
         );
         assert_eq!(
-            a.check(&head(&["Bearer a b"])),
+            check(&a, &head(&["Bearer a b"])),
             Err(Challenge::Malformed("The token is not a b64token"))
         );
         assert_eq!(
-            a.check(&head(&["Bearer bad"])),
+            check(&a, &head(&["Bearer bad"])),
             Err(Challenge::Invalid("The token has expired".into()))
         );
         let huge = alloc::format!("Bearer {}", "a".repeat(MAX_TOKEN + 1));
         assert_eq!(
-            a.check(&head(&[huge.as_str()])),
+            check(&a, &head(&[huge.as_str()])),
             Err(Challenge::Invalid("The token is too large".into()))
         );
     }

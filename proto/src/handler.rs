@@ -83,6 +83,14 @@ pub enum Request {
         /// Its params.
         params: Map<String, Value>,
     },
+    /// Not the client's request but what must precede it: an HTTP
+    /// request's bearer token, which the service's
+    /// [`Authenticator`](crate::Authenticator) is checking with a
+    /// deferred future ([`Authentication::Deferred`](crate::auth::Authentication)).
+    /// [`Invocation::run`] runs that future; its outcome is
+    /// [`Outcome::Authenticated`]. The token is not here (nothing about
+    /// it is logged).
+    Authenticate,
 }
 
 /// How a call ended, as the application reports it.
@@ -107,6 +115,10 @@ pub enum Outcome {
     /// ([`Step::Defer`](crate::extension::Step::Defer)); for any other call
     /// it is an internal error.
     Extension(Map<String, Value>),
+    /// The verdict on a bearer token, the answer to
+    /// [`Request::Authenticate`]; for any other call it is an internal
+    /// error.
+    Authenticated(crate::auth::Verdict),
 }
 
 impl From<ErrorObject> for Outcome {

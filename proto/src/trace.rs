@@ -12,10 +12,10 @@
 //!
 //! | field | value |
 //! |---|---|
-//! | `method` | `tools/call`, `resources/read`, `prompts/get`, `completion/complete`, or an extension's method |
+//! | `method` | `tools/call`, `resources/read`, `prompts/get`, `completion/complete`, an extension's method, or `authenticate` (a deferred bearer token check: [`crate::auth`]) |
 //! | `tool` / `prompt` | the tool's or prompt's name (a resource's URI is left out: a template's variables are arguments) |
 //! | `call` | the call's number on its connection |
-//! | `outcome` | `ok`, `tool_error` (a result with `isError: true`), `input_required`, `error` (a JSON-RPC error; a handler's panic is its call's `-32603`) or `cancelled` (ended with no outcome) |
+//! | `outcome` | `ok`, `tool_error` (a result with `isError: true`), `input_required`, `error` (a JSON-RPC error; a handler's panic is its call's `-32603`) or `cancelled` (ended with no outcome); for `authenticate`, `ok`, `rejected` or `unavailable` |
 //! | `error_code` | the JSON-RPC error code, for `error` |
 //! | `trace_id`, `parent_span_id` | from the request's `_meta.traceparent` (`basic/index.mdx` § `_meta`: W3C Trace Context), when it is well formed |
 //!
@@ -43,6 +43,7 @@ pub(crate) fn call_span(invocation: &Invocation) -> tracing::Span {
         Request::GetPrompt { name, .. } => ("prompts/get", None, Some(name)),
         Request::Complete(_) => ("completion/complete", None, None),
         Request::Extension { method, .. } => (method.as_str(), None, None),
+        Request::Authenticate => ("authenticate", None, None),
     };
     let parent = invocation
         .meta()
@@ -98,6 +99,9 @@ pub(crate) fn record_outcome(span: &tracing::Span, outcome: &Outcome) {
     let label = match outcome {
         Outcome::CallTool(r) if r.is_error == Some(true) => "tool_error",
         Outcome::InputRequired(_) => "input_required",
+        Outcome::Authenticated(crate::auth::Verdict::Accepted(_)) => "ok",
+        Outcome::Authenticated(crate::auth::Verdict::Rejected(_)) => "rejected",
+        Outcome::Authenticated(crate::auth::Verdict::Unavailable { .. }) => "unavailable",
         Outcome::Error(e) => {
             span.record("error_code", e.code);
             "error"

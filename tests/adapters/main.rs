@@ -11,6 +11,7 @@
 //! `driver/src/outbox.rs`. This suite tests what a runtime adds: its
 //! tasks, timers, sockets and pipes under the shared driver.
 
+mod auth;
 mod client;
 mod harness;
 mod http;
@@ -87,6 +88,8 @@ suite! {
     http::http_a_listen_stream_carries_events_and_ends_on_shutdown,
     http::http_a_registry_commit_reaches_a_listen_stream,
     http::tcp_line_framed_clients_are_served_independently,
+    auth::http_a_deferred_authenticator_is_run_and_its_request_answered,
+    auth::http_a_client_leaving_while_its_token_is_checked_drops_the_future,
     regressions::stdio_unread_output_holds_up_neither_timeouts_nor_cancellations,
     regressions::http_unread_output_holds_up_no_call_timeout,
     regressions::http_unread_output_holds_up_no_cancellation,

@@ -261,7 +261,7 @@ impl Latch {
         }
     }
 
-    fn wait(&self) -> impl Future<Output = ()> + Send + 'static {
+    pub fn wait(&self) -> impl Future<Output = ()> + Send + 'static {
         let latch = self.clone();
         std::future::poll_fn(move |cx| {
             let mut s = latch.0.lock().unwrap();

@@ -10,8 +10,8 @@ use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use serde_json::{json, Value};
 use snodo_auth::{JwtValidator, Key};
 use snodo_proto::{
-    Authorization, CallToolResult, Connection, Context, Implementation, Instant, NoArgs, NullSink,
-    Output, Service, Tool, Transport,
+    Authenticator, Authorization, CallToolResult, Connection, Context, Implementation, Instant,
+    NoArgs, NullSink, Output, Service, Tool, Transport,
 };
 
 pub const ISSUER: &str = "https://auth.example.com";
@@ -74,7 +74,7 @@ pub fn static_validator() -> JwtValidator {
 /// The service of the tests: `whoami` answers the subject and the
 /// copied `email`; `write_note` needs `notes:write`; every request
 /// `notes:read`.
-pub fn service(validator: JwtValidator) -> Service {
+pub fn service(validator: impl Authenticator) -> Service {
     let auth = Authorization::new(RESOURCE, validator)
         .authorization_server(ISSUER)
         .require(["notes:read"])

@@ -8,6 +8,9 @@
 //   code flow with PKCE (public clients, `token_endpoint_auth_method:
 //   none`);
 // - the client credentials grant, for a pre-registered confidential client;
+// - token introspection (RFC 7662) for the resource server's own
+//   confidential client; a resource the lane marks opaque gets opaque
+//   access tokens, which only introspection can check;
 // - an interaction endpoint that logs in a fixed user and consents to what
 //   was asked for, without a page: the test plays the user agent (see
 //   `userAgent` below), so the flow runs headless.
@@ -30,12 +33,20 @@ export const USER = 'alice';
 export const SERVICE_CLIENT = { id: 'snodo-lane-service', secret: randomUUID() };
 
 /**
+ * The resource server's client at the authorization server: it only
+ * introspects tokens (`--auth-introspect … --auth-client ID:SECRET`).
+ */
+export const RESOURCE_CLIENT = { id: 'snodo-lane-rs', secret: randomUUID() };
+
+/**
  * Start the authorization server on 127.0.0.1 (an ephemeral port).
  * `resources` decides which resource indicators are accepted: a function
  * from the indicator to true/false (the lane accepts each fixture's
- * endpoint URI). Resolves with `{ issuer, close() }`.
+ * endpoint URI); `isOpaque` which of them get opaque access tokens rather
+ * than JWTs (the introspecting fixtures'). Resolves with `{ issuer,
+ * close() }`.
  */
-export async function startAuthorizationServer({ isResource }) {
+export async function startAuthorizationServer({ isResource, isOpaque = () => false }) {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${server.address().port}`;
@@ -55,6 +66,14 @@ export async function startAuthorizationServer({ isResource }) {
         token_endpoint_auth_method: 'client_secret_basic',
         scope: SCOPES.join(' '),
       },
+      {
+        client_id: RESOURCE_CLIENT.id,
+        client_secret: RESOURCE_CLIENT.secret,
+        grant_types: [],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
     ],
     scopes: SCOPES,
     // The registration policy: a registered client may ask for every scope
@@ -72,6 +91,12 @@ export async function startAuthorizationServer({ isResource }) {
       devInteractions: { enabled: false },
       registration: { enabled: true },
       clientCredentials: { enabled: true },
+      // RFC 7662 at /token/introspection: the resource server may ask about
+      // any token, a client about its own.
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => client.clientId === RESOURCE_CLIENT.id || client.clientId === token.clientId,
+      },
       resourceIndicators: {
         enabled: true,
         // A token request without `resource` gets the one the grant was
@@ -80,6 +105,9 @@ export async function startAuthorizationServer({ isResource }) {
         defaultResource: async (_ctx, _client, oneOf) => oneOf,
         getResourceServerInfo: async (_ctx, resource) => {
           if (!isResource(resource)) throw new Provider.errors.InvalidTarget();
+          if (isOpaque(resource)) {
+            return { scope: SCOPES.join(' '), audience: resource, accessTokenTTL: 600, accessTokenFormat: 'opaque' };
+          }
           return {
             scope: SCOPES.join(' '),
             audience: resource,

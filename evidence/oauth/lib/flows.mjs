@@ -12,7 +12,7 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 
-import { SERVICE_CLIENT, USER, userAgent } from './as.mjs';
+import { RESOURCE_CLIENT, SERVICE_CLIENT, USER, userAgent } from './as.mjs';
 
 export const PROTOCOL_VERSION = '2026-07-28';
 
@@ -39,6 +39,28 @@ function recordingFetch(log) {
 /** The claims of a JWT, unverified (the fixture verified it). */
 export function claims(jwt) {
   return JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString());
+}
+
+/**
+ * What `token` says: its claims when it is a JWT; when the fixture
+ * introspects (the token is opaque), the authorization server's RFC 7662
+ * answer about it, asked as the resource server is.
+ */
+async function tokenClaims(token, { issuer, introspect }) {
+  if (!introspect) return claims(token);
+  const response = await fetch(`${issuer}/token/introspection`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${RESOURCE_CLIENT.id}:${RESOURCE_CLIENT.secret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ token }),
+  });
+  if (response.status !== 200) throw new Error(`introspection endpoint: ${response.status} ${await response.text()}`);
+  const answer = await response.json();
+  assert.equal(answer.active, true, `an active token: ${JSON.stringify(answer)}`);
+  assert.equal(token.split('.').length, 1, 'an opaque token, not a JWT');
+  return answer;
 }
 
 /**
@@ -132,7 +154,7 @@ async function callText(client, name) {
  * The authorization code flow: dynamic registration, PKCE, the resource
  * indicator, and a step-up when a tool needs a scope the token lacks.
  */
-async function authorizationCode({ endpoint, issuer }) {
+async function authorizationCode({ endpoint, issuer, introspect }) {
   const provider = new CodeFlowProvider();
   const log = [];
   const transport = () =>
@@ -153,7 +175,7 @@ async function authorizationCode({ endpoint, issuer }) {
   const first = transport();
   await first.finishAuth(provider.callback.searchParams);
   assertDiscovery(log, { endpoint, issuer });
-  const token = claims(provider.saved.tokens.access_token);
+  const token = await tokenClaims(provider.saved.tokens.access_token, { issuer, introspect });
   assert.equal(token.aud, endpoint, 'audience: the fixture endpoint');
   assert.equal(token.iss, issuer);
   assert.equal(token.sub, USER);
@@ -170,7 +192,8 @@ async function authorizationCode({ endpoint, issuer }) {
   assert.equal(provider.redirects, 2, 'step-up re-authorization');
   assert.deepEqual(provider.authorizationUrl.searchParams.get('scope').split(' ').sort(), ['mcp', 'mcp:text']);
   await first.finishAuth(provider.callback.searchParams);
-  assert.deepEqual(claims(provider.saved.tokens.access_token).scope.split(' ').sort(), ['mcp', 'mcp:text']);
+  const stepped = await tokenClaims(provider.saved.tokens.access_token, { issuer, introspect });
+  assert.deepEqual(stepped.scope.split(' ').sort(), ['mcp', 'mcp:text']);
   const content = await callText(client, 'test_simple_text');
   assert.deepEqual(content, [{ type: 'text', text: 'This is a simple text response for testing.' }]);
   await client.close();
@@ -182,7 +205,7 @@ async function authorizationCode({ endpoint, issuer }) {
  * ClientCredentialsProvider gets a token on the 401, and a new one on a
  * 403 `insufficient_scope`, without the application's help.
  */
-async function clientCredentials({ endpoint, issuer }) {
+async function clientCredentials({ endpoint, issuer, introspect }) {
   const provider = new ClientCredentialsProvider({
     clientId: SERVICE_CLIENT.id,
     clientSecret: SERVICE_CLIENT.secret,
@@ -192,7 +215,7 @@ async function clientCredentials({ endpoint, issuer }) {
   const client = newClient();
   await client.connect(new StreamableHTTPClientTransport(new URL(endpoint), { authProvider: provider, fetch: recordingFetch(log) }));
   assertDiscovery(log, { endpoint, issuer });
-  const token = claims(provider.tokens().access_token);
+  const token = await tokenClaims(provider.tokens().access_token, { issuer, introspect });
   assert.equal(token.aud, endpoint);
   assert.equal(token.iss, issuer);
   assert.equal(token.client_id, SERVICE_CLIENT.id);
@@ -201,7 +224,8 @@ async function clientCredentials({ endpoint, issuer }) {
   const image = await client.callTool({ name: 'test_image_content', arguments: {} });
   assert.equal(image.content[0].type, 'image');
   assert.ok(log.some((e) => e.path === endpoint && e.status === 403), 'a 403 before the step-up');
-  assert.deepEqual(claims(provider.tokens().access_token).scope.split(' ').sort(), ['mcp', 'mcp:media']);
+  const stepped = await tokenClaims(provider.tokens().access_token, { issuer, introspect });
+  assert.deepEqual(stepped.scope.split(' ').sort(), ['mcp', 'mcp:media']);
   const tokens = log.filter((e) => e.method === 'POST' && e.path.startsWith(issuer) && e.status === 200).length;
   assert.equal(tokens, 2, 'two tokens: the first and the step-up');
   await client.close();
@@ -213,7 +237,7 @@ async function clientCredentials({ endpoint, issuer }) {
  * around: no token, and a token for another resource from the same
  * authorization server.
  */
-async function refusals({ endpoint, issuer }) {
+async function refusals({ endpoint, issuer, introspect }) {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -243,7 +267,7 @@ async function refusals({ endpoint, issuer }) {
   // A token the same server issued for another resource it knows.
   const other = `${new URL(endpoint).origin}/other`;
   const access_token = await serviceToken(issuer, other, 'mcp');
-  assert.equal(claims(access_token).aud, other);
+  assert.equal((await tokenClaims(access_token, { issuer, introspect })).aud, other);
   const refused = await post({ authorization: `Bearer ${access_token}` });
   assert.equal(refused.status, 401);
   assert.equal(

@@ -51,7 +51,7 @@
 //! | output | what to do |
 //! |---|---|
 //! | [`Transmit`](Output::Transmit) | write the bytes, after those before them |
-//! | [`Invoke`](Output::Invoke) | make its task with [`Connection::task`], [`poll_inline`](crate::CallTask::poll_inline) it once: `Some` goes to `complete`, `None` means spawn the task on any executor; it reports back through the connection's queue and wakes it |
+//! | [`Invoke`](Output::Invoke) | make its task with [`Connection::task`], [`poll_inline`](crate::CallTask::poll_inline) it once: `Some` goes to `complete`, `None` means spawn the task on any executor; it reports back through the connection's queue and wakes it. The same for a [`Request::Authenticate`]: a deferred authenticator's future (below) |
 //! | [`Cancel`](Output::Cancel) | nothing, with a `CallTask`: the call's flag is set and its task ends at its next poll, dropping the handler's future. Without one, drop that future |
 //! | [`Close`](Output::Close) | nothing more will be written: finish writing, then close as [`closing`](Connection::closing) says (shut the output, on HTTP read and discard until the client's EOF, both within its `linger`), and drop the connection |
 //!
@@ -104,6 +104,19 @@
 //!   their line is read, also for waiting calls.
 //! - A call running longer than `call_timeout` is cancelled and answered
 //!   with `-32603`, so a handler that never finishes frees its slot.
+//! - On HTTP with an [`Authorization`](crate::Authorization) whose
+//!   authenticator defers ([`Authentication::Deferred`](crate::auth::Authentication)),
+//!   the request is held (head and body, one per connection: pipelined
+//!   requests behind it stay undecoded) and its future goes out as an
+//!   `Invoke` of [`Request::Authenticate`],
+//!   run like any call; its [`Outcome::Authenticated`]
+//!   comes back through `complete` or `handle_changes` and the request
+//!   carries on exactly as with a ready verdict. The client leaving, the
+//!   shutdown grace running out or the connection being dropped cancels
+//!   it (`Cancel`, its future dropped); past the request deadline
+//!   ([`HttpConfig::request_timeout`](crate::HttpConfig)) it is cancelled
+//!   and answered 503 with `Retry-After`. During a graceful shutdown it
+//!   is finished and answered with `Connection: close`.
 //! - [`handle_input_closed`](Connection::handle_input_closed) is EOF: on
 //!   stdio, calls in flight finish and are answered before
 //!   [`Output::Close`]; on HTTP the peer is gone, which is the
@@ -164,7 +177,9 @@ pub enum Output {
     /// and before any body bytes: send the response head.
     Respond(crate::http::Response),
     /// Run this call: [`Invocation::run`] it, or answer its request by hand.
-    /// Report the outcome with [`Connection::complete`].
+    /// Report the outcome with [`Connection::complete`]. A
+    /// [`Request::Authenticate`] is a
+    /// deferred bearer token check, run the same way.
     Invoke(Invocation),
     /// Stop this call: drop its future and set its [`CancelFlag`](crate::CancelFlag). Any
     /// later completion of it is ignored.
@@ -304,6 +319,8 @@ impl Drop for Connection {
         for c in self.calls.values() {
             c.shared.cancel();
         }
+        // And a request's deferred authentication.
+        self.drop_parked();
     }
 }
 
@@ -534,6 +551,7 @@ impl Connection {
         self.queued.clear();
         self.by_request.clear();
         self.outbound.clear();
+        self.drop_parked();
         self.close();
     }
 
@@ -603,7 +621,8 @@ impl Connection {
         now: Instant,
     ) -> Result<(), CompleteError> {
         let Some(c) = self.remove_call(call) else {
-            return Err(CompleteError::UnknownCall);
+            // Not a call: the parked request's authentication, or gone.
+            return self.resume_parked(call, outcome, now);
         };
         let outcome = match outcome {
             Outcome::InputRequired(ir) if c.legacy.is_some() => {
@@ -915,7 +934,8 @@ impl Connection {
             }),
             Request::GetPrompt { .. } => Expect::Prompt,
             Request::Complete(_) => Expect::Complete,
-            Request::Extension { .. } => Expect::Extension,
+            // Never admitted: a parked request's token check is no call.
+            Request::Extension { .. } | Request::Authenticate => Expect::Extension,
         };
         let deadline = self.service.limits().call_timeout.map(|t| now + t);
         let shared = Shared::of_request(meta, round, self.host.clone(), self.principal.clone());
@@ -967,7 +987,9 @@ impl Connection {
 
     pub(crate) fn maybe_close(&mut self) {
         let http_closing = matches!(&self.wire, Wire::Http(h) if h.closing && h.exchange.is_none());
+        let parked = matches!(&self.wire, Wire::Http(h) if h.parked.is_some());
         if (self.input_closed || http_closing)
+            && !parked
             && self.calls.is_empty()
             && self.queued.is_empty()
             && self.streams.is_empty()

@@ -20,17 +20,19 @@
 
 use alloc::boxed::Box;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use bytes::Bytes;
 
 use super::codec::{self, CodecLimits, Decoded, Decoder, Head};
 use super::rules;
 use super::session::LegacyExchange;
+use crate::auth::{Authorization, Challenge, Checked, DeferredVerdict};
 use crate::connection::timers::Timer;
-use crate::connection::{Connection, Output, Wire};
+use crate::connection::{CompleteError, Connection, Output, Wire};
 use crate::dispatch::{self, Dispatch};
 use crate::error::ErrorObject;
-use crate::handler::CallId;
+use crate::handler::{CallId, Handler, Invocation, Outcome, Request, Shared};
 use crate::jsonrpc::{self, Incoming};
 use crate::service::Service;
 use crate::time::Instant;
@@ -53,6 +55,31 @@ pub(crate) struct HttpWire {
     /// Closed between requests (idle timeout, shed): no response is in
     /// flight, so the close needs no lingering.
     closed_idle: bool,
+    /// The request being answered, held while a deferred authenticator
+    /// checks its token ([`crate::auth`]).
+    pub(crate) parked: Option<Box<Parked>>,
+}
+
+/// A request held while its bearer token is checked by a deferred
+/// authenticator: its head and body wait here, its future runs outside as
+/// the call `call` ([`Request::Authenticate`]). At most one per
+/// connection: it is the exchange's request, and pipelined ones stay
+/// undecoded behind it (RFC 9112 § 9.3.2).
+pub(crate) struct Parked {
+    pub(crate) call: CallId,
+    head: Head,
+    body: Bytes,
+    /// The future's cancel flag: set, its task drops the future.
+    shared: Arc<Shared>,
+}
+
+impl core::fmt::Debug for Parked {
+    /// Without the head: it carries the token.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Parked")
+            .field("call", &self.call)
+            .finish_non_exhaustive()
+    }
 }
 
 /// How a connection's answers leave it.
@@ -97,6 +124,7 @@ impl HttpWire {
             closing: false,
             peer_gone: false,
             closed_idle: false,
+            parked: None,
         }
     }
 
@@ -420,6 +448,11 @@ impl Connection {
             tracing::debug!(%call, "cancelled: HTTP client closed the connection");
             self.push_event(Output::Cancel(call));
         }
+        // A request waiting for its token's verdict is dropped with the
+        // future computing it.
+        if self.drop_parked() {
+            tracing::debug!("HTTP client closed the connection while its token was checked");
+        }
         // Nothing waits for a slot on HTTP (an exchange is one request),
         // and a connection answering a session call has no listen or GET
         // stream: only the call is left.
@@ -456,6 +489,13 @@ impl Connection {
         };
         if self.timers.due(Timer::Request, now) {
             self.timers.stop(Timer::Request);
+            if self.drop_parked() {
+                // The authenticator did not decide within the request
+                // deadline: the server's fault, not the token's.
+                tracing::warn!("bearer token not checked in time");
+                self.refuse_unchecked(crate::error::RETRY_AFTER_SECONDS, now);
+                return;
+            }
             tracing::debug!("HTTP request not received in time");
             self.refuse_http(
                 408,
@@ -565,7 +605,10 @@ impl Connection {
     }
 
     /// A request, past the head checks: the resource metadata, or once
-    /// authenticated ([`crate::auth`]) a session verb or a message.
+    /// authenticated ([`crate::auth`]) a session verb or a message. A
+    /// deferred authenticator parks it until its verdict comes back
+    /// ([`Connection::resume_parked`]), which carries on from the same
+    /// point as a ready verdict does.
     fn handle_request(&mut self, head: &Head, body: Bytes, now: Instant) {
         let service = self.service.clone();
         if let Some(auth) = &service.inner.auth {
@@ -578,15 +621,125 @@ impl Connection {
                 }
                 return;
             }
-            match auth.check(head) {
-                Ok(principal) => self.principal = Some(alloc::sync::Arc::new(principal)),
-                Err(challenge) => {
-                    tracing::debug!(status = challenge.status(), "HTTP request not authorized");
-                    self.refuse_auth(auth, &challenge, None, now);
+            let checked = match auth.check(head) {
+                Checked::Ready(checked) => checked,
+                Checked::Deferred(future) => {
+                    self.park(head, body, future, now);
                     return;
                 }
+            };
+            if !self.authenticated(auth, checked, now) {
+                return;
             }
         }
+        self.admit_request(head, body, now);
+    }
+
+    /// Apply authentication's result: the principal is the request's, or
+    /// the request is answered with the challenge (`false`).
+    fn authenticated(
+        &mut self,
+        auth: &Authorization,
+        checked: Result<crate::auth::Principal, Challenge>,
+        now: Instant,
+    ) -> bool {
+        match checked {
+            Ok(principal) => {
+                self.principal = Some(Arc::new(principal));
+                true
+            }
+            Err(challenge) => {
+                tracing::debug!(status = challenge.status(), "HTTP request not authorized");
+                self.refuse_auth(auth, &challenge, None, now);
+                false
+            }
+        }
+    }
+
+    /// Hold the request while `future` decides on its token: the future
+    /// goes out as an [`Output::Invoke`] of [`Request::Authenticate`],
+    /// and the request deadline ([`HttpConfig::request_timeout`](crate::HttpConfig))
+    /// bounds it.
+    fn park(&mut self, head: &Head, body: Bytes, future: DeferredVerdict, now: Instant) {
+        let call = CallId(self.next_call);
+        self.next_call += 1;
+        let shared = Arc::new(Shared::default());
+        let deadline = now + self.service.http_config().request_timeout;
+        self.timers.set(Timer::Request, deadline);
+        let Some(http) = self.http() else { return };
+        http.parked = Some(Box::new(Parked {
+            call,
+            head: head.clone(),
+            body,
+            shared: shared.clone(),
+        }));
+        tracing::debug!(%call, "HTTP request waits for its token's verdict");
+        let run: crate::handler::BoxFuture<Outcome> =
+            Box::pin(async move { Outcome::Authenticated(future.await) });
+        let handler = Some(Handler::Deferred(run));
+        let invocation = Invocation::new(call, Request::Authenticate, shared, handler);
+        self.push_event(Output::Invoke(invocation));
+    }
+
+    /// The outcome of `call`, if it is the parked request's deferred
+    /// authentication: the request goes on as if its verdict had been
+    /// ready (admitted, or answered with its challenge). A panicking
+    /// authenticator's `-32603` is a 500.
+    pub(crate) fn resume_parked(
+        &mut self,
+        call: CallId,
+        outcome: Outcome,
+        now: Instant,
+    ) -> Result<(), CompleteError> {
+        let parked = match self.http() {
+            Some(http) if http.parked.as_ref().is_some_and(|p| p.call == call) => {
+                http.parked.take()
+            }
+            _ => None,
+        };
+        let (Some(parked), Some(auth)) = (parked, self.service.inner.auth.clone()) else {
+            return Err(CompleteError::UnknownCall);
+        };
+        self.timers.stop(Timer::Request);
+        let checked = match outcome {
+            Outcome::Authenticated(verdict) => auth.admit(verdict),
+            _ => {
+                tracing::error!(%call, "the authenticator failed without a verdict");
+                Err(Challenge::Failed)
+            }
+        };
+        if self.authenticated(&auth, checked, now) {
+            let Parked { head, body, .. } = *parked;
+            self.admit_request(&head, body, now);
+        }
+        self.maybe_close();
+        Ok(())
+    }
+
+    /// Drop the parked request and cancel its authentication, whose task
+    /// then drops the future. Whether there was one.
+    pub(crate) fn drop_parked(&mut self) -> bool {
+        let Some(parked) = self.http().and_then(|h| h.parked.take()) else {
+            return false;
+        };
+        parked.shared.cancel();
+        self.push_event(Output::Cancel(parked.call));
+        true
+    }
+
+    /// The parked request's token could not be checked in time: 503 with
+    /// `Retry-After` (see [`Verdict::Unavailable`](crate::auth::Verdict)).
+    fn refuse_unchecked(&mut self, retry_after: u64, now: Instant) {
+        let service = self.service.clone();
+        if let Some(auth) = &service.inner.auth {
+            self.refuse_auth(auth, &Challenge::Unavailable(retry_after), None, now);
+        }
+    }
+
+    /// An authenticated request (or any, without authorization): a
+    /// session verb, or a message to admit.
+    fn admit_request(&mut self, head: &Head, body: Bytes, now: Instant) {
+        let service = self.service.clone();
         if head.method != "POST" {
             self.handle_session_verb(head, now);
             return;
@@ -635,10 +788,27 @@ impl Connection {
         now: Instant,
     ) {
         let mut json = Vec::with_capacity(128);
-        let error = ErrorObject::invalid_request(challenge.message());
-        jsonrpc::write_error(&mut json, id, &error);
-        let header = auth.www_authenticate(challenge);
         let status = challenge.status();
+        let header = match challenge {
+            // Retryable, and no challenge: the token may be fine.
+            Challenge::Unavailable(retry_after) => {
+                let error = ErrorObject::unavailable(challenge.message()).with_data(
+                    serde_json::json!({"retryable": true, "retryAfterSeconds": retry_after}),
+                );
+                jsonrpc::write_error(&mut json, id, &error);
+                alloc::format!("Retry-After: {retry_after}")
+            }
+            Challenge::Failed => {
+                jsonrpc::write_error(&mut json, id, &ErrorObject::internal(challenge.message()));
+                self.http_answer(status, Some("application/json"), &json, &[], now);
+                return;
+            }
+            _ => {
+                let error = ErrorObject::invalid_request(challenge.message());
+                jsonrpc::write_error(&mut json, id, &error);
+                auth.www_authenticate(challenge)
+            }
+        };
         self.http_answer(status, Some("application/json"), &json, &[&header], now);
     }
 

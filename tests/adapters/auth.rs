@@ -1,0 +1,119 @@
+//! A deferred authenticator (`snodo_proto::auth::Authentication::Deferred`)
+//! on each runtime: proto hands its future out like a handler call, the
+//! runtime runs it (spawned: here it waits on a latch the test releases),
+//! and the request is answered once the verdict is back. What proto
+//! decides about a held request is tested in `proto/tests/auth_deferred.rs`;
+//! this is that the runtime runs the future, wakes the connection, and
+//! drops the future when the client leaves.
+
+use std::sync::mpsc::{self, Sender};
+use std::sync::Mutex;
+
+use snodo_proto::auth::{Authentication, Verdict};
+use snodo_proto::{Authenticator, Authorization, Principal, Rejection};
+use snodo_tokio::Options;
+
+use crate::client::{json_response, post, Server};
+use crate::harness::Rt;
+use crate::http::{echoed, META};
+use crate::service::{limits, service_with, Latch, SOON};
+
+const PRM: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+
+/// `later`: accepted once the latch is released; `later-bad`: refused
+/// once it is; `never`: never decided, and says when its future is
+/// dropped.
+struct Deferring {
+    latch: Latch,
+    dropped: Mutex<Sender<()>>,
+}
+
+struct DropSignal(Sender<()>);
+
+impl Drop for DropSignal {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
+}
+
+impl Authenticator for Deferring {
+    fn authenticate(&self, token: &str) -> Authentication {
+        let released = self.latch.wait();
+        match token {
+            "later" => Authentication::Deferred(Box::pin(async move {
+                released.await;
+                Verdict::Accepted(Principal::new("alice", ["mcp"]))
+            })),
+            "later-bad" => Authentication::Deferred(Box::pin(async move {
+                released.await;
+                Verdict::Rejected(Rejection("The token is not active".into()))
+            })),
+            _ => {
+                let signal = DropSignal(self.dropped.lock().unwrap().clone());
+                Authentication::Deferred(Box::pin(async move {
+                    let _signal = signal;
+                    std::future::pending::<Verdict>().await
+                }))
+            }
+        }
+    }
+}
+
+fn echo_with(id: u64, text: &str, token: &str) -> String {
+    post(
+        &format!("Mcp-Method: tools/call\r\nMcp-Name: echo\r\nAuthorization: Bearer {token}\r\n"),
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}},{META}}}}}"#
+        ),
+    )
+}
+
+pub fn http_a_deferred_authenticator_is_run_and_its_request_answered<R: Rt>() {
+    let latch = Latch::default();
+    let (dropped_tx, _dropped) = mpsc::channel();
+    let authenticator = Deferring {
+        latch: latch.clone(),
+        dropped: Mutex::new(dropped_tx),
+    };
+    let (service, _) = service_with(limits(), |b| {
+        b.authorization(
+            Authorization::new("https://mcp.example.com/mcp", authenticator).require(["mcp"]),
+        )
+    });
+    let server = Server::<R>::http(&service, Options::default());
+    let mut client = server.connect();
+    // Both pipelined: the second waits behind the first's verdict.
+    client.send(&(echo_with(1, "first", "later") + &echo_with(2, "second", "later-bad")));
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    latch.release();
+    client.expect(&(echoed(1, "first") + &json_response(
+        "401 Unauthorized",
+        &format!("WWW-Authenticate: Bearer error=\"invalid_token\", error_description=\"The token is not active\", scope=\"mcp\", resource_metadata=\"{PRM}\"\r\n"),
+        r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: the bearer token is not valid"}}"#,
+    )));
+    drop(client);
+    server.finish();
+}
+
+pub fn http_a_client_leaving_while_its_token_is_checked_drops_the_future<R: Rt>() {
+    let (dropped_tx, dropped) = mpsc::channel();
+    let authenticator = Deferring {
+        latch: Latch::default(),
+        dropped: Mutex::new(dropped_tx),
+    };
+    let (service, _) = service_with(limits(), |b| {
+        b.authorization(Authorization::new(
+            "https://mcp.example.com/mcp",
+            authenticator,
+        ))
+    });
+    let server = Server::<R>::http(&service, Options::default());
+    let mut leaving = server.connect();
+    leaving.send(&echo_with(1, "gone", "never"));
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    drop(leaving);
+    dropped
+        .recv_timeout(SOON)
+        .expect("the authenticator's future is dropped when its client leaves");
+    server.finish();
+}
