@@ -341,7 +341,7 @@ fn a_host_parsed_request_is_held_the_same_way() {
     let mut conn = Connection::http_request(
         &service,
         head,
-        Some(bytes::Bytes::from(body)),
+        Ok(bytes::Bytes::from(body)),
         None,
         Instant::ZERO,
     );
