@@ -741,9 +741,15 @@ pub const CHILD: &str = "SNODO_CONTRACT_CLAIMER";
 /// Several processes (this test binary run again as claimers) and this
 /// one claim from one store at once; every task is completed once.
 pub fn claimers_in_several_processes_complete_every_task_once(kit: &Kit, test: &str) {
+    use std::io::{BufRead, BufReader, Read};
     if let Ok(at) = std::env::var(CHILD) {
         let by = format!("process-{}", std::process::id());
-        for id in work_through((kit.open)(&at), &by) {
+        let store = (kit.open)(&at);
+        // The parent starts claiming once every claimer has its store
+        // open: on a loaded machine a process can otherwise start after
+        // the parent has taken every task.
+        println!("ready");
+        for id in work_through(store, &by) {
             println!("completed {by} {id}");
         }
         return;
@@ -752,7 +758,7 @@ pub fn claimers_in_several_processes_complete_every_task_once(kit: &Kit, test: &
     let store = (kit.open)(&place.at);
     let tasks = seed(&store, 60);
     let exe = std::env::current_exe().expect("the test binary");
-    let children: Vec<_> = (0..3)
+    let mut children: Vec<_> = (0..3)
         .map(|_| {
             std::process::Command::new(&exe)
                 .args([test, "--exact", "--nocapture", "--test-threads=1"])
@@ -762,13 +768,29 @@ pub fn claimers_in_several_processes_complete_every_task_once(kit: &Kit, test: &
                 .expect("a claimer process starts")
         })
         .collect();
+    let mut outputs: Vec<_> = children
+        .iter_mut()
+        .map(|child| {
+            let mut out = BufReader::new(child.stdout.take().expect("piped"));
+            let mut line = String::new();
+            // The harness's "running 1 test" comes first, and its
+            // "test … … " precedes "ready" on its line.
+            while !line.trim_end().ends_with("ready") {
+                line.clear();
+                let read = out.read_line(&mut line).expect("a claimer's output");
+                assert!(read > 0, "a claimer process ended before it was ready");
+            }
+            out
+        })
+        .collect();
     let mine = work_through((kit.open)(&place.at), "parent");
     let mut by: BTreeMap<String, Vec<TaskId>> = BTreeMap::new();
     by.insert(String::from("parent"), mine);
-    for child in children {
-        let out = child.wait_with_output().expect("a claimer process ends");
-        assert!(out.status.success(), "a claimer process failed: {out:?}");
-        let text = String::from_utf8_lossy(&out.stdout);
+    for (child, out) in children.iter_mut().zip(&mut outputs) {
+        let mut text = String::new();
+        out.read_to_string(&mut text).expect("a claimer's output");
+        let status = child.wait().expect("a claimer process ends");
+        assert!(status.success(), "a claimer process failed: {text}");
         // The harness's "test … … " may precede the first line.
         for line in text.lines() {
             let Some((_, said)) = line.split_once("completed ") else {
