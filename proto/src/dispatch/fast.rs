@@ -114,7 +114,12 @@ pub(super) fn parse<'a>(
     if !mentions_a_method(message) {
         return None;
     }
-    let mut de = serde_json::Deserializer::from_slice(message);
+    // One UTF-8 check of the whole message, rather than one of every
+    // string as `from_slice` makes: a message that is not UTF-8 is refused
+    // either way (outside a string it is not JSON), and the general parser
+    // then decides it.
+    let text = core::str::from_utf8(message).ok()?;
+    let mut de = serde_json::Deserializer::from_str(text);
     let Message { id, method, params } = MessageSeed(&mut *meta, memo).deserialize(&mut de).ok()?;
     // Nothing but whitespace after it, as `serde_json::from_slice` requires.
     de.end().ok()?;
