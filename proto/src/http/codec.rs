@@ -10,6 +10,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use bytes::{Buf, Bytes, BytesMut};
+use core::mem::MaybeUninit;
 
 /// Most bytes of a chunk-size line, extensions and CR included.
 const MAX_CHUNK_LINE: usize = 1024;
@@ -463,21 +464,24 @@ impl Decoder {
             return None;
         }
         // Header slots on the stack for the usual limit, on the heap only
-        // for a larger one.
-        let mut stack = [httparse::EMPTY_HEADER; STACK_HEADERS];
+        // for a larger one; left uninitialized, since the parser writes
+        // each slot it hands back (filling 64 empty slots first would cost
+        // more than parsing a usual head's dozen).
+        let mut stack = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; STACK_HEADERS];
         let mut heap = Vec::new();
-        let storage: &mut [httparse::Header<'_>] = if self.limits.max_headers <= STACK_HEADERS {
-            &mut stack[..self.limits.max_headers]
-        } else {
-            heap.resize(self.limits.max_headers, httparse::EMPTY_HEADER);
-            &mut heap
-        };
-        let mut req = httparse::Request::new(storage);
+        let storage: &mut [MaybeUninit<httparse::Header<'_>>] =
+            if self.limits.max_headers <= STACK_HEADERS {
+                &mut stack[..self.limits.max_headers]
+            } else {
+                heap.reserve_exact(self.limits.max_headers);
+                &mut heap.spare_capacity_mut()[..self.limits.max_headers]
+            };
+        let mut req = httparse::Request::new(&mut []);
         // Only the bytes a head may span are looked at, so the verdict is
         // the same however the head was cut into reads: a fault past the
         // limit is never seen before the limit is.
         let window = self.buf.len().min(self.limits.max_head_bytes + 1);
-        let parsed = req.parse(&self.buf[..window]);
+        let parsed = req.parse_with_uninit_headers(&self.buf[..window], storage);
         let head_len = match parsed {
             Ok(httparse::Status::Complete(n)) => n,
             Ok(httparse::Status::Partial) => {
