@@ -263,7 +263,7 @@ pub struct Connection {
     pub(crate) events: VecDeque<Output>,
     pub(crate) calls: BTreeMap<CallId, Call>,
     pub(crate) by_request: BTreeMap<RequestId, Slot>,
-    pub(crate) queued: VecDeque<Admitted>,
+    pub(crate) queued: VecDeque<Box<Admitted>>,
     pub(crate) streams: Vec<Stream>,
     #[cfg(feature = "std")]
     pub(crate) listener: Option<crate::subscriptions::hub::Listener>,
@@ -892,7 +892,7 @@ impl Connection {
         self.maybe_close();
     }
 
-    fn start(&mut self, admitted: Admitted, now: Instant) {
+    fn start(&mut self, admitted: Box<Admitted>, now: Instant) {
         let call = CallId(self.next_call);
         self.next_call += 1;
         let Admitted {
@@ -904,7 +904,7 @@ impl Connection {
             handler,
             tool,
             session,
-        } = admitted;
+        } = *admitted;
         let expect = match &request {
             _ if matches!(handler, Some(crate::handler::Handler::Deferred(_))) => Expect::Extension,
             Request::CallTool { .. } => Expect::Tool(tool),
