@@ -137,10 +137,12 @@ use crate::time::Instant;
 
 mod legacy;
 mod outcome;
+mod table;
 pub(crate) mod timers;
 
 pub(crate) use outcome::tool_result;
 
+use table::Table;
 use timers::{Timer, Timers};
 
 /// The transport a connection speaks.
@@ -261,8 +263,8 @@ pub struct Connection {
     /// A handler's result being shaped.
     pub(crate) result: Vec<u8>,
     pub(crate) events: VecDeque<Output>,
-    pub(crate) calls: BTreeMap<CallId, Call>,
-    pub(crate) by_request: BTreeMap<RequestId, Slot>,
+    pub(crate) calls: Table<CallId, Call>,
+    pub(crate) by_request: Table<RequestId, Slot>,
     pub(crate) queued: VecDeque<Box<Admitted>>,
     pub(crate) streams: Vec<Stream>,
     #[cfg(feature = "std")]
@@ -367,8 +369,8 @@ impl Connection {
             scratch: Vec::new(),
             result: Vec::new(),
             events: VecDeque::new(),
-            calls: BTreeMap::new(),
-            by_request: BTreeMap::new(),
+            calls: Table::default(),
+            by_request: Table::default(),
             queued: VecDeque::new(),
             streams: Vec::new(),
             #[cfg(feature = "std")]
