@@ -127,6 +127,31 @@ fn known(name: &[u8]) -> u8 {
     }
 }
 
+/// Lower-case a header name in place, eight bytes at a time: a byte at
+/// a time it cost more than the rest of the head's bookkeeping. Names are
+/// tokens (the parser checked), so ASCII; a chunk with any other byte is
+/// still done a byte at a time.
+fn lowercase_token(name: &mut [u8]) {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    let mut chunks = name.chunks_exact_mut(8);
+    for chunk in &mut chunks {
+        let Ok(bytes) = <[u8; 8]>::try_from(&*chunk) else {
+            break;
+        };
+        let x = u64::from_ne_bytes(bytes);
+        if x & (ONES * 0x80) != 0 {
+            chunk.make_ascii_lowercase();
+            continue;
+        }
+        // For a byte below 0x80, adding 0x3f sets its top bit when it is
+        // at least `A`, adding 0x25 when it is past `Z`; neither carries
+        // into the next byte. An upper-case letter gains 0x20.
+        let upper = x.wrapping_add(ONES * 0x3f) & !x.wrapping_add(ONES * 0x25) & (ONES * 0x80);
+        chunk.copy_from_slice(&(x | (upper >> 2)).to_ne_bytes());
+    }
+    chunks.into_remainder().make_ascii_lowercase();
+}
+
 /// A parsed request head: the head's bytes as received (header names
 /// lower-cased in place) and where each field is in them, so a head costs
 /// one allocation (the field index) whatever its number of headers.
@@ -249,13 +274,17 @@ impl Head {
     /// (RFC 9112 § 9.3).
     pub fn keep_alive(&self) -> bool {
         let (mut close, mut keep) = (false, false);
-        for token in self
-            .values("connection")
-            .flat_map(|v| v.split(|&b| b == b','))
-        {
-            let token = token.trim_ascii();
-            close |= token.eq_ignore_ascii_case(b"close");
-            keep |= token.eq_ignore_ascii_case(b"keep-alive");
+        for value in self.values("connection") {
+            // The value clients send, taken whole.
+            if value == b"keep-alive" {
+                keep = true;
+                continue;
+            }
+            for token in value.split(|&b| b == b',') {
+                let token = token.trim_ascii();
+                close |= token.eq_ignore_ascii_case(b"close");
+                keep |= token.eq_ignore_ascii_case(b"keep-alive");
+            }
         }
         !close && (self.minor_version >= 1 || keep)
     }
@@ -524,7 +553,7 @@ impl Decoder {
         let mut bytes = self.buf.split_to(head_len);
         for f in &mut fields {
             let name = &mut bytes[f.name.0 as usize..f.name.1 as usize];
-            name.make_ascii_lowercase();
+            lowercase_token(name);
             f.known = known(name);
         }
         let bytes = bytes.freeze();
@@ -709,16 +738,21 @@ pub fn write_head(
     close: bool,
     extra: &[&str],
 ) {
-    // Written piecewise, not through `format!`: a head per response.
-    out.extend_from_slice(b"HTTP/1.1 ");
-    write_decimal(out, u64::from(status));
-    out.push(b' ');
-    out.extend_from_slice(reason_phrase(status).as_bytes());
-    out.extend_from_slice(b"\r\n");
-    if let Some(ct) = content_type {
-        out.extend_from_slice(b"Content-Type: ");
-        out.extend_from_slice(ct.as_bytes());
+    // Written piecewise, not through `format!`: a head per response. The
+    // usual answer's first two lines are one constant.
+    if status == 200 && content_type == Some("application/json") {
+        out.extend_from_slice(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n");
+    } else {
+        out.extend_from_slice(b"HTTP/1.1 ");
+        write_decimal(out, u64::from(status));
+        out.push(b' ');
+        out.extend_from_slice(reason_phrase(status).as_bytes());
         out.extend_from_slice(b"\r\n");
+        if let Some(ct) = content_type {
+            out.extend_from_slice(b"Content-Type: ");
+            out.extend_from_slice(ct.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
     }
     match length {
         Some(n) => {
@@ -782,6 +816,22 @@ mod tests {
         match d {
             Some(Decoded::Head(h)) => h,
             other => panic!("expected head, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn header_names_are_lower_cased_as_ascii_lower_cases_them() {
+        // Letters at and next to the edges of the upper-case range, and
+        // every byte value in turn, at every length across two chunks.
+        for len in 1..20 {
+            for b in 0..=u8::MAX {
+                let mut name: Vec<u8> = (0..len).map(|i| b"AzZa@[`{"[i % 8]).collect();
+                name[len / 2] = b;
+                let mut want = name.clone();
+                want.make_ascii_lowercase();
+                lowercase_token(&mut name);
+                assert_eq!(name, want, "length {len}, byte {b:#04x}");
+            }
         }
     }
 
@@ -933,6 +983,15 @@ mod tests {
         assert!(!mk(1, Some("close")).keep_alive());
         assert!(!mk(0, None).keep_alive());
         assert!(mk(0, Some("Keep-Alive")).keep_alive());
+        assert!(mk(0, Some("keep-alive")).keep_alive());
+        assert!(!mk(1, Some("keep-alive, close")).keep_alive());
+        let both = Head::new(
+            "POST",
+            "/",
+            1,
+            [("Connection", "keep-alive"), ("Connection", "close")],
+        );
+        assert!(!both.keep_alive(), "a close in any Connection field wins");
     }
 
     #[test]
@@ -949,6 +1008,12 @@ mod tests {
         assert_eq!(
             out,
             b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1234\r\n\r\n"
+        );
+        out.clear();
+        write_head(&mut out, 400, Some("application/json"), Some(7), true, &[]);
+        assert_eq!(
+            out,
+            b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n"
         );
         out.clear();
         write_head(&mut out, 202, None, Some(0), true, &["Allow: POST"]);
