@@ -124,7 +124,10 @@ mod tests {
             assert_eq!(t.insert(k, k * 10), None);
         }
         assert_eq!(t.insert(3, 33), Some(30), "a key present is replaced");
-        assert_eq!(t.iter().map(|(k, _)| *k).collect::<Vec<_>>(), [1, 3, 5, 7, 9]);
+        assert_eq!(
+            t.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            [1, 3, 5, 7, 9]
+        );
         assert_eq!(t.remove(&5), Some(50));
         assert_eq!(t.remove(&5), None);
         assert_eq!(t.insert(11, 110), None);
@@ -132,7 +135,10 @@ mod tests {
         *t.get_mut(&1).unwrap() += 1;
         assert!(t.contains_key(&11) && !t.contains_key(&4));
         assert_eq!(t.len(), 5);
-        assert_eq!(t.values().copied().collect::<Vec<_>>(), [11, 33, 70, 90, 110]);
+        assert_eq!(
+            t.values().copied().collect::<Vec<_>>(),
+            [11, 33, 70, 90, 110]
+        );
         assert_eq!(
             t.into_iter().collect::<Vec<_>>(),
             vec![(1, 11), (3, 33), (7, 70), (9, 90), (11, 110)]

@@ -672,7 +672,16 @@ fn the_client_info_memo_answers_only_the_same_text() {
     // Other text is read as strictly as before: a member the typed
     // parser does not read refuses the message (the general parser then
     // decides it), and a repeated one too.
-    assert_eq!(read(&mut memo, r#"{"name":"a","version":"1","icons":[]}"#), None);
-    assert_eq!(read(&mut memo, r#"{"name":"a","name":"a","version":"1"}"#), None);
-    assert_eq!(read(&mut memo, r#"{"name":"\u00e9","version":"1"}"#), named("é", "1"));
+    assert_eq!(
+        read(&mut memo, r#"{"name":"a","version":"1","icons":[]}"#),
+        None
+    );
+    assert_eq!(
+        read(&mut memo, r#"{"name":"a","name":"a","version":"1"}"#),
+        None
+    );
+    assert_eq!(
+        read(&mut memo, r#"{"name":"\u00e9","version":"1"}"#),
+        named("é", "1")
+    );
 }
