@@ -128,28 +128,40 @@ fn known(name: &[u8]) -> u8 {
 }
 
 /// Lower-case a header name in place, eight bytes at a time: a byte at
-/// a time it cost more than the rest of the head's bookkeeping. Names are
-/// tokens (the parser checked), so ASCII; a chunk with any other byte is
-/// still done a byte at a time.
+/// a time it cost more than the rest of the head's bookkeeping. A name of
+/// eight bytes or more ends with a chunk that overlaps the one before it
+/// (lower-casing twice changes nothing); a shorter one is done a byte at
+/// a time.
 fn lowercase_token(name: &mut [u8]) {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    let mut chunks = name.chunks_exact_mut(8);
-    for chunk in &mut chunks {
-        let Ok(bytes) = <[u8; 8]>::try_from(&*chunk) else {
-            break;
-        };
-        let x = u64::from_ne_bytes(bytes);
-        if x & (ONES * 0x80) != 0 {
-            chunk.make_ascii_lowercase();
-            continue;
-        }
-        // For a byte below 0x80, adding 0x3f sets its top bit when it is
-        // at least `A`, adding 0x25 when it is past `Z`; neither carries
-        // into the next byte. An upper-case letter gains 0x20.
-        let upper = x.wrapping_add(ONES * 0x3f) & !x.wrapping_add(ONES * 0x25) & (ONES * 0x80);
-        chunk.copy_from_slice(&(x | (upper >> 2)).to_ne_bytes());
+    if name.len() < 8 {
+        name.make_ascii_lowercase();
+        return;
     }
-    chunks.into_remainder().make_ascii_lowercase();
+    let mut end = 0;
+    while end < name.len() {
+        end = (end + 8).min(name.len());
+        lowercase_chunk(&mut name[end - 8..end]);
+    }
+}
+
+/// Names are tokens (the parser checked), so ASCII; a chunk with any
+/// other byte is done a byte at a time.
+fn lowercase_chunk(chunk: &mut [u8]) {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    let Ok(bytes) = <[u8; 8]>::try_from(&*chunk) else {
+        chunk.make_ascii_lowercase();
+        return;
+    };
+    let x = u64::from_ne_bytes(bytes);
+    if x & (ONES * 0x80) != 0 {
+        chunk.make_ascii_lowercase();
+        return;
+    }
+    // For a byte below 0x80, adding 0x3f sets its top bit when it is at
+    // least `A`, adding 0x25 when it is past `Z`; neither carries into the
+    // next byte. An upper-case letter gains 0x20.
+    let upper = x.wrapping_add(ONES * 0x3f) & !x.wrapping_add(ONES * 0x25) & (ONES * 0x80);
+    chunk.copy_from_slice(&(x | (upper >> 2)).to_ne_bytes());
 }
 
 /// A parsed request head: the head's bytes as received (header names
@@ -834,15 +846,16 @@ mod tests {
     #[test]
     fn header_names_are_lower_cased_as_ascii_lower_cases_them() {
         // Letters at and next to the edges of the upper-case range, and
-        // every byte value in turn, at every length across two chunks.
-        for len in 1..20 {
-            for b in 0..=u8::MAX {
+        // every byte value in turn at each position, at every length up to
+        // three chunks.
+        for len in 1..25 {
+            for (at, b) in (0..len).flat_map(|at| (0..=u8::MAX).map(move |b| (at, b))) {
                 let mut name: Vec<u8> = (0..len).map(|i| b"AzZa@[`{"[i % 8]).collect();
-                name[len / 2] = b;
+                name[at] = b;
                 let mut want = name.clone();
                 want.make_ascii_lowercase();
                 lowercase_token(&mut name);
-                assert_eq!(name, want, "length {len}, byte {b:#04x}");
+                assert_eq!(name, want, "length {len}, byte {b:#04x} at {at}");
             }
         }
     }
