@@ -32,6 +32,7 @@
 
 pub(crate) mod fast;
 
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -189,9 +190,11 @@ pub enum Dispatch {
         /// params; transports may map the two differently (HTTP status).
         admission: bool,
     },
-    /// Hand to the application. Not boxed: one per request, moved a few
-    /// times, where a box would be one more allocation per call.
-    Invoke(Admitted),
+    /// Hand to the application. Boxed where it is made: an `Admitted` is
+    /// large (the request, its `_meta`, its MRTR round) and is handed on
+    /// by value half a dozen times before its call starts, each move a
+    /// copy that costs more than the one allocation.
+    Invoke(Box<Admitted>),
     /// Open a `subscriptions/listen` stream with this (narrowed) filter.
     Listen {
         /// The listen request's id: the stream's subscription id.
@@ -434,12 +437,9 @@ pub(crate) fn request(
     principal: Option<&Arc<Principal>>,
     now: Instant,
 ) -> Dispatch {
-    let admitted = admit(service, method, body, headers).map(|(target, mut meta, args)| {
-        meta.principal = principal.cloned();
-        (target, meta, args)
-    });
-    match admitted {
-        Ok((Target::Core(spec), meta, args)) => {
+    match admit(service, method, body, headers) {
+        Ok((Target::Core(spec), mut meta, args)) => {
+            meta.principal = principal.cloned();
             match route_args(service, &id, spec, args, meta, headers, now) {
                 Ok(Dispatch::Invoke(admitted)) => {
                     crate::extension::wrap(service, spec.name, admitted, now)
@@ -452,7 +452,8 @@ pub(crate) fn request(
                 },
             }
         }
-        Ok((Target::Extension(index, m), meta, args)) => {
+        Ok((Target::Extension(index, m), mut meta, args)) => {
+            meta.principal = principal.cloned();
             crate::extension::handle(service, index, m, &id, args.into_object(), meta, now)
         }
         Err(error) => Dispatch::Error {
@@ -784,7 +785,7 @@ fn invoke(
         Some((o, r)) => (Some(o), r),
         None => (None, Round::default()),
     };
-    Dispatch::Invoke(Admitted {
+    Dispatch::Invoke(Box::new(Admitted {
         id: id.clone(),
         request,
         meta,
@@ -793,7 +794,7 @@ fn invoke(
         handler,
         tool,
         session: None,
-    })
+    }))
 }
 
 fn call_tool(

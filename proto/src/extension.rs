@@ -545,7 +545,7 @@ fn step(
         },
         Step::Error(e) => error(id, e),
         Step::Fault(why) => error(id, fault(ext, &why)),
-        Step::Defer(future) => Dispatch::Invoke(invoke(deferred(ext, future))),
+        Step::Defer(future) => Dispatch::Invoke(Box::new(invoke(deferred(ext, future)))),
     }
 }
 
@@ -602,7 +602,12 @@ pub(crate) fn gate(service: &Service, index: usize, meta: &RequestMeta) -> Resul
 }
 
 /// Run the middlewares of `method` over an admitted core call.
-pub(crate) fn wrap(service: &Service, method: &str, admitted: Admitted, now: Instant) -> Dispatch {
+pub(crate) fn wrap(
+    service: &Service,
+    method: &str,
+    admitted: Box<Admitted>,
+    now: Instant,
+) -> Dispatch {
     for installed in &service.inner.extensions.list {
         if !installed.wraps.iter().any(|w| w == method) {
             continue;
@@ -646,7 +651,7 @@ pub(crate) fn wrap(service: &Service, method: &str, admitted: Admitted, now: Ins
                     request,
                     meta,
                     ..
-                } = admitted;
+                } = *admitted;
                 return step(service, &installed.id, &id, answer, |handler| Admitted {
                     id: req_id,
                     request,

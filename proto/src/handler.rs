@@ -228,12 +228,17 @@ impl Shared {
         host: Option<Host>,
         principal: Option<Arc<crate::auth::Principal>>,
     ) -> Arc<Shared> {
+        // Every field named: `..Shared::default()` would build a default
+        // `_meta` and round only to drop them, on every call.
         Arc::new(Shared {
             meta,
             round,
             host,
             principal,
-            ..Shared::default()
+            detached: false,
+            cancelled: AtomicBool::new(false),
+            #[cfg(feature = "std")]
+            waker: std::sync::Mutex::new(None),
         })
     }
 

@@ -409,6 +409,32 @@ fn standard_header_validation() {
             )
         )
     );
+    // Several mirrors wrong at once: the version is judged first, then
+    // the method, then the name, wherever each sits in the head.
+    for (headers, message) in [
+        (
+            "Mcp-Name: x\r\nMcp-Name: x\r\nMcp-Method: tools/list\r\nMCP-Protocol-Version: 2026-07-28\r\nMCP-Protocol-Version: 2026-07-28\r\n",
+            "Header mismatch: MCP-Protocol-Version appears more than once",
+        ),
+        (
+            "Mcp-Name: x\r\nMcp-Name: x\r\nMcp-Method: tools/call\r\nMcp-Method: tools/call\r\nMCP-Protocol-Version: 2026-07-28\r\n",
+            "Header mismatch: Mcp-Method appears more than once",
+        ),
+        (
+            "Mcp-Name: x\r\nMcp-Name: x\r\nMCP-Protocol-Version: 2026-07-28\r\n",
+            "Header mismatch: missing required header Mcp-Method",
+        ),
+        (
+            "Mcp-Name: x\r\nMcp-Method: tools/call\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Name: y\r\n",
+            "Header mismatch: Mcp-Name appears more than once",
+        ),
+    ] {
+        assert_eq!(
+            exchange(headers, &call(105)),
+            json_response("400 Bad Request", &error_json(Some(105), -32020, message)),
+            "{headers}"
+        );
+    }
 }
 
 #[test]

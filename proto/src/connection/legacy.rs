@@ -338,7 +338,7 @@ impl Connection {
 
     /// Start an admitted session call, or queue it on stdio when every
     /// slot is busy.
-    fn admit_call(&mut self, admitted: Admitted, now: Instant) {
+    fn admit_call(&mut self, admitted: Box<Admitted>, now: Instant) {
         match self.wire {
             Wire::Http(_) => {
                 #[cfg(feature = "std")]

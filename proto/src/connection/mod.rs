@@ -150,10 +150,12 @@ use crate::time::Instant;
 
 mod legacy;
 mod outcome;
+mod table;
 pub(crate) mod timers;
 
 pub(crate) use outcome::tool_result;
 
+use table::Table;
 use timers::{Timer, Timers};
 
 /// The transport a connection speaks.
@@ -276,9 +278,9 @@ pub struct Connection {
     /// A handler's result being shaped.
     pub(crate) result: Vec<u8>,
     pub(crate) events: VecDeque<Output>,
-    pub(crate) calls: BTreeMap<CallId, Call>,
-    pub(crate) by_request: BTreeMap<RequestId, Slot>,
-    pub(crate) queued: VecDeque<Admitted>,
+    pub(crate) calls: Table<CallId, Call>,
+    pub(crate) by_request: Table<RequestId, Slot>,
+    pub(crate) queued: VecDeque<Box<Admitted>>,
     pub(crate) streams: Vec<Stream>,
     #[cfg(feature = "std")]
     pub(crate) listener: Option<crate::subscriptions::hub::Listener>,
@@ -384,8 +386,8 @@ impl Connection {
             scratch: Vec::new(),
             result: Vec::new(),
             events: VecDeque::new(),
-            calls: BTreeMap::new(),
-            by_request: BTreeMap::new(),
+            calls: Table::default(),
+            by_request: Table::default(),
             queued: VecDeque::new(),
             streams: Vec::new(),
             #[cfg(feature = "std")]
@@ -911,7 +913,7 @@ impl Connection {
         self.maybe_close();
     }
 
-    fn start(&mut self, admitted: Admitted, now: Instant) {
+    fn start(&mut self, admitted: Box<Admitted>, now: Instant) {
         let call = CallId(self.next_call);
         self.next_call += 1;
         let Admitted {
@@ -923,7 +925,7 @@ impl Connection {
             handler,
             tool,
             session,
-        } = admitted;
+        } = *admitted;
         let expect = match &request {
             _ if matches!(handler, Some(crate::handler::Handler::Deferred(_))) => Expect::Extension,
             Request::CallTool { .. } => Expect::Tool(tool),

@@ -114,7 +114,12 @@ pub(super) fn parse<'a>(
     if !mentions_a_method(message) {
         return None;
     }
-    let mut de = serde_json::Deserializer::from_slice(message);
+    // One UTF-8 check of the whole message, rather than one of every
+    // string as `from_slice` makes: a message that is not UTF-8 is refused
+    // either way (outside a string it is not JSON), and the general parser
+    // then decides it.
+    let text = core::str::from_utf8(message).ok()?;
+    let mut de = serde_json::Deserializer::from_str(text);
     let Message { id, method, params } = MessageSeed(&mut *meta, memo).deserialize(&mut de).ok()?;
     // Nothing but whitespace after it, as `serde_json::from_slice` requires.
     de.end().ok()?;
@@ -240,27 +245,42 @@ struct CallParams<'a> {
 /// one before it, as in the general parser's map.
 struct MetaSeed<'s>(&'s mut RequestMeta, &'s mut Memo);
 
-/// The last `clientCapabilities` a connection read, and its text: a client
-/// sends the same object with every request, so the next request with
-/// the same text shares it instead of reading it again. Text that differs
-/// is read as before, as strictly as the general parser's map.
+/// The last `clientCapabilities` and `clientInfo` a connection read, each
+/// with its text: a client sends the same objects with every request, so
+/// the next request with the same text takes them from here instead of
+/// reading them again. Text that differs is read as before, as strictly
+/// as the general parser's map.
 #[derive(Debug, Default)]
-pub(crate) struct Memo(Option<(alloc::boxed::Box<str>, ClientCapabilities)>);
+pub(crate) struct Memo {
+    capabilities: Option<(alloc::boxed::Box<str>, ClientCapabilities)>,
+    client_info: Option<(alloc::boxed::Box<str>, Implementation)>,
+}
 
 impl Memo {
     fn capabilities<E: serde::de::Error>(
         &mut self,
         raw: &RawValue,
     ) -> Result<ClientCapabilities, E> {
-        if let Some((text, caps)) = &self.0 {
+        if let Some((text, caps)) = &self.capabilities {
             if **text == *raw.get() {
                 return Ok(caps.clone());
             }
         }
         let map: Map<String, Value> = serde_json::from_str(raw.get()).map_err(|_| other())?;
         let caps = ClientCapabilities::from(map);
-        self.0 = Some((raw.get().into(), caps.clone()));
+        self.capabilities = Some((raw.get().into(), caps.clone()));
         Ok(caps)
+    }
+
+    fn client_info<E: serde::de::Error>(&mut self, raw: &RawValue) -> Result<Implementation, E> {
+        if let Some((text, info)) = &self.client_info {
+            if **text == *raw.get() {
+                return Ok(info.clone());
+            }
+        }
+        let ClientInfo(info) = serde_json::from_str(raw.get()).map_err(|_| other())?;
+        self.client_info = Some((raw.get().into(), info.clone()));
+        Ok(info)
     }
 }
 
@@ -287,7 +307,8 @@ impl<'de> DeserializeSeed<'de> for MetaSeed<'_> {
                             capabilities = Some(memo.capabilities(raw)?);
                         }
                         meta::KEY_CLIENT_INFO => {
-                            meta.client_info = Some(map.next_value::<ClientInfo>()?.0)
+                            let raw = map.next_value::<&'de RawValue>()?;
+                            meta.client_info = Some(memo.client_info(raw)?);
                         }
                         meta::KEY_LOG_LEVEL => {
                             let level = map.next_value::<Text<'de>>()?;
@@ -624,4 +645,43 @@ fn the_capabilities_memo_shares_only_the_same_text() {
     assert!(read(&mut memo, r#"{"x":"\ud800"}"#).is_none());
     assert!(read(&mut memo, r#"[]"#).is_none());
     assert!(read(&mut memo, r#"{"roots":{}}"#).unwrap().roots());
+}
+
+#[cfg(test)]
+#[test]
+fn the_client_info_memo_answers_only_the_same_text() {
+    let message = |info: &str| {
+        Bytes::from(alloc::format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{info},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        ))
+    };
+    let mut memo = Memo::default();
+    let read = |memo: &mut Memo, info: &str| {
+        let mut meta = RequestMeta::default();
+        let read = parse(&message(info), &mut meta, memo).is_some();
+        read.then(|| meta.client_info.clone())
+    };
+    let a = r#"{"name":"a","version":"1"}"#;
+    let named = |name: &str, version: &str| Some(Some(Implementation::new(name, version)));
+    assert_eq!(read(&mut memo, a), named("a", "1"));
+    assert_eq!(read(&mut memo, a), named("a", "1"), "the same text again");
+    assert_eq!(
+        read(&mut memo, r#"{"name":"b","version":"2"}"#),
+        named("b", "2")
+    );
+    // Other text is read as strictly as before: a member the typed
+    // parser does not read refuses the message (the general parser then
+    // decides it), and a repeated one too.
+    assert_eq!(
+        read(&mut memo, r#"{"name":"a","version":"1","icons":[]}"#),
+        None
+    );
+    assert_eq!(
+        read(&mut memo, r#"{"name":"a","name":"a","version":"1"}"#),
+        None
+    );
+    assert_eq!(
+        read(&mut memo, r#"{"name":"\u00e9","version":"1"}"#),
+        named("é", "1")
+    );
 }

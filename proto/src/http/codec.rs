@@ -10,6 +10,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use bytes::{Buf, Bytes, BytesMut};
+use core::mem::MaybeUninit;
 
 /// Most bytes of a chunk-size line, extensions and CR included.
 const MAX_CHUNK_LINE: usize = 1024;
@@ -106,7 +107,7 @@ struct Field {
 /// from 1 (0: any other name). A field is numbered once when its head is
 /// parsed, so looking one of these up compares a byte per field instead of
 /// a name: a request is looked into about fifteen times.
-#[inline]
+#[inline(always)]
 fn known(name: &[u8]) -> u8 {
     match name {
         b"host" => 1,
@@ -124,6 +125,43 @@ fn known(name: &[u8]) -> u8 {
         b"authorization" => 13,
         _ => 0,
     }
+}
+
+/// Lower-case a header name in place, eight bytes at a time: a byte at
+/// a time it cost more than the rest of the head's bookkeeping. A name of
+/// eight bytes or more ends with a chunk that overlaps the one before it
+/// (lower-casing twice changes nothing); a shorter one is done a byte at
+/// a time.
+fn lowercase_token(name: &mut [u8]) {
+    if name.len() < 8 {
+        name.make_ascii_lowercase();
+        return;
+    }
+    let mut end = 0;
+    while end < name.len() {
+        end = (end + 8).min(name.len());
+        lowercase_chunk(&mut name[end - 8..end]);
+    }
+}
+
+/// Names are tokens (the parser checked), so ASCII; a chunk with any
+/// other byte is done a byte at a time.
+fn lowercase_chunk(chunk: &mut [u8]) {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    let Ok(bytes) = <[u8; 8]>::try_from(&*chunk) else {
+        chunk.make_ascii_lowercase();
+        return;
+    };
+    let x = u64::from_ne_bytes(bytes);
+    if x & (ONES * 0x80) != 0 {
+        chunk.make_ascii_lowercase();
+        return;
+    }
+    // For a byte below 0x80, adding 0x3f sets its top bit when it is at
+    // least `A`, adding 0x25 when it is past `Z`; neither carries into the
+    // next byte. An upper-case letter gains 0x20.
+    let upper = x.wrapping_add(ONES * 0x3f) & !x.wrapping_add(ONES * 0x25) & (ONES * 0x80);
+    chunk.copy_from_slice(&(x | (upper >> 2)).to_ne_bytes());
 }
 
 /// A parsed request head: the head's bytes as received (header names
@@ -219,7 +257,11 @@ impl Head {
     }
 
     /// The values of header `name` (lower-case), in order.
-    #[inline]
+    ///
+    /// This and the other lookups are inlined where they are called, so a
+    /// name written in the code is numbered ([`known`]) when compiled, not
+    /// on each request.
+    #[inline(always)]
     pub(crate) fn values<'a, 'n>(
         &'a self,
         name: &'n str,
@@ -232,29 +274,41 @@ impl Head {
     }
 
     /// The first value of header `name` (lower-case).
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        let tag = known(name.as_bytes());
+        self.first(name, known(name.as_bytes()))
+    }
+
+    fn first(&self, name: &str, tag: u8) -> Option<&[u8]> {
         let f = self.fields.iter().find(|f| self.is(f, name, tag))?;
         Some(self.slice(f.value))
     }
 
     /// How many times header `name` (lower-case) appears.
+    #[inline(always)]
     pub fn count(&self, name: &str) -> usize {
-        self.values(name).count()
+        self.count_of(name, known(name.as_bytes()))
+    }
+
+    fn count_of(&self, name: &str, tag: u8) -> usize {
+        self.fields.iter().filter(|f| self.is(f, name, tag)).count()
     }
 
     /// Whether the client asked to keep the connection open afterwards
     /// (RFC 9112 § 9.3).
     pub fn keep_alive(&self) -> bool {
         let (mut close, mut keep) = (false, false);
-        for token in self
-            .values("connection")
-            .flat_map(|v| v.split(|&b| b == b','))
-        {
-            let token = token.trim_ascii();
-            close |= token.eq_ignore_ascii_case(b"close");
-            keep |= token.eq_ignore_ascii_case(b"keep-alive");
+        for value in self.values("connection") {
+            // The value clients send, taken whole.
+            if value == b"keep-alive" {
+                keep = true;
+                continue;
+            }
+            for token in value.split(|&b| b == b',') {
+                let token = token.trim_ascii();
+                close |= token.eq_ignore_ascii_case(b"close");
+                keep |= token.eq_ignore_ascii_case(b"keep-alive");
+            }
         }
         !close && (self.minor_version >= 1 || keep)
     }
@@ -463,21 +517,24 @@ impl Decoder {
             return None;
         }
         // Header slots on the stack for the usual limit, on the heap only
-        // for a larger one.
-        let mut stack = [httparse::EMPTY_HEADER; STACK_HEADERS];
+        // for a larger one; left uninitialized, since the parser writes
+        // each slot it hands back (filling 64 empty slots first would cost
+        // more than parsing a usual head's dozen).
+        let mut stack = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; STACK_HEADERS];
         let mut heap = Vec::new();
-        let storage: &mut [httparse::Header<'_>] = if self.limits.max_headers <= STACK_HEADERS {
-            &mut stack[..self.limits.max_headers]
-        } else {
-            heap.resize(self.limits.max_headers, httparse::EMPTY_HEADER);
-            &mut heap
-        };
-        let mut req = httparse::Request::new(storage);
+        let storage: &mut [MaybeUninit<httparse::Header<'_>>] =
+            if self.limits.max_headers <= STACK_HEADERS {
+                &mut stack[..self.limits.max_headers]
+            } else {
+                heap.reserve_exact(self.limits.max_headers);
+                &mut heap.spare_capacity_mut()[..self.limits.max_headers]
+            };
+        let mut req = httparse::Request::new(&mut []);
         // Only the bytes a head may span are looked at, so the verdict is
         // the same however the head was cut into reads: a fault past the
         // limit is never seen before the limit is.
         let window = self.buf.len().min(self.limits.max_head_bytes + 1);
-        let parsed = req.parse(&self.buf[..window]);
+        let parsed = req.parse_with_uninit_headers(&self.buf[..window], storage);
         let head_len = match parsed {
             Ok(httparse::Status::Complete(n)) => n,
             Ok(httparse::Status::Partial) => {
@@ -520,7 +577,7 @@ impl Decoder {
         let mut bytes = self.buf.split_to(head_len);
         for f in &mut fields {
             let name = &mut bytes[f.name.0 as usize..f.name.1 as usize];
-            name.make_ascii_lowercase();
+            lowercase_token(name);
             f.known = known(name);
         }
         let bytes = bytes.freeze();
@@ -705,16 +762,21 @@ pub fn write_head(
     close: bool,
     extra: &[&str],
 ) {
-    // Written piecewise, not through `format!`: a head per response.
-    out.extend_from_slice(b"HTTP/1.1 ");
-    write_decimal(out, u64::from(status));
-    out.push(b' ');
-    out.extend_from_slice(reason_phrase(status).as_bytes());
-    out.extend_from_slice(b"\r\n");
-    if let Some(ct) = content_type {
-        out.extend_from_slice(b"Content-Type: ");
-        out.extend_from_slice(ct.as_bytes());
+    // Written piecewise, not through `format!`: a head per response. The
+    // usual answer's first two lines are one constant.
+    if status == 200 && content_type == Some("application/json") {
+        out.extend_from_slice(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n");
+    } else {
+        out.extend_from_slice(b"HTTP/1.1 ");
+        write_decimal(out, u64::from(status));
+        out.push(b' ');
+        out.extend_from_slice(reason_phrase(status).as_bytes());
         out.extend_from_slice(b"\r\n");
+        if let Some(ct) = content_type {
+            out.extend_from_slice(b"Content-Type: ");
+            out.extend_from_slice(ct.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
     }
     match length {
         Some(n) => {
@@ -778,6 +840,23 @@ mod tests {
         match d {
             Some(Decoded::Head(h)) => h,
             other => panic!("expected head, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn header_names_are_lower_cased_as_ascii_lower_cases_them() {
+        // Letters at and next to the edges of the upper-case range, and
+        // every byte value in turn at each position, at every length up to
+        // three chunks.
+        for len in 1..25 {
+            for (at, b) in (0..len).flat_map(|at| (0..=u8::MAX).map(move |b| (at, b))) {
+                let mut name: Vec<u8> = (0..len).map(|i| b"AzZa@[`{"[i % 8]).collect();
+                name[at] = b;
+                let mut want = name.clone();
+                want.make_ascii_lowercase();
+                lowercase_token(&mut name);
+                assert_eq!(name, want, "length {len}, byte {b:#04x} at {at}");
+            }
         }
     }
 
@@ -929,6 +1008,15 @@ mod tests {
         assert!(!mk(1, Some("close")).keep_alive());
         assert!(!mk(0, None).keep_alive());
         assert!(mk(0, Some("Keep-Alive")).keep_alive());
+        assert!(mk(0, Some("keep-alive")).keep_alive());
+        assert!(!mk(1, Some("keep-alive, close")).keep_alive());
+        let both = Head::new(
+            "POST",
+            "/",
+            1,
+            [("Connection", "keep-alive"), ("Connection", "close")],
+        );
+        assert!(!both.keep_alive(), "a close in any Connection field wins");
     }
 
     #[test]
@@ -945,6 +1033,12 @@ mod tests {
         assert_eq!(
             out,
             b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1234\r\n\r\n"
+        );
+        out.clear();
+        write_head(&mut out, 400, Some("application/json"), Some(7), true, &[]);
+        assert_eq!(
+            out,
+            b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n"
         );
         out.clear();
         write_head(&mut out, 202, None, Some(0), true, &["Allow: POST"]);

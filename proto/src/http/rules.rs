@@ -302,6 +302,9 @@ pub struct Mirrors<'a> {
 
 impl Mirrors<'_> {
     /// The single value of a standard header, decoded; `None` if absent.
+    /// Inlined into each call, so its header name is numbered when
+    /// compiled (see `Head::values`).
+    #[inline(always)]
     fn single(
         &self,
         name: &str,

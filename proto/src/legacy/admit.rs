@@ -9,6 +9,7 @@
 //! `logging/setLevel`, `resources/subscribe`) is answered here or handed
 //! back to the connection, which owns the session.
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde_json::{Map, Value};
@@ -56,7 +57,7 @@ pub(crate) enum Action {
     /// Answer with this error.
     Error(ErrorObject),
     /// Hand to the application.
-    Invoke(Admitted),
+    Invoke(Box<Admitted>),
     /// `logging/setLevel`: set it, answer `{}`.
     SetLevel(LogLevel),
     /// `resources/subscribe`: add the URI, answer `{}`.
