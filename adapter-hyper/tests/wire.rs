@@ -527,6 +527,22 @@ fn a_listen_stream_carries_events_and_ends_on_shutdown() {
     });
 }
 
+/// An `echo` tool behind `auth`.
+fn guarded_echo(auth: snodo_proto::Authorization) -> Service {
+    Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .authorization(auth)
+        .tool(
+            Tool::new("echo", "Echo")
+                .input_schema(json!({"type":"object","properties":{"text":{"type":"string"}}})),
+            |a: serde_json::Value, _ctx| async move {
+                CallToolResult::text(a["text"].as_str().unwrap_or("").to_owned())
+            },
+        )
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn authorization_answers_as_on_the_native_listener() {
     use snodo_proto::{Authorization, Principal, Rejection};
@@ -537,20 +553,7 @@ fn authorization_answers_as_on_the_native_listener() {
                 _ => Err(Rejection("The token is not valid for this resource".into())),
             })
             .require(["notes:read"]);
-            let service = Service::builder()
-                .server_info(Implementation::new("t", "1"))
-                .authorization(auth)
-                .tool(
-                    Tool::new("echo", "Echo").input_schema(
-                        json!({"type":"object","properties":{"text":{"type":"string"}}}),
-                    ),
-                    |a: serde_json::Value, _ctx| async move {
-                        CallToolResult::text(a["text"].as_str().unwrap_or("").to_owned())
-                    },
-                )
-                .build()
-                .unwrap();
-            let (base, _stop) = start(service).await;
+            let (base, _stop) = start(guarded_echo(auth)).await;
             let c = client(h2);
             let r = c
                 .request(post(&base, "tools/call", &echo(7)))
@@ -628,20 +631,7 @@ fn a_deferred_authenticator_is_run_and_its_request_answered() {
                 Later(std::sync::Mutex::new(dropped_tx)),
             )
             .require(["notes:read"]);
-            let service = Service::builder()
-                .server_info(Implementation::new("t", "1"))
-                .authorization(auth)
-                .tool(
-                    Tool::new("echo", "Echo").input_schema(
-                        json!({"type":"object","properties":{"text":{"type":"string"}}}),
-                    ),
-                    |a: serde_json::Value, _ctx| async move {
-                        CallToolResult::text(a["text"].as_str().unwrap_or("").to_owned())
-                    },
-                )
-                .build()
-                .unwrap();
-            let (base, _stop) = start(service).await;
+            let (base, _stop) = start(guarded_echo(auth)).await;
             let c = client(h2);
             let with = |token: &str| {
                 let mut req = post(&base, "tools/call", &echo(7));
