@@ -292,3 +292,50 @@ fn on_the_wire_an_active_token_is_served_and_a_dead_endpoint_is_503() {
         )
     );
 }
+
+/// The queue is bounded: with its one worker busy and its one waiting slot
+/// taken, the next token is answered unavailable at once, without waiting
+/// and without reaching the endpoint; the queued ones are still answered.
+#[test]
+fn beyond_the_queue_a_token_is_unavailable_at_once() {
+    let (url, seen) = endpoint();
+    let v = IntrospectionValidator::builder(&url, "snodo-rs", "x", RESOURCE)
+        .workers(1, 1)
+        .retry_after(3)
+        .build()
+        .unwrap();
+    let Authentication::Deferred(first) = v.authenticate("slow") else {
+        panic!("a cache miss defers")
+    };
+    // Until the worker has taken the first, it would hold the one slot.
+    let started = std::time::Instant::now();
+    while seen.lock().unwrap().is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the worker took it"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let Authentication::Deferred(second) = v.authenticate("good") else {
+        panic!("one token may wait")
+    };
+    match v.authenticate("good-too") {
+        Authentication::Ready(verdict) => {
+            assert_eq!(verdict, Verdict::Unavailable { retry_after: 3 })
+        }
+        Authentication::Deferred(_) => panic!("a third token must not queue"),
+    }
+    assert_eq!(
+        snodo_testkit::block_on(first),
+        rejected("The token is not active")
+    );
+    assert!(matches!(
+        snodo_testkit::block_on(second),
+        Verdict::Accepted(_)
+    ));
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        2,
+        "the refused token never left"
+    );
+}
