@@ -2,12 +2,14 @@
 //
 // Usage: node summarize.mjs --raw DIR --requirements FILE --revision REV
 //                           --baseline FILE --runtime NAME --out DIR
-//                           [--accept-improvements]
+//                           [--leg server|client] [--accept-improvements]
 //
 // REV is the requirement set's revision (2026-07-28, 2025-11-25): FILE is its
 // requirements/REV.yaml and the baseline must be the one recorded for REV
 // (its "requirements" field; a baseline that names another revision is
-// refused). Reads every checks.json under DIR (one per scenario, written by
+// refused). --leg (default server) picks the requirement file's list: the
+// `server` subcommand's or the `client` subcommand's, whose snodo side is
+// the conformance client binary. Reads every checks.json under DIR (one per scenario, written by
 // the official runner with -o), writes summary.json and summary.md to --out,
 // and exits non-zero when the run differs from the baseline in any way:
 //   - a check that is not SUCCESS/INFO and not expected (regression),
@@ -25,7 +27,7 @@
 // can only shrink and never raises a score.
 
 import { readFileSync, writeFileSync, readdirSync, statSync, mkdirSync } from "node:fs";
-import { join, basename } from "node:path";
+import { join, relative, sep } from "node:path";
 import { allowanceProblems, disallowedViolations } from "./violations.mjs";
 
 const args = Object.fromEntries(
@@ -42,14 +44,18 @@ for (const k of ["raw", "requirements", "revision", "baseline", "runtime", "out"
 }
 
 const revision = args.revision;
+const leg = args.leg ?? "server";
+if (leg !== "server" && leg !== "client") {
+  console.error(`summarize: --leg is server or client, got ${leg}`);
+  process.exit(2);
+}
 if (!/^\d{4}-\d{2}-\d{2}$/.test(revision)) {
   console.error(`summarize: --revision must be a dated revision like 2026-07-28, got ${revision}`);
   process.exit(2);
 }
 
-// The requirement file's `server:` list and its `not_scored` entries whose
-// `leg` is `server` (the `client:` list and client legs are another
-// subcommand's). Both pinned files (2026-07-28, 2025-11-25) have this shape
+// The requirement file's list for `leg` (`server:` or `client:`) and its
+// `not_scored` entries whose `leg` is that one. Both pinned files (2026-07-28, 2025-11-25) have this shape
 // and are pinned by SHA-256 before this runs, so a line reader suffices.
 function readRequirements(path) {
   const scored = [];
@@ -62,15 +68,15 @@ function readRequirements(path) {
       section = top[1];
       continue;
     }
-    if (section === "server") {
-      const m = line.match(/^\s+-\s+([A-Za-z0-9_.-]+)\s*$/);
+    if (section === leg) {
+      const m = line.match(/^\s+-\s+([A-Za-z0-9_./-]+)\s*$/);
       if (m) scored.push(m[1]);
     } else if (section === "not_scored") {
       const s = line.match(/^\s+-\s+scenario:\s+(\S+)/);
       if (s) pending = { scenario: s[1] };
       const l = line.match(/^\s+leg:\s+(\S+)/);
       if (l && pending) {
-        if (l[1] === "server") notScored.push(pending.scenario);
+        if (l[1] === leg) notScored.push(pending.scenario);
         pending = null;
       }
     }
@@ -88,10 +94,14 @@ function findChecks(dir) {
   return out;
 }
 
-// Result folders are named `server-<scenario>-<timestamp>` by the runner.
+// Result folders are named `server-<scenario>-<timestamp>` by the server
+// leg and `<scenario>-<timestamp>` by the client leg, whose scenario names
+// may hold a slash (`auth/metadata-default`: a folder `auth/` holding
+// `metadata-default-<timestamp>`).
 function scenarioOf(path) {
-  const folder = basename(join(path, ".."));
-  return folder.replace(/^server-/, "").replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, "");
+  const folder = relative(args.raw, join(path, "..")).split(sep).join("/");
+  const name = leg === "server" ? folder.replace(/^server-/, "") : folder;
+  return name.replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, "");
 }
 
 const { scored, notScored } = readRequirements(args.requirements);
@@ -167,6 +177,7 @@ const clean = (s) => (results[s] ?? []).length > 0 && results[s].every((c) => ok
 const totals = tally(scored.flatMap((s) => results[s] ?? []));
 const summary = {
   requirements: revision,
+  ...(leg === "client" ? { leg } : {}),
   runtime: args.runtime,
   scored: {
     total: scored.length,
@@ -181,7 +192,7 @@ mkdirSync(args.out, { recursive: true });
 writeFileSync(join(args.out, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
 
 const fmt = (t) => ["SUCCESS", "FAILURE", "WARNING", "SKIPPED", "INFO"].map((k) => t[k] ?? 0).join(" | ");
-let md = `# Conformance summary: ${args.runtime}\n\n`;
+let md = `# Conformance summary: ${args.runtime}${leg === "client" ? " (client leg)" : ""}\n\n`;
 md += `Requirements ${revision} (runner @modelcontextprotocol/conformance@0.2.0-alpha.11).\n\n`;
 md += `**Scored scenarios passed with no FAILURE, WARNING or SKIPPED check: ${summary.scored.passed} / ${summary.scored.total}**\n\n`;
 md += `| scenario | scored | SUCCESS | FAILURE | WARNING | SKIPPED | INFO |\n|---|---|---:|---:|---:|---:|---:|\n`;

@@ -45,16 +45,17 @@ not_scored:
       on hold pending server-side SSE improvements in the reference fixture
 `;
 
-function run(results, baseline, extra = [], { requirements = REQUIREMENTS, revision = "2026-07-28" } = {}) {
+function run(results, baseline, extra = [], { requirements = REQUIREMENTS, revision = "2026-07-28", leg = "server" } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "lane-"));
   for (const [scenario, checks] of Object.entries(results)) {
-    const d = join(dir, "raw", `server-${scenario}-2026-11-30T01-02-03-456Z`);
+    const folder = leg === "server" ? `server-${scenario}` : scenario;
+    const d = join(dir, "raw", `${folder}-2026-11-30T01-02-03-456Z`);
     mkdirSync(d, { recursive: true });
     writeFileSync(join(d, "checks.json"), JSON.stringify(checks.map(([id, status, extra]) => ({ id, status, errorMessage: "x", ...extra }))));
   }
   writeFileSync(join(dir, "req.yaml"), requirements);
   writeFileSync(join(dir, "baseline.json"), JSON.stringify(baseline));
-  const r = spawnSync(process.execPath, [join(here, "summarize.mjs"), "--raw", join(dir, "raw"), "--requirements", join(dir, "req.yaml"), "--revision", revision, "--baseline", join(dir, "baseline.json"), "--runtime", "test", "--out", join(dir, "out"), ...extra], { encoding: "utf8" });
+  const r = spawnSync(process.execPath, [join(here, "summarize.mjs"), "--raw", join(dir, "raw"), "--requirements", join(dir, "req.yaml"), "--revision", revision, "--baseline", join(dir, "baseline.json"), "--runtime", "test", "--out", join(dir, "out"), "--leg", leg, ...extra], { encoding: "utf8" });
   return { status: r.status, out: r.stdout + r.stderr, dir };
 }
 
@@ -264,4 +265,45 @@ test("wire-schema-valid: truncated, unparseable or missing violation details fai
   assert.match(none.out, /gamma:wire-schema-valid: the runner reported no violation details/);
   const empty = { ...tasksBase, scenarios: { ...tasksBase.scenarios, gamma: { checks: { g1: "SUCCESS", "wire-schema-valid": { status: "FAILURE", allowedViolations: [] } } } } };
   assert.match(run(gammaWith(violation(CREATE_TASK, NO_CONTENT)), empty).out, /allowedViolations must be a non-empty list/);
+});
+
+// The client leg: the `client:` list and client-leg not_scored entries, and
+// result folders without the `server-` prefix, nested for `auth/...` names.
+test("client leg reads the client list and nested scenario folders", () => {
+  const results = {
+    initialize: [["c1", "SUCCESS"]],
+    "auth/metadata-default": [["m1", "SUCCESS"]],
+    "auth/client-credentials-jwt": [["j1", "FAILURE"]],
+    "json-schema-2020-12-preservation": [["p1", "SUCCESS"]],
+  };
+  const baseline = {
+    requirements: "2025-11-25",
+    format: 2,
+    scenarios: {
+      initialize: { checks: { c1: "SUCCESS" } },
+      "auth/metadata-default": { checks: { m1: "SUCCESS" } },
+      "auth/client-credentials-jwt": { checks: { j1: { status: "FAILURE", message: "x", why: "an extension" } } },
+      "json-schema-2020-12-preservation": { checks: { p1: "SUCCESS" } },
+    },
+  };
+  const r = run(results, baseline, [], { requirements: REQUIREMENTS_2025, revision: "2025-11-25", leg: "client" });
+  assert.equal(r.status, 0, r.out);
+  const summary = JSON.parse(readFileSync(join(r.dir, "out", "summary.json"), "utf8"));
+  assert.equal(summary.leg, "client");
+  assert.equal(summary.scored.total, 2);
+  assert.equal(summary.scored.passed, 2);
+  assert.deepEqual(Object.keys(summary.notScored).sort(), ["auth/client-credentials-jwt", "json-schema-2020-12-preservation"]);
+});
+
+test("client leg: a scored client scenario that did not run fails", () => {
+  const results = { initialize: [["c1", "SUCCESS"]] };
+  const baseline = { requirements: "2025-11-25", format: 2, scenarios: { initialize: { checks: { c1: "SUCCESS" } } } };
+  const r = run(results, baseline, [], { requirements: REQUIREMENTS_2025, revision: "2025-11-25", leg: "client" });
+  assert.equal(r.status, 1, r.out);
+  assert.match(r.out, /auth\/metadata-default: no results/);
+});
+
+test("an unknown leg is refused", () => {
+  const r = run(ok, base, [], { leg: "both" });
+  assert.equal(r.status, 2, r.out);
 });
