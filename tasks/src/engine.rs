@@ -527,6 +527,11 @@ impl Engine {
                         until_ms,
                     });
                     r.attempts = r.attempts.saturating_add(1);
+                    // A new run has reported nothing: the progress a dead
+                    // run left would describe work about to be redone.
+                    if r.status_message.is_some() {
+                        r.set_status(Status::Working, None, now_ms);
+                    }
                 }
                 claimed
             })?;

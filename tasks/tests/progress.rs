@@ -150,3 +150,31 @@ fn a_run_that_reports_nothing_costs_only_its_renewals() {
     assert_eq!(store.writes(), claimed + 2, "the commit");
     assert_eq!(get(&mut w, 3, &id)["status"], "completed");
 }
+
+/// A run that dies leaves its last report behind; the run that recovers
+/// the task has reported nothing yet, so the task shows no progress until
+/// it does (the dead run's "1 of 3" would describe work being redone).
+#[test]
+fn a_recovered_task_drops_the_dead_runs_progress() {
+    let mut w = World::new(Arc::new(MemoryStore::new()));
+    let id = task_id(&w.call(&req(1, "tools/call", r#""name":"steps""#, DECLARED)));
+    w.tick();
+    w.start_held();
+    w.advance(5);
+    w.tick();
+    assert_eq!(get(&mut w, 2, &id)["statusMessage"], "1 of 3 steps");
+    // The run stops renewing (its worker died) and its lease (10 s) lapses.
+    w.started.clear();
+    w.runner = w.other_runner();
+    w.advance(11_000);
+    w.tick();
+    assert_eq!(w.held.len(), 1, "recovered");
+    let recovered = get(&mut w, 3, &id);
+    assert_eq!(recovered["status"], "working");
+    assert_eq!(recovered.get("statusMessage"), None, "{recovered}");
+    // The new run's own report shows as before.
+    w.start_held();
+    w.advance(5);
+    w.tick();
+    assert_eq!(get(&mut w, 4, &id)["statusMessage"], "1 of 3 steps");
+}
