@@ -5,14 +5,19 @@
 //! (from a file) or fetched (over HTTPS) by a thread of its own, and
 //! validation reads whatever set it last swapped in. A token naming a
 //! `kid` the set lacks asks for a refresh — at most once per
-//! [`min_refresh`](crate::JwtValidatorBuilder::jwks_min_refresh) — and is
-//! refused meanwhile: a forged `kid` cannot make the server hammer the
-//! authorization server.
+//! [`min_refresh`](crate::JwtValidatorBuilder::jwks_min_refresh), so a
+//! forged `kid` cannot make the server hammer the authorization server —
+//! and waits for the refresh under way ([`RefreshWait`]): a client whose
+//! token was signed by a key the provider just rotated in is answered once
+//! the new set is in, instead of being told its valid token is invalid.
 
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use crate::keys::{parse_jwks, Key, KeyError};
@@ -106,17 +111,31 @@ fn fetch(url: &str) -> Result<Vec<u8>, String> {
 /// The key set and its refresher.
 pub(crate) struct Jwks {
     keys: RwLock<Arc<Vec<Key>>>,
-    /// When a refresh was last asked for, to bound the rate.
-    last_asked: Mutex<Option<Instant>>,
+    refreshes: Mutex<Refreshes>,
     min_refresh: Duration,
     wake: SyncSender<()>,
     loads: AtomicU64,
 }
 
+/// The refresher's progress, as the requests waiting on it see it.
+#[derive(Default)]
+struct Refreshes {
+    /// When a refresh was last asked for, to bound the rate.
+    last_asked: Option<Instant>,
+    /// A refresh is asked for or under way.
+    pending: bool,
+    /// Refreshes finished, loaded or failed.
+    finished: u64,
+    /// The last one failed: the set held is older than asked for.
+    last_failed: bool,
+    /// Whom to wake when the next one finishes.
+    waiters: Vec<Waker>,
+}
+
 impl Jwks {
     /// Start the refresher. A file is read before this returns (a
     /// missing or broken file is a configuration error); a URL is fetched
-    /// by the refresher, and tokens are refused until it has been.
+    /// by the refresher, and tokens wait for it (see [`RefreshWait`]).
     pub(crate) fn start(source: JwksSource, min_refresh: Duration) -> Result<Arc<Jwks>, KeyError> {
         let initial = match &source {
             JwksSource::File(_) => source.load().map_err(KeyError::Invalid)?,
@@ -128,12 +147,15 @@ impl Jwks {
         let (wake, woken) = mpsc::sync_channel(1);
         let jwks = Arc::new(Jwks {
             keys: RwLock::new(Arc::new(initial)),
-            last_asked: Mutex::new(None),
+            refreshes: Mutex::new(Refreshes::default()),
             min_refresh,
             wake,
             loads: AtomicU64::new(0),
         });
         if matches!(source, JwksSource::Url(_)) {
+            // The first fetch is the first refresh: tokens that come
+            // before it wait for it.
+            jwks.refreshes().pending = true;
             let _ = jwks.wake.try_send(());
         } else {
             jwks.loads.store(1, Ordering::Relaxed);
@@ -151,17 +173,38 @@ impl Jwks {
         self.keys.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    fn refreshes(&self) -> MutexGuard<'_, Refreshes> {
+        self.refreshes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Ask for a refresh, unless one was asked for less than
-    /// `min_refresh` ago. Never blocks.
-    pub(crate) fn ask_refresh(&self) {
-        let now = Instant::now();
-        let mut last = self.last_asked.lock().unwrap_or_else(|e| e.into_inner());
-        if last.is_some_and(|t| now.duration_since(t) < self.min_refresh) {
-            return;
+    /// `min_refresh` ago. Never blocks. The wait is for the refresh under
+    /// way (this one or an earlier one still running); `None` when there
+    /// is none: the set held is as fresh as the rate bound allows.
+    pub(crate) fn ask_refresh(self: &Arc<Self>) -> Option<RefreshWait> {
+        let mut r = self.refreshes();
+        if !r.pending {
+            let now = Instant::now();
+            if r.last_asked
+                .is_some_and(|t| now.duration_since(t) < self.min_refresh)
+            {
+                return None;
+            }
+            r.last_asked = Some(now);
+            r.pending = true;
+            // A full channel means a wake-up is already queued.
+            let _ = self.wake.try_send(());
         }
-        *last = Some(now);
-        // A full channel means a refresh is already pending.
-        let _ = self.wake.try_send(());
+        Some(RefreshWait {
+            jwks: self.clone(),
+            after: r.finished,
+        })
+    }
+
+    /// How long a client should wait before trying again when the set
+    /// could not be refreshed: no refresh is asked for sooner.
+    pub(crate) fn retry_after(&self) -> u64 {
+        self.min_refresh.as_secs().max(1)
     }
 
     /// How many times a key set has been loaded.
@@ -177,13 +220,47 @@ fn refresher(source: JwksSource, jwks: Weak<Jwks>, woken: Receiver<()>) {
     while woken.recv().is_ok() {
         let loaded = source.load();
         let Some(jwks) = jwks.upgrade() else { return };
-        match loaded {
+        let failed = match loaded {
             Ok(keys) => {
                 *jwks.keys.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(keys);
                 jwks.loads.fetch_add(1, Ordering::Relaxed);
+                false
             }
-            Err(why) => tracing::warn!(%why, "JWKS not refreshed"),
+            Err(why) => {
+                tracing::warn!(%why, "JWKS not refreshed");
+                true
+            }
+        };
+        let waiters = {
+            let mut r = jwks.refreshes();
+            r.pending = false;
+            r.finished += 1;
+            r.last_failed = failed;
+            std::mem::take(&mut r.waiters)
+        };
+        waiters.into_iter().for_each(Waker::wake);
+    }
+}
+
+/// Ready once the refresh that was under way when it was made has
+/// finished; its output says whether that refresh failed.
+pub(crate) struct RefreshWait {
+    jwks: Arc<Jwks>,
+    after: u64,
+}
+
+impl Future for RefreshWait {
+    type Output = bool;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
+        let mut r = self.jwks.refreshes();
+        if r.finished > self.after {
+            return Poll::Ready(r.last_failed);
         }
+        if !r.waiters.iter().any(|w| w.will_wake(cx.waker())) {
+            r.waiters.push(cx.waker().clone());
+        }
+        Poll::Pending
     }
 }
 

@@ -11,7 +11,7 @@ use base64::Engine;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
-use snodo_proto::auth::Authentication;
+use snodo_proto::auth::{Authentication, Verdict};
 use snodo_proto::{Authenticator, Principal, Rejection};
 
 use crate::cache::{TokenCache, DEFAULT_CAPACITY, DEFAULT_TTL};
@@ -152,10 +152,7 @@ impl JwtValidator {
         };
         if candidates.is_empty() {
             if header.kid.is_some() {
-                if let Some(jwks) = &self.inner.jwks {
-                    jwks.ask_refresh();
-                }
-                return Err("The token's signing key is unknown");
+                return Err(UNKNOWN_KEY);
             }
             return Err("The token's algorithm is not accepted");
         }
@@ -208,19 +205,54 @@ impl JwtValidator {
     }
 }
 
+/// Why a token naming a `kid` no key held has is refused.
+const UNKNOWN_KEY: &str = "The token's signing key is unknown";
+
 impl JwtValidator {
     /// The principal `token` stands for, or why it is refused: always
-    /// decided at once, from the keys held.
+    /// decided at once, from the keys held. An unknown `kid` asks the
+    /// JWKS for a refresh (rate-bounded) and is refused meanwhile;
+    /// [`Authenticator::authenticate`] waits for that refresh instead.
     pub fn validate(&self, token: &str) -> Result<Principal, Rejection> {
-        self.check(token).map_err(|why| Rejection(why.to_owned()))
+        let checked = self.check(token);
+        if checked == Err(UNKNOWN_KEY) {
+            if let Some(jwks) = &self.inner.jwks {
+                jwks.ask_refresh();
+            }
+        }
+        checked.map_err(|why| Rejection(why.to_owned()))
     }
 }
 
-/// Never deferred: the keys are loaded ahead of time (a JWKS in the
-/// background), so a verdict is always [`Authentication::Ready`].
+/// Decided at once from the keys held, but for a token naming a `kid`
+/// that no key has while the JWKS can still be refreshed: that one is
+/// [`Authentication::Deferred`] until the refresh (asked for at most once
+/// per `jwks_min_refresh`) finishes, then checked again. A provider
+/// rotates keys in before it signs with them; a server whose copy is a
+/// little older must not answer 401 to the first tokens signed with the
+/// new key (the client would throw a valid token away). A refresh that
+/// fails leaves the `kid` undecidable: `503` with `Retry-After`, not 401.
 impl Authenticator for JwtValidator {
     fn authenticate(&self, token: &str) -> Authentication {
-        self.validate(token).into()
+        let checked = self.check(token);
+        let wait = match (&checked, &self.inner.jwks) {
+            (Err(why), Some(jwks)) if *why == UNKNOWN_KEY => jwks.ask_refresh(),
+            _ => None,
+        };
+        let Some(wait) = wait else {
+            return checked.map_err(|why| Rejection(why.to_owned())).into();
+        };
+        let this = self.clone();
+        let token = token.to_owned();
+        Authentication::Deferred(Box::pin(async move {
+            let failed = wait.await;
+            match this.check(&token) {
+                Err(why) if why == UNKNOWN_KEY && failed => Verdict::Unavailable {
+                    retry_after: this.inner.jwks.as_ref().map_or(1, |j| j.retry_after()),
+                },
+                checked => checked.map_err(|why| Rejection(why.to_owned())).into(),
+            }
+        }))
     }
 }
 

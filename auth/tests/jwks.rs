@@ -7,10 +7,13 @@ mod support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::{Algorithm, EncodingKey};
 use snodo_auth::{ConfigError, JwksSource, JwtValidator, Key, KeyError};
+use snodo_proto::auth::{Authentication, Verdict};
+use snodo_proto::Authenticator;
 use support::*;
 
 fn rs2(kid: &str) -> String {
@@ -111,8 +114,12 @@ fn an_unknown_kid_refreshes_the_file_at_a_bounded_rate() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Serve `body` as `application/json` to each connection; returns the URL.
-fn serve_jwks(body: String) -> String {
+/// What the loopback JWKS endpoint answers: a status and a body.
+type Answer = Arc<Mutex<(u16, String)>>;
+
+/// Serve `answer` (as it is at each request) to each connection; returns
+/// the URL.
+fn serve_jwks(answer: Answer) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/jwks", listener.local_addr().unwrap());
     std::thread::spawn(move || {
@@ -123,9 +130,10 @@ fn serve_jwks(body: String) -> String {
             while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
                 line.clear();
             }
+            let (status, body) = answer.lock().unwrap().clone();
             let _ = write!(
                 stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
         }
@@ -133,9 +141,15 @@ fn serve_jwks(body: String) -> String {
     url
 }
 
+fn answer(status: u16, body: &str) -> Answer {
+    Arc::new(Mutex::new((status, body.to_owned())))
+}
+
+const EMPTY_SET: &str = r#"{"keys":[]}"#;
+
 #[test]
 fn a_jwks_url_is_fetched_in_the_background() {
-    let url = serve_jwks(std::fs::read_to_string(JWKS).unwrap());
+    let url = serve_jwks(answer(200, &std::fs::read_to_string(JWKS).unwrap()));
     let v = JwtValidator::builder(ISSUER, RESOURCE)
         .jwks(JwksSource::parse(&url).unwrap())
         .build()
@@ -222,4 +236,85 @@ fn the_leeway_is_capped() {
     );
     c["exp"] = serde_json::json!(now() - 200);
     assert!(v.validate(&rs256("rsa-1", &c)).is_ok());
+}
+
+/// A provider rotates a key in, then signs with it: the server's copy of
+/// the set is older. The first token under the new `kid` waits for the
+/// refresh it asks for and is answered 200, never 401. A second unknown
+/// `kid` within `jwks_min_refresh` asks for nothing and is refused at once.
+#[test]
+fn a_token_signed_by_a_key_rotated_in_waits_for_the_refresh_not_401() {
+    let endpoint = answer(200, EMPTY_SET);
+    let v = JwtValidator::builder(ISSUER, RESOURCE)
+        .jwks(JwksSource::parse(&serve_jwks(endpoint.clone())).unwrap())
+        .jwks_min_refresh(Duration::from_secs(3600))
+        .build()
+        .unwrap();
+    assert!(wait_for(|| v.jwks_loads() == 1));
+    *endpoint.lock().unwrap() = (200, std::fs::read_to_string(JWKS).unwrap());
+    let token = rs2("rsa-2");
+    assert!(matches!(
+        v.authenticate(&token),
+        Authentication::Deferred(_)
+    ));
+    let out = send(
+        &service(v.clone()),
+        call("whoami", &[&format!("Bearer {token}")]).as_bytes(),
+    );
+    assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+    assert!(out.contains(r#""text":"alice ""#), "{out}");
+    assert_eq!(v.jwks_loads(), 2);
+    // The refresh of this interval is spent: a forged kid is refused at
+    // once, and the endpoint is not asked again.
+    match v.authenticate(&rs2("rsa-forged")) {
+        Authentication::Ready(Verdict::Rejected(r)) => {
+            assert_eq!(r.0, "The token's signing key is unknown")
+        }
+        other => panic!("{other:?}"),
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(v.jwks_loads(), 2);
+}
+
+/// Tokens that arrive before the first fetch of a JWKS URL wait for it.
+#[test]
+fn a_token_before_the_first_fetch_waits_for_it() {
+    let endpoint = answer(200, &std::fs::read_to_string(JWKS).unwrap());
+    let v = JwtValidator::builder(ISSUER, RESOURCE)
+        .jwks(JwksSource::parse(&serve_jwks(endpoint)).unwrap())
+        .build()
+        .unwrap();
+    let out = send(
+        &service(v),
+        call("whoami", &[&format!("Bearer {}", rs2("rsa-2"))]).as_bytes(),
+    );
+    assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+}
+
+/// The refresh an unknown `kid` waits for fails (the provider's JWKS
+/// endpoint answers 500): the token can be neither accepted nor refused,
+/// so it is 503 with `Retry-After` (no refresh is asked for sooner than
+/// `jwks_min_refresh`), not 401.
+#[test]
+fn an_unknown_kid_whose_refresh_fails_is_503_not_401() {
+    let endpoint = answer(200, EMPTY_SET);
+    let v = JwtValidator::builder(ISSUER, RESOURCE)
+        .jwks(JwksSource::parse(&serve_jwks(endpoint.clone())).unwrap())
+        .jwks_min_refresh(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    assert!(wait_for(|| v.jwks_loads() == 1));
+    *endpoint.lock().unwrap() = (500, String::from("{}"));
+    let out = send(
+        &service(v),
+        call("whoami", &[&format!("Bearer {}", rs2("rsa-2"))]).as_bytes(),
+    );
+    let body = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Service Unavailable: the bearer token cannot be checked now; retry later","data":{"retryAfterSeconds":60,"retryable":true}}}"#;
+    assert_eq!(
+        out,
+        format!(
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {}\r\nRetry-After: 60\r\n\r\n{body}",
+            body.len()
+        )
+    );
 }
