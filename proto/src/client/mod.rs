@@ -1,0 +1,3 @@
+//! The client side of the Model Context Protocol, sans-I/O.
+
+pub mod auth;
