@@ -1,3 +1,943 @@
-//! The client side of the Model Context Protocol, sans-I/O.
+//! The client side of the Model Context Protocol, sans-I/O: the mirror of
+//! the server's [`Connection`](crate::Connection).
+//!
+//! A [`Client`] holds the state of one client: the operations in flight,
+//! the protocol version in use, the tool catalog whose `x-mcp-header`
+//! annotations the HTTP headers mirror, and for the initialize-era
+//! revisions the session. The application (or a transport crate such as
+//! `snodo-client`) drives it:
+//!
+//! - [`Client::request`] starts an *operation* and returns its [`OpId`].
+//!   An operation outlives its JSON-RPC requests: a Multi Round-Trip
+//!   Request (`basic/patterns/mrtr.mdx`) is retried under the same `OpId`
+//!   with a fresh JSON-RPC `id` each round (§ Client Requirements, rule 3).
+//! - [`Client::poll_transmit`] yields each message to send: its JSON body
+//!   and, on Streamable HTTP, the header fields the transport must send
+//!   with it (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+//!   `Mcp-Param-*`, `Mcp-Session-Id`).
+//! - [`Client::handle_message`] takes every JSON-RPC message from the
+//!   server (a JSON body, an SSE event's data, a stdio line);
+//!   [`Client::handle_http_head`] and [`Client::stream_ended`] take what
+//!   HTTP says beyond the body (a session id, a status without a JSON-RPC
+//!   answer).
+//! - [`Client::poll_event`] yields what happened: an operation
+//!   [completed](Event::Completed), [failed](Event::Failed) or needs
+//!   [input](Event::InputRequired) (answered with [`Client::answer`]), a
+//!   [notification](Event::Notification), or in the initialize era a
+//!   [request from the server](Event::ServerRequest) (answered with
+//!   [`Client::respond`]).
+//!
+//! It opens no socket and reads no clock: timeouts are the transport's.
+
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use serde_json::{json, Map, Value};
+
+use crate::error::code;
+use crate::headers::{self, HeaderParam};
 
 pub mod auth;
+pub mod http;
+pub mod sse;
+
+pub use auth::{Authorizer, AuthorizerError};
+
+/// The revisions this client speaks, newest first.
+pub const SUPPORTED_VERSIONS: [&str; 3] = ["2026-07-28", "2025-11-25", "2025-06-18"];
+
+/// The first revision without `initialize`: every request carries its own
+/// `_meta` (`basic/index.mdx` § `_meta`).
+const STATELESS_SINCE: &str = "2026-07-28";
+
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// Whether `version` is a revision without `initialize` (versions are
+/// dates, so they order as strings).
+pub fn is_stateless(version: &str) -> bool {
+    version >= STATELESS_SINCE
+}
+
+/// The wire the client's messages travel on: it decides which header
+/// mirrors are computed and how a cancellation is signalled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// Streamable HTTP (`basic/transports/streamable-http.mdx`).
+    Http,
+    /// stdio (`basic/transports/stdio.mdx`).
+    Stdio,
+}
+
+/// How a [`Client`] presents itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientConfig {
+    /// `clientInfo`: at least `name` and `version`.
+    pub client_info: Value,
+    /// `clientCapabilities`, e.g. `{"elicitation": {}}` when the
+    /// application answers elicitation requests.
+    pub capabilities: Map<String, Value>,
+    /// The revisions to offer, preferred first; each must be one of
+    /// [`SUPPORTED_VERSIONS`]. The first decides the dialect: a stateless
+    /// revision sends `_meta` on every request, an older one starts with
+    /// `initialize`.
+    pub versions: Vec<String>,
+    /// The wire.
+    pub wire: Wire,
+}
+
+impl ClientConfig {
+    /// A configuration for revision 2026-07-28 over `wire`, with no
+    /// capabilities.
+    pub fn new(name: &str, version: &str, wire: Wire) -> Self {
+        ClientConfig {
+            client_info: json!({"name": name, "version": version}),
+            capabilities: Map::new(),
+            versions: alloc::vec![String::from(STATELESS_SINCE)],
+            wire,
+        }
+    }
+}
+
+/// One operation: a request and its MRTR retries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct OpId(pub u64);
+
+/// Options of one request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RequestOptions {
+    /// Ask for `notifications/progress` (`basic/patterns/progress.mdx`):
+    /// the request carries a `progressToken` and the notifications come
+    /// back as [`Event::Notification`] with the operation's id.
+    pub progress: bool,
+}
+
+/// What a [`Transmit`] carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransmitKind {
+    /// A round of an operation; `id` is its JSON-RPC id, the key
+    /// [`Client::stream_ended`] takes.
+    Request {
+        /// The operation.
+        op: OpId,
+        /// The JSON-RPC id of this round.
+        id: u64,
+    },
+    /// A notification (`notifications/initialized`, `notifications/cancelled`).
+    Notification,
+    /// An answer to a server request of the initialize era.
+    Response,
+}
+
+/// One message to send.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// What it is.
+    pub kind: TransmitKind,
+    /// The JSON-RPC method (`None` for a response).
+    pub method: Option<String>,
+    /// On [`Wire::Http`], the header fields to send with the POST besides
+    /// `Host`, `Accept`, `Content-Type` and `Content-Length`; empty on stdio.
+    pub headers: Vec<(String, String)>,
+    /// The JSON-RPC message, without a line ending.
+    pub body: Vec<u8>,
+}
+
+/// Why an operation failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error.
+    Rpc {
+        /// The error code.
+        code: i64,
+        /// The message.
+        message: String,
+        /// The `data` member, if any.
+        data: Option<Value>,
+    },
+    /// An HTTP status with no JSON-RPC answer for the request.
+    Http {
+        /// The status code.
+        status: u16,
+    },
+    /// The response stream ended without an answer.
+    NoResponse,
+    /// The answer broke the protocol (what is wrong, for a log).
+    Malformed(String),
+    /// The server chose a revision this client does not speak.
+    UnsupportedVersion(String),
+    /// The application cancelled it.
+    Cancelled,
+}
+
+impl core::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ClientError::Rpc { code, message, .. } => write!(f, "error {code}: {message}"),
+            ClientError::Http { status } => write!(f, "HTTP status {status}"),
+            ClientError::NoResponse => f.write_str("the response stream ended without an answer"),
+            ClientError::Malformed(why) => write!(f, "malformed answer: {why}"),
+            ClientError::UnsupportedVersion(v) => write!(f, "unsupported protocol version {v}"),
+            ClientError::Cancelled => f.write_str("cancelled"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ClientError {}
+
+/// What happened.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The operation completed with this result (for `tools/list` over
+    /// HTTP, without the tools the client rejected).
+    Completed {
+        /// The operation.
+        op: OpId,
+        /// The result object.
+        result: Value,
+    },
+    /// The operation failed.
+    Failed {
+        /// The operation.
+        op: OpId,
+        /// Why.
+        error: ClientError,
+    },
+    /// The server needs input before it completes the operation
+    /// (`InputRequiredResult`, `basic/patterns/mrtr.mdx`): answer each
+    /// request with [`Client::answer`]. `requests` maps the server's keys
+    /// to `{method, params}`; it is empty when the server sent only a
+    /// `requestState` (the retry may follow at once).
+    InputRequired {
+        /// The operation.
+        op: OpId,
+        /// The input requests.
+        requests: Map<String, Value>,
+    },
+    /// A notification; `op` is set when it carries the progress token of
+    /// a live operation.
+    Notification {
+        /// The operation it relates to, if known.
+        op: Option<OpId>,
+        /// The whole JSON-RPC notification.
+        message: Value,
+    },
+    /// A request from the server (initialize era: `sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`, `ping`); answer it with
+    /// [`Client::respond`].
+    ServerRequest {
+        /// Its JSON-RPC id, echoed in the response.
+        id: Value,
+        /// The method.
+        method: String,
+        /// The params (`null` when absent).
+        params: Value,
+    },
+    /// A tool of a `tools/list` result was dropped: its `x-mcp-header`
+    /// annotations break the rules of `basic/transports/streamable-http.mdx`
+    /// § Schema Extension, and a Streamable HTTP client must exclude it.
+    ToolRejected {
+        /// The tool's name.
+        name: String,
+        /// Why (for the warning the spec asks clients to log).
+        reason: String,
+    },
+}
+
+/// Why a message from the server was not accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MessageError {
+    /// Not JSON, or not a JSON-RPC message.
+    NotJsonRpc,
+    /// A response to no request in flight (late, duplicated, or foreign).
+    UnknownId,
+}
+
+/// Why [`Client::answer`] was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnswerError {
+    /// No such operation in flight.
+    UnknownOp,
+    /// The operation is not waiting for input.
+    NotWaiting,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OpState {
+    /// A round is in flight under this JSON-RPC id.
+    InFlight(u64),
+    /// Waiting for [`Client::answer`].
+    AwaitingInput,
+}
+
+#[derive(Clone, Debug)]
+struct Op {
+    method: String,
+    /// The params as the application gave them.
+    params: Map<String, Value>,
+    state: OpState,
+    /// The `requestState` of the last `InputRequiredResult`, echoed only
+    /// on this operation's next round (MRTR rules 2 and 4).
+    request_state: Option<String>,
+    /// The server sent `inputRequests` last round: the retry carries
+    /// `inputResponses`.
+    expects_responses: bool,
+    /// `inputResponses` / `requestState` of the round in flight.
+    mrtr: Map<String, Value>,
+    /// `-32022` was answered once already.
+    version_retried: bool,
+    progress: bool,
+}
+
+/// Which round [`Client::send_round`] sends.
+enum Round {
+    /// The first.
+    First,
+    /// A retry after `InputRequired`, with the application's responses
+    /// when the server asked for some.
+    Answer(Option<Map<String, Value>>),
+    /// The round in flight once more, unchanged but for its id and version.
+    Again,
+}
+
+/// What the server said about itself (`server/discover`, or the
+/// `initialize` result).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ServerFacts {
+    /// `serverInfo`, when sent.
+    pub info: Option<Value>,
+    /// `capabilities`.
+    pub capabilities: Map<String, Value>,
+    /// `supportedVersions` (`server/discover`).
+    pub versions: Vec<String>,
+}
+
+/// The client machine. See the [module documentation](self).
+#[derive(Debug)]
+pub struct Client {
+    config: ClientConfig,
+    /// The revision in use.
+    version: String,
+    next_id: u64,
+    next_op: u64,
+    ops: BTreeMap<OpId, Op>,
+    /// JSON-RPC id of a round in flight -> its operation.
+    rounds: BTreeMap<u64, OpId>,
+    transmits: VecDeque<Transmit>,
+    events: VecDeque<Event>,
+    /// Tool name -> its header mirrors.
+    tools: BTreeMap<String, Vec<HeaderParam>>,
+    session_id: Option<String>,
+    /// Initialize era: the `initialize` operation, until it completes.
+    initializing: Option<OpId>,
+    server: ServerFacts,
+}
+
+impl Client {
+    /// A client with `config`. An empty or unsupported version list falls
+    /// back to [`SUPPORTED_VERSIONS`]'s first.
+    pub fn new(mut config: ClientConfig) -> Self {
+        config
+            .versions
+            .retain(|v| SUPPORTED_VERSIONS.contains(&v.as_str()));
+        if config.versions.is_empty() {
+            config.versions.push(String::from(SUPPORTED_VERSIONS[0]));
+        }
+        let version = config.versions[0].clone();
+        Client {
+            config,
+            version,
+            next_id: 1,
+            next_op: 1,
+            ops: BTreeMap::new(),
+            rounds: BTreeMap::new(),
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+            tools: BTreeMap::new(),
+            session_id: None,
+            initializing: None,
+            server: ServerFacts::default(),
+        }
+    }
+
+    /// The revision in use (after a `-32022` retry or `initialize`, the
+    /// one the server accepted).
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// Whether requests carry their own `_meta` (no `initialize`).
+    pub fn is_stateless(&self) -> bool {
+        is_stateless(&self.version)
+    }
+
+    /// The initialize-era session id, once the server gave one.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// What the server said about itself so far.
+    pub fn server(&self) -> &ServerFacts {
+        &self.server
+    }
+
+    /// Whether an operation is still in flight or waiting for input.
+    pub fn is_live(&self, op: OpId) -> bool {
+        self.ops.contains_key(&op)
+    }
+
+    /// Start `method` with `params` (an object; `_meta` the application
+    /// sets is kept, the protocol's keys are added).
+    pub fn request(&mut self, method: &str, params: Value) -> OpId {
+        self.request_with(method, params, RequestOptions::default())
+    }
+
+    /// [`request`](Client::request) with options.
+    pub fn request_with(&mut self, method: &str, params: Value, options: RequestOptions) -> OpId {
+        let op = OpId(self.next_op);
+        self.next_op += 1;
+        let params = match params {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        self.ops.insert(
+            op,
+            Op {
+                method: String::from(method),
+                params,
+                state: OpState::AwaitingInput,
+                request_state: None,
+                expects_responses: false,
+                mrtr: Map::new(),
+                version_retried: false,
+                progress: options.progress,
+            },
+        );
+        self.send_round(op, Round::First);
+        op
+    }
+
+    /// `server/discover` (2026-07-28): the server's versions,
+    /// capabilities and identity, recorded in [`server`](Client::server).
+    pub fn discover(&mut self) -> OpId {
+        self.request("server/discover", json!({}))
+    }
+
+    /// `initialize` (initialize era): offers the first configured
+    /// revision; on success the client sends `notifications/initialized`
+    /// and uses the version the server chose.
+    pub fn initialize(&mut self) -> OpId {
+        let params = json!({
+            "protocolVersion": self.config.versions[0],
+            "capabilities": self.config.capabilities,
+            "clientInfo": self.config.client_info,
+        });
+        let op = self.request("initialize", params);
+        self.initializing = Some(op);
+        op
+    }
+
+    /// Retry an operation that got [`Event::InputRequired`], with the
+    /// application's answer to each input request (keyed as the server
+    /// keyed them). The retry carries `inputResponses` when the server
+    /// sent `inputRequests`, and `requestState` exactly as received when
+    /// it sent one, never otherwise (`basic/patterns/mrtr.mdx` § Client
+    /// Requirements).
+    pub fn answer(&mut self, op: OpId, responses: Map<String, Value>) -> Result<(), AnswerError> {
+        let entry = self.ops.get(&op).ok_or(AnswerError::UnknownOp)?;
+        if entry.state != OpState::AwaitingInput {
+            return Err(AnswerError::NotWaiting);
+        }
+        let responses = entry.expects_responses.then_some(responses);
+        self.send_round(op, Round::Answer(responses));
+        Ok(())
+    }
+
+    /// Answer a [server request](Event::ServerRequest) with a result or an
+    /// error object.
+    pub fn respond(&mut self, id: Value, outcome: Result<Value, crate::ErrorObject>) {
+        let message = match outcome {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
+        };
+        let headers = self.http_headers(None, &message);
+        self.transmits.push_back(Transmit {
+            kind: TransmitKind::Response,
+            method: None,
+            headers,
+            body: message.to_string().into_bytes(),
+        });
+    }
+
+    /// Cancel an operation (`basic/patterns/cancellation.mdx`). On stdio,
+    /// and on HTTP before 2026-07-28, a `notifications/cancelled` is
+    /// queued; on Streamable HTTP 2026-07-28 closing the response stream
+    /// is the signal, so the JSON-RPC id of the round to close is
+    /// returned. The operation ends with no event; later answers to it
+    /// are ignored.
+    pub fn cancel(&mut self, op: OpId, reason: Option<&str>) -> Option<u64> {
+        let entry = self.ops.remove(&op)?;
+        let OpState::InFlight(id) = entry.state else {
+            return None;
+        };
+        self.rounds.remove(&id);
+        if self.config.wire == Wire::Http && self.is_stateless() {
+            return Some(id);
+        }
+        let mut params = json!({"requestId": id});
+        if let Some(reason) = reason {
+            params["reason"] = Value::from(reason);
+        }
+        self.notify("notifications/cancelled", params);
+        None
+    }
+
+    /// The next message to send.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// The head of an HTTP response: in the initialize era, the
+    /// `Mcp-Session-Id` the server assigns is sent on every later request
+    /// (2025-11-25 `basic/transports.mdx` § Session Management).
+    pub fn handle_http_head(&mut self, head: &http::ResponseHead) {
+        if self.is_stateless() {
+            return;
+        }
+        if let Some(id) = head.get("mcp-session-id") {
+            if !id.is_empty() && id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+                self.session_id = Some(String::from(id));
+            }
+        }
+    }
+
+    /// The response to round `id` ended (the HTTP body, or the stdio
+    /// stream) with `status` (200 for stdio). A round still unanswered
+    /// fails: with the status when it is an error, else as
+    /// [`ClientError::NoResponse`].
+    pub fn stream_ended(&mut self, id: u64, status: u16) {
+        let Some(op) = self.rounds.remove(&id) else {
+            return;
+        };
+        self.ops.remove(&op);
+        let error = if status >= 300 {
+            ClientError::Http { status }
+        } else {
+            ClientError::NoResponse
+        };
+        self.events.push_back(Event::Failed { op, error });
+    }
+
+    /// One JSON-RPC message (or batch) from the server.
+    pub fn handle_message(&mut self, bytes: &[u8]) -> Result<(), MessageError> {
+        let value: Value = serde_json::from_slice(bytes).map_err(|_| MessageError::NotJsonRpc)?;
+        match value {
+            Value::Array(items) => {
+                let mut result = Ok(());
+                for item in items {
+                    if let Err(e) = self.handle_value(item) {
+                        result = Err(e);
+                    }
+                }
+                result
+            }
+            other => self.handle_value(other),
+        }
+    }
+
+    fn handle_value(&mut self, msg: Value) -> Result<(), MessageError> {
+        let Value::Object(mut obj) = msg else {
+            return Err(MessageError::NotJsonRpc);
+        };
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Err(MessageError::NotJsonRpc);
+        }
+        if let Some(method) = obj.get("method").and_then(Value::as_str) {
+            let method = String::from(method);
+            if let Some(id) = obj.remove("id") {
+                let params = obj.remove("params").unwrap_or(Value::Null);
+                self.events
+                    .push_back(Event::ServerRequest { id, method, params });
+            } else {
+                let op = self.progress_op(&obj);
+                self.events.push_back(Event::Notification {
+                    op,
+                    message: Value::Object(obj),
+                });
+            }
+            return Ok(());
+        }
+        let id = obj
+            .get("id")
+            .and_then(Value::as_u64)
+            .ok_or(MessageError::UnknownId)?;
+        let op = self.rounds.remove(&id).ok_or(MessageError::UnknownId)?;
+        if let Some(error) = obj.remove("error") {
+            self.on_error(op, error);
+        } else if let Some(result) = obj.remove("result") {
+            self.on_result(op, result);
+        } else {
+            self.fail(
+                op,
+                ClientError::Malformed(String::from("neither result nor error")),
+            );
+        }
+        Ok(())
+    }
+
+    /// The operation whose progress token a notification carries.
+    fn progress_op(&self, obj: &Map<String, Value>) -> Option<OpId> {
+        let token = obj.get("params")?.get("progressToken")?.as_u64()?;
+        let op = OpId(token);
+        self.ops.get(&op).filter(|o| o.progress).map(|_| op)
+    }
+
+    fn fail(&mut self, op: OpId, error: ClientError) {
+        self.ops.remove(&op);
+        if self.initializing == Some(op) {
+            self.initializing = None;
+        }
+        self.events.push_back(Event::Failed { op, error });
+    }
+
+    fn on_error(&mut self, op: OpId, error: Value) {
+        let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let data = error.get("data").cloned();
+        if code == code::UNSUPPORTED_PROTOCOL_VERSION {
+            // `basic/versioning.mdx` § Protocol Version Negotiation: retry
+            // once with a version from `data.supported` this client speaks.
+            let retried = self.ops.get(&op).is_some_and(|o| o.version_retried);
+            let supported = data
+                .as_ref()
+                .and_then(|d| d.get("supported"))
+                .and_then(Value::as_array);
+            let pick = supported.and_then(|list| {
+                self.config
+                    .versions
+                    .iter()
+                    .find(|v| list.iter().any(|s| s.as_str() == Some(v.as_str())))
+                    .cloned()
+            });
+            if let (false, Some(version)) = (retried, pick) {
+                self.version = version;
+                if let Some(o) = self.ops.get_mut(&op) {
+                    o.version_retried = true;
+                    self.send_round(op, Round::Again);
+                    return;
+                }
+            }
+        }
+        self.fail(
+            op,
+            ClientError::Rpc {
+                code,
+                message,
+                data,
+            },
+        );
+    }
+
+    fn on_result(&mut self, op: OpId, result: Value) {
+        let Some(entry) = self.ops.get_mut(&op) else {
+            return;
+        };
+        let Value::Object(mut result) = result else {
+            return self.fail(
+                op,
+                ClientError::Malformed(String::from("result is not an object")),
+            );
+        };
+        // A result without `resultType` is complete (`basic/index.mdx`).
+        let kind = result
+            .get("resultType")
+            .and_then(Value::as_str)
+            .unwrap_or("complete");
+        if kind == "input_required" {
+            if !matches!(
+                entry.method.as_str(),
+                "tools/call" | "prompts/get" | "resources/read"
+            ) {
+                let why = format!("input_required on {}", entry.method);
+                return self.fail(op, ClientError::Malformed(why));
+            }
+            let state = match result.remove("requestState") {
+                None => None,
+                Some(Value::String(s)) => Some(s),
+                Some(_) => {
+                    let why = String::from("requestState is not a string");
+                    return self.fail(op, ClientError::Malformed(why));
+                }
+            };
+            let requests = match result.remove("inputRequests") {
+                None => None,
+                Some(Value::Object(m)) => Some(m),
+                Some(_) => {
+                    let why = String::from("inputRequests is not an object");
+                    return self.fail(op, ClientError::Malformed(why));
+                }
+            };
+            if state.is_none() && requests.is_none() {
+                let why =
+                    String::from("input_required with neither inputRequests nor requestState");
+                return self.fail(op, ClientError::Malformed(why));
+            }
+            entry.state = OpState::AwaitingInput;
+            entry.request_state = state;
+            entry.expects_responses = requests.is_some();
+            self.events.push_back(Event::InputRequired {
+                op,
+                requests: requests.unwrap_or_default(),
+            });
+            return;
+        }
+        let method = entry.method.clone();
+        self.ops.remove(&op);
+        match method.as_str() {
+            "tools/list" => self.record_tools(&mut result),
+            "server/discover" => self.record_discover(&result),
+            "initialize" => {
+                if let Err(error) = self.record_initialize(&result) {
+                    self.initializing = None;
+                    self.events.push_back(Event::Failed { op, error });
+                    return;
+                }
+            }
+            _ => {}
+        }
+        self.events.push_back(Event::Completed {
+            op,
+            result: Value::Object(result),
+        });
+    }
+
+    /// Remember each tool's header mirrors; on HTTP drop the tools whose
+    /// annotations are invalid (§ Schema Extension: "the client MUST
+    /// exclude the invalid tool from the result of tools/list").
+    fn record_tools(&mut self, result: &mut Map<String, Value>) {
+        let Some(Value::Array(tools)) = result.get_mut("tools") else {
+            return;
+        };
+        let mut kept = Vec::with_capacity(tools.len());
+        for tool in core::mem::take(tools) {
+            let Some(name) = tool.get("name").and_then(Value::as_str).map(String::from) else {
+                continue;
+            };
+            let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+            match headers::scan(&schema) {
+                Ok(params) => {
+                    self.tools.insert(name, params);
+                    kept.push(tool);
+                }
+                Err(reason) if self.config.wire == Wire::Http => {
+                    self.tools.remove(&name);
+                    self.events.push_back(Event::ToolRejected { name, reason });
+                }
+                Err(_) => {
+                    // Other transports may ignore the annotations.
+                    self.tools.insert(name, Vec::new());
+                    kept.push(tool);
+                }
+            }
+        }
+        *tools = kept;
+    }
+
+    fn record_discover(&mut self, result: &Map<String, Value>) {
+        self.server.info = result.get("serverInfo").cloned().or_else(|| {
+            result
+                .get("_meta")?
+                .get("io.modelcontextprotocol/serverInfo")
+                .cloned()
+        });
+        if let Some(Value::Object(caps)) = result.get("capabilities") {
+            self.server.capabilities = caps.clone();
+        }
+        if let Some(Value::Array(list)) = result.get("supportedVersions") {
+            self.server.versions = list
+                .iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect();
+            // Prefer a version both sides speak, in this client's order.
+            if !self.server.versions.contains(&self.version) {
+                if let Some(v) = self
+                    .config
+                    .versions
+                    .iter()
+                    .find(|v| self.server.versions.contains(v))
+                {
+                    self.version = v.clone();
+                }
+            }
+        }
+    }
+
+    /// `basic/lifecycle.mdx` (2025-11-25) § Version Negotiation: the
+    /// server's choice must be one this client speaks; then
+    /// `notifications/initialized`.
+    fn record_initialize(&mut self, result: &Map<String, Value>) -> Result<(), ClientError> {
+        self.initializing = None;
+        let chosen = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !SUPPORTED_VERSIONS.contains(&chosen) || is_stateless(chosen) {
+            return Err(ClientError::UnsupportedVersion(String::from(chosen)));
+        }
+        self.version = String::from(chosen);
+        self.server.info = result.get("serverInfo").cloned();
+        if let Some(Value::Object(caps)) = result.get("capabilities") {
+            self.server.capabilities = caps.clone();
+        }
+        self.notify("notifications/initialized", json!({}));
+        Ok(())
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        let headers = self.http_headers(Some(method), &message);
+        self.transmits.push_back(Transmit {
+            kind: TransmitKind::Notification,
+            method: Some(String::from(method)),
+            headers,
+            body: message.to_string().into_bytes(),
+        });
+    }
+
+    /// Send a round of `op` under a fresh JSON-RPC id: its params, the
+    /// protocol's `_meta`, and the MRTR fields this round carries.
+    fn send_round(&mut self, op: OpId, round: Round) {
+        let id = self.next_id;
+        self.next_id += 1;
+        let stateless = self.is_stateless();
+        let Some(entry) = self.ops.get_mut(&op) else {
+            return;
+        };
+        let mut params = entry.params.clone();
+        if stateless || entry.progress {
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                if stateless {
+                    meta.insert(META_VERSION.into(), Value::from(self.version.as_str()));
+                    meta.insert(META_CLIENT_INFO.into(), self.config.client_info.clone());
+                    meta.insert(
+                        META_CAPABILITIES.into(),
+                        Value::Object(self.config.capabilities.clone()),
+                    );
+                }
+                if entry.progress {
+                    meta.insert("progressToken".into(), Value::from(op.0));
+                }
+            }
+        }
+        match round {
+            Round::First => entry.mrtr = Map::new(),
+            Round::Answer(responses) => {
+                entry.mrtr = Map::new();
+                if let Some(responses) = responses {
+                    entry
+                        .mrtr
+                        .insert("inputResponses".into(), Value::Object(responses));
+                }
+                if let Some(state) = entry.request_state.take() {
+                    entry
+                        .mrtr
+                        .insert("requestState".into(), Value::String(state));
+                }
+            }
+            // The same round again (a version retry): the same MRTR fields.
+            Round::Again => {}
+        }
+        for (k, v) in &entry.mrtr {
+            params.insert(k.clone(), v.clone());
+        }
+        entry.expects_responses = false;
+        entry.state = OpState::InFlight(id);
+        let method = entry.method.clone();
+        let message = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": method,
+            "params": params,
+        });
+        self.rounds.insert(id, op);
+        let headers = self.http_headers(Some(&method), &message);
+        self.transmits.push_back(Transmit {
+            kind: TransmitKind::Request { op, id },
+            method: Some(method),
+            headers,
+            body: message.to_string().into_bytes(),
+        });
+    }
+
+    /// The header mirrors of one POST (`basic/transports/streamable-http.mdx`
+    /// § Request Metadata): `MCP-Protocol-Version` (in the initialize era
+    /// once negotiated), `Mcp-Method`, `Mcp-Name` for the named methods,
+    /// `Mcp-Param-*` for a known tool's annotated arguments, and the
+    /// session id.
+    fn http_headers(&self, method: Option<&str>, message: &Value) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if self.config.wire != Wire::Http {
+            return out;
+        }
+        if self.is_stateless() || (self.initializing.is_none() && method != Some("initialize")) {
+            out.push(("MCP-Protocol-Version".into(), self.version.clone()));
+        }
+        if let Some(session) = &self.session_id {
+            out.push(("Mcp-Session-Id".into(), session.clone()));
+        }
+        let Some(method) = method else {
+            return out;
+        };
+        out.push(("Mcp-Method".into(), String::from(method)));
+        let params = &message["params"];
+        let name = match method {
+            "tools/call" | "prompts/get" => params["name"].as_str(),
+            "resources/read" => params["uri"].as_str(),
+            _ => None,
+        };
+        if let Some(name) = name {
+            out.push(("Mcp-Name".into(), headers::encode_value(name).into_owned()));
+        }
+        if method == "tools/call" {
+            if let (Some(name), Some(Value::Object(args))) = (name, params.get("arguments")) {
+                for param in self.tools.get(name).map(Vec::as_slice).unwrap_or(&[]) {
+                    let Some(value) = headers::value_at(args, &param.path) else {
+                        continue;
+                    };
+                    let text = match value {
+                        Value::String(s) => headers::encode_value(s).into_owned(),
+                        Value::Bool(b) => String::from(if *b { "true" } else { "false" }),
+                        Value::Number(n) => n.to_string(),
+                        _ => continue,
+                    };
+                    out.push((format!("Mcp-Param-{}", param.name), text));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The `nextCursor` of a list result, when there is a next page
+/// (`server/utilities/pagination.mdx`).
+pub fn next_cursor(result: &Value) -> Option<&str> {
+    result.get("nextCursor").and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests;
