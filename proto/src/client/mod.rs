@@ -389,6 +389,13 @@ impl Client {
         self.ops.contains_key(&op)
     }
 
+    /// Whether round `id` (a [`TransmitKind::Request`]'s id) still waits
+    /// for its answer: a transport stops reading a response stream once
+    /// it does not.
+    pub fn is_pending(&self, id: u64) -> bool {
+        self.rounds.contains_key(&id)
+    }
+
     /// Start `method` with `params` (an object; `_meta` the application
     /// sets is kept, the protocol's keys are added).
     pub fn request(&mut self, method: &str, params: Value) -> OpId {

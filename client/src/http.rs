@@ -1,0 +1,277 @@
+//! Streamable HTTP on blocking sockets (`basic/transports/streamable-http.mdx`).
+//!
+//! Each message is its own POST on a fresh `TcpStream` (§ Sending
+//! Messages): the head and body come from the client machine's
+//! [`Transmit`], the answer is read with the proto codec, and every JSON-RPC
+//! message in it (a JSON body, or each SSE event's data) goes back to the
+//! machine. Reading stops once the round is answered, so a server that
+//! keeps the stream open does not hold the client.
+
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::Arc;
+use std::time::Duration;
+
+use snodo_proto::client::http::{
+    encode_request, ResponseDecoder, ResponseEvent, ResponseHead, ResponseLimits,
+};
+use snodo_proto::client::sse::{SseDecoder, SseLimits};
+use snodo_proto::client::{Authorizer, Client, Transmit, TransmitKind};
+
+use crate::error::TransportError;
+use crate::session::Transport;
+
+/// The Streamable HTTP transport for one `http://` endpoint.
+pub struct HttpTransport {
+    endpoint: String,
+    /// `host[:port]` as the `Host` header carries it.
+    authority: String,
+    /// Socket addresses to try, resolved once.
+    addrs: Vec<std::net::SocketAddr>,
+    /// Path and query.
+    target: String,
+    authorizer: Option<Arc<dyn Authorizer>>,
+    timeout: Duration,
+    max_body: usize,
+    sse_limits: SseLimits,
+}
+
+impl std::fmt::Debug for HttpTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpTransport")
+            .field("endpoint", &self.endpoint)
+            .field("authorizer", &self.authorizer.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How the body of one answer is read.
+enum Body {
+    Json(Vec<u8>),
+    Events(SseDecoder),
+    Ignored,
+}
+
+impl HttpTransport {
+    /// A transport for `endpoint` (`http://host[:port]/path`). TLS is not
+    /// built in: an `https://` endpoint is refused.
+    pub fn new(endpoint: &str) -> Result<Self, TransportError> {
+        let url = url::Url::parse(endpoint).map_err(|e| TransportError::Url(e.to_string()))?;
+        if url.scheme() != "http" {
+            return Err(TransportError::Url(format!(
+                "scheme {:?} is not supported (http only)",
+                url.scheme()
+            )));
+        }
+        let host = url
+            .host_str()
+            .ok_or_else(|| TransportError::Url(String::from("no host")))?;
+        let port = url.port_or_known_default().unwrap_or(80);
+        let authority = match url.port() {
+            Some(p) => format!("{host}:{p}"),
+            None => String::from(host),
+        };
+        // `[::1]` in a URL is `::1` to the resolver.
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let addrs: Vec<_> = (bare, port).to_socket_addrs()?.collect();
+        let mut target = String::from(url.path());
+        if let Some(q) = url.query() {
+            target.push('?');
+            target.push_str(q);
+        }
+        Ok(HttpTransport {
+            endpoint: String::from(endpoint),
+            authority,
+            addrs,
+            target,
+            authorizer: None,
+            timeout: Duration::from_secs(60),
+            max_body: 16 << 20,
+            sse_limits: SseLimits::default(),
+        })
+    }
+
+    /// Ask `authorizer` for each request's `Authorization` header, and
+    /// hand it 401 and 403 answers (`basic/authorization/index.mdx`).
+    pub fn with_authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> Self {
+        self.authorizer = Some(authorizer);
+        self
+    }
+
+    /// The longest wait for one read (default 60 s).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The endpoint URL.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    fn connect(&self) -> Result<TcpStream, TransportError> {
+        let mut last = None;
+        for addr in &self.addrs {
+            match TcpStream::connect_timeout(addr, self.timeout) {
+                Ok(s) => {
+                    s.set_read_timeout(Some(self.timeout))?;
+                    s.set_write_timeout(Some(self.timeout))?;
+                    let _ = s.set_nodelay(true);
+                    return Ok(s);
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.map_or(TransportError::Closed, TransportError::Io))
+    }
+
+    /// POST once; `Ok(Some(head))` when the answer was a 401/403 the
+    /// authorizer should see (its body unread).
+    fn post(
+        &self,
+        transmit: &Transmit,
+        client: &mut Client,
+    ) -> Result<Option<ResponseHead>, TransportError> {
+        let mut headers = transmit.headers.clone();
+        if let Some(auth) = &self.authorizer {
+            if let Some(value) = auth.authorization(&self.endpoint) {
+                headers.push((String::from("Authorization"), value));
+            }
+        }
+        let request = encode_request(
+            "POST",
+            &self.target,
+            &self.authority,
+            &headers,
+            Some(&transmit.body),
+        )
+        .map_err(TransportError::Http)?;
+        let mut stream = self.connect()?;
+        stream.write_all(&request)?;
+
+        let round = match transmit.kind {
+            TransmitKind::Request { id, .. } => Some(id),
+            _ => None,
+        };
+        let mut decoder = ResponseDecoder::new("POST", ResponseLimits::default());
+        let mut status = 0u16;
+        let mut body = Body::Ignored;
+        let mut buf = vec![0u8; 16 << 10];
+        loop {
+            while let Some(event) = decoder.poll() {
+                match event.map_err(TransportError::Http)? {
+                    ResponseEvent::Head(head) => {
+                        status = head.status;
+                        if (status == 401 || status == 403) && self.authorizer.is_some() {
+                            return Ok(Some(head));
+                        }
+                        client.handle_http_head(&head);
+                        body = match head.media_type().as_deref() {
+                            Some("text/event-stream") => {
+                                Body::Events(SseDecoder::new(self.sse_limits))
+                            }
+                            Some("application/json") => Body::Json(Vec::new()),
+                            _ => Body::Ignored,
+                        };
+                    }
+                    ResponseEvent::Data(data) => match &mut body {
+                        Body::Json(b) => {
+                            if b.len() + data.len() > self.max_body {
+                                return Err(TransportError::TooLarge);
+                            }
+                            b.extend_from_slice(&data);
+                        }
+                        Body::Events(sse) => {
+                            sse.push(&data);
+                            while let Some(ev) = sse.next_event() {
+                                let ev = ev.map_err(TransportError::Sse)?;
+                                // A message the machine refuses (not JSON-RPC,
+                                // an unknown id) is skipped, not fatal.
+                                let _ = client.handle_message(ev.data.as_bytes());
+                            }
+                            if round.is_some_and(|id| !client.is_pending(id)) {
+                                // Answered: the rest of the stream is not ours.
+                                return Ok(None);
+                            }
+                        }
+                        Body::Ignored => {}
+                    },
+                    ResponseEvent::End => {
+                        if let Body::Json(b) = &body {
+                            if !b.is_empty() {
+                                let _ = client.handle_message(b);
+                            }
+                        }
+                        return self.finish(round, status, client);
+                    }
+                }
+            }
+            let n = stream.read(&mut buf)?;
+            if n == 0 {
+                decoder.close();
+            } else {
+                decoder.push(&buf[..n]);
+            }
+        }
+    }
+
+    fn finish(
+        &self,
+        round: Option<u64>,
+        status: u16,
+        client: &mut Client,
+    ) -> Result<Option<ResponseHead>, TransportError> {
+        match round {
+            Some(id) => client.stream_ended(id, status),
+            // A notification or response is accepted with 202
+            // (§ Sending Messages, rule 5) — any 2xx will do.
+            None if !(200..300).contains(&status) => return Err(TransportError::Status(status)),
+            None => {}
+        }
+        Ok(None)
+    }
+}
+
+impl Transport for HttpTransport {
+    fn send(&mut self, transmit: Transmit, client: &mut Client) -> Result<(), TransportError> {
+        let Some(head) = self.post(&transmit, client)? else {
+            return Ok(());
+        };
+        // 401/403 with an authorizer: one more attempt when it has a new
+        // credential; otherwise the request fails with the status.
+        let auth = self.authorizer.clone().expect("only with an authorizer");
+        let challenges = head.all("www-authenticate");
+        let retry = auth
+            .challenged(&self.endpoint, head.status, &challenges)
+            .map_err(TransportError::Auth)?;
+        if retry {
+            if let Some(head) = self.post(&transmit, client)? {
+                client.handle_http_head(&head);
+                return self.finish_refused(&transmit, head.status, client);
+            }
+            return Ok(());
+        }
+        client.handle_http_head(&head);
+        self.finish_refused(&transmit, head.status, client)
+    }
+
+    fn receive(&mut self, _client: &mut Client) -> Result<bool, TransportError> {
+        // Every answer is read by `send`; nothing arrives on its own.
+        Ok(false)
+    }
+}
+
+impl HttpTransport {
+    fn finish_refused(
+        &self,
+        transmit: &Transmit,
+        status: u16,
+        client: &mut Client,
+    ) -> Result<(), TransportError> {
+        let round = match transmit.kind {
+            TransmitKind::Request { id, .. } => Some(id),
+            _ => None,
+        };
+        self.finish(round, status, client).map(|_| ())
+    }
+}

@@ -1,0 +1,42 @@
+//! # snodo-client
+//!
+//! A blocking Model Context Protocol client: the sans-I/O machine of
+//! [`snodo_proto::client`] driven over std sockets and pipes.
+//!
+//! - [`HttpTransport`]: Streamable HTTP on a `std::net::TcpStream` per
+//!   request (`http://` endpoints), JSON and SSE answers, with an optional
+//!   [`Authorizer`] for the `Authorization` header and 401/403 challenges.
+//! - [`StdioTransport`]: a spawned server process, one JSON-RPC message
+//!   per line on its stdin and stdout, its stderr passed through.
+//! - [`Session`]: connect (`server/discover`, or `initialize` for the
+//!   older revisions), requests with their MRTR rounds answered by a
+//!   [`Handler`] (elicitation, sampling, roots), lists with pagination.
+//!
+//! ```no_run
+//! use snodo_client::{HttpTransport, NoInput, Session};
+//! use snodo_proto::client::{ClientConfig, Wire};
+//!
+//! let transport = HttpTransport::new("http://127.0.0.1:8377/mcp").unwrap();
+//! let config = ClientConfig::new("example", "1.0.0", Wire::Http);
+//! let mut session = Session::connect(transport, config, NoInput).unwrap();
+//! for tool in session.list_tools().unwrap() {
+//!     println!("{}", tool["name"]);
+//! }
+//! let result = session.call_tool("greet", serde_json::json!({"name": "Ada"})).unwrap();
+//! println!("{result}");
+//! ```
+
+#![warn(missing_docs)]
+
+mod error;
+mod handler;
+mod http;
+mod session;
+mod stdio;
+
+pub use error::{Error, TransportError};
+pub use handler::{Handler, NoInput};
+pub use http::HttpTransport;
+pub use session::{Session, Step, Transport};
+pub use snodo_proto::client::{Authorizer, AuthorizerError};
+pub use stdio::StdioTransport;

@@ -1,0 +1,240 @@
+//! A blocking session: the client machine, a transport and a handler.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+use snodo_proto::client::{Client, ClientConfig, Event, OpId, Transmit};
+
+use crate::error::{Error, TransportError};
+use crate::handler::Handler;
+
+/// Moves the machine's messages; see [`HttpTransport`](crate::HttpTransport)
+/// and [`StdioTransport`](crate::StdioTransport).
+pub trait Transport {
+    /// Send one message. A transport that reads the answer in the same
+    /// exchange (HTTP) feeds it to `client` before returning.
+    fn send(&mut self, transmit: Transmit, client: &mut Client) -> Result<(), TransportError>;
+
+    /// Wait for the next message from the server and feed it to `client`;
+    /// `Ok(false)` when nothing can arrive unasked (HTTP).
+    fn receive(&mut self, client: &mut Client) -> Result<bool, TransportError>;
+}
+
+/// Where an operation stands after [`Session::start`] or [`Session::resume`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// The result.
+    Done(Value),
+    /// The server needs input (`basic/patterns/mrtr.mdx`): answer with
+    /// [`Session::resume`].
+    InputRequired {
+        /// The operation.
+        op: OpId,
+        /// The input requests, by the server's keys.
+        requests: Map<String, Value>,
+    },
+}
+
+/// The most MRTR rounds [`Session::request`] answers for one operation
+/// before giving up (a server may ask again and again, § Server
+/// Requirements rule 8; a client need not follow forever).
+const MAX_ROUNDS: usize = 16;
+
+/// A connected client.
+pub struct Session<T: Transport, H: Handler> {
+    client: Client,
+    transport: T,
+    handler: H,
+    /// Outcomes of operations nobody is waiting for yet.
+    parked: BTreeMap<OpId, Event>,
+}
+
+impl<T: Transport, H: Handler> Session<T, H> {
+    /// Open a session: `server/discover` on 2026-07-28 (a `-32022` answer
+    /// is retried with a version the server lists), `initialize` then
+    /// `notifications/initialized` on the older revisions.
+    pub fn connect(transport: T, config: ClientConfig, handler: H) -> Result<Self, Error> {
+        let mut session = Session::new(transport, config, handler);
+        let op = if session.client.is_stateless() {
+            session.client.discover()
+        } else {
+            session.client.initialize()
+        };
+        session.finish(op)?;
+        session.flush()?;
+        Ok(session)
+    }
+
+    /// A session that has sent nothing yet (no discover, no initialize).
+    pub fn new(transport: T, config: ClientConfig, handler: H) -> Self {
+        Session {
+            client: Client::new(config),
+            transport,
+            handler,
+            parked: BTreeMap::new(),
+        }
+    }
+
+    /// The machine (version in use, server facts, session id).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The handler.
+    pub fn handler_mut(&mut self) -> &mut H {
+        &mut self.handler
+    }
+
+    /// Send `method` and run it to its result, answering input requests
+    /// with the handler.
+    pub fn request(&mut self, method: &str, params: Value) -> Result<Value, Error> {
+        let mut step = self.start(method, params)?;
+        for _ in 0..MAX_ROUNDS {
+            match step {
+                Step::Done(result) => return Ok(result),
+                Step::InputRequired { op, requests } => {
+                    let responses = self.answer_inputs(&requests);
+                    step = self.resume(op, responses)?;
+                }
+            }
+        }
+        match step {
+            Step::Done(result) => Ok(result),
+            Step::InputRequired { op, .. } => {
+                self.client.cancel(op, Some("too many input rounds"));
+                let _ = self.flush();
+                Err(Error::InputRounds(MAX_ROUNDS))
+            }
+        }
+    }
+
+    /// Send `method` and run it until it completes or needs input.
+    pub fn start(&mut self, method: &str, params: Value) -> Result<Step, Error> {
+        let op = self.client.request(method, params);
+        self.run(op)
+    }
+
+    /// Retry an operation with the application's input responses.
+    pub fn resume(&mut self, op: OpId, responses: Map<String, Value>) -> Result<Step, Error> {
+        self.client.answer(op, responses).map_err(|e| {
+            Error::Client(snodo_proto::client::ClientError::Malformed(format!(
+                "{e:?}"
+            )))
+        })?;
+        self.run(op)
+    }
+
+    /// The handler's answer to each input request. A request the handler
+    /// refuses is left out: the server asks again or fails the call.
+    pub fn answer_inputs(&mut self, requests: &Map<String, Value>) -> Map<String, Value> {
+        let mut responses = Map::new();
+        for (key, request) in requests {
+            let method = request["method"].as_str().unwrap_or("");
+            let params = request.get("params").cloned().unwrap_or(Value::Null);
+            if let Ok(result) = self.handler.dispatch(method, &params) {
+                responses.insert(key.clone(), result);
+            }
+        }
+        responses
+    }
+
+    /// `tools/call`.
+    pub fn call_tool(&mut self, name: &str, arguments: Value) -> Result<Value, Error> {
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+    }
+
+    /// Every tool, following `nextCursor` (over HTTP without the tools
+    /// whose `x-mcp-header` annotations are invalid).
+    pub fn list_tools(&mut self) -> Result<Vec<Value>, Error> {
+        self.list_all("tools/list", "tools")
+    }
+
+    /// Every item of a paginated list (`server/utilities/pagination.mdx`):
+    /// `method` again with each `nextCursor` until there is none.
+    pub fn list_all(&mut self, method: &str, key: &str) -> Result<Vec<Value>, Error> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        // A server that hands out cursors forever is cut off.
+        for _ in 0..10_000 {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let result = self.request(method, params)?;
+            if let Some(Value::Array(page)) = result.get(key) {
+                items.extend(page.iter().cloned());
+            }
+            match snodo_proto::client::next_cursor(&result) {
+                Some(next) => cursor = Some(String::from(next)),
+                None => return Ok(items),
+            }
+        }
+        Ok(items)
+    }
+
+    /// Send whatever the machine has queued (answers to server requests,
+    /// `notifications/initialized`).
+    pub fn flush(&mut self) -> Result<(), Error> {
+        while let Some(t) = self.client.poll_transmit() {
+            self.transport.send(t, &mut self.client)?;
+            self.drain_events();
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, op: OpId) -> Result<Value, Error> {
+        match self.run(op)? {
+            Step::Done(result) => Ok(result),
+            Step::InputRequired { .. } => Err(Error::Client(
+                snodo_proto::client::ClientError::Malformed(String::from("input required")),
+            )),
+        }
+    }
+
+    /// Drive the machine until `op` completes, fails or needs input.
+    fn run(&mut self, op: OpId) -> Result<Step, Error> {
+        loop {
+            if let Some(event) = self.parked.remove(&op) {
+                return match event {
+                    Event::Completed { result, .. } => Ok(Step::Done(result)),
+                    Event::Failed { error, .. } => Err(Error::Client(error)),
+                    Event::InputRequired { op, requests } => {
+                        Ok(Step::InputRequired { op, requests })
+                    }
+                    _ => unreachable!("only outcomes are parked"),
+                };
+            }
+            if let Some(t) = self.client.poll_transmit() {
+                self.transport.send(t, &mut self.client)?;
+                self.drain_events();
+                continue;
+            }
+            if !self.client.is_live(op) && !self.parked.contains_key(&op) {
+                return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
+            }
+            if !self.transport.receive(&mut self.client)? {
+                return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
+            }
+            self.drain_events();
+        }
+    }
+
+    /// Handle notifications and server requests; park outcomes.
+    fn drain_events(&mut self) {
+        while let Some(event) = self.client.poll_event() {
+            match event {
+                Event::Completed { op, .. }
+                | Event::Failed { op, .. }
+                | Event::InputRequired { op, .. } => {
+                    self.parked.insert(op, event);
+                }
+                Event::Notification { op, message } => self.handler.notification(op, &message),
+                Event::ServerRequest { id, method, params } => {
+                    let outcome = self.handler.dispatch(&method, &params);
+                    self.client.respond(id, outcome);
+                }
+                Event::ToolRejected { name, reason } => self.handler.tool_rejected(&name, &reason),
+            }
+        }
+    }
+}
