@@ -156,6 +156,19 @@ fn context_calls(session: &mut Client, context: &Value) -> Result<(), Error> {
     Ok(())
 }
 
+/// `json-schema-2020-12-preservation`: hand the focal tool's
+/// `inputSchema`, as this client holds it, back to the echo tool.
+fn echo_schema(session: &mut Client) -> Result<(), Error> {
+    let tools = session.list_tools()?;
+    let focal = tools
+        .iter()
+        .find(|t| t["name"] == "json_schema_2020_12_tool")
+        .map(|t| t["inputSchema"].clone())
+        .unwrap_or(Value::Null);
+    session.call_tool("json_schema_echo", json!({"schema": focal}))?;
+    Ok(())
+}
+
 fn run(scenario: &str, url: &str, version: &str, context: &Value) -> Result<(), Error> {
     let mut transport = HttpTransport::new(url)?;
     if let Some(auth) = authorizer(scenario, context) {
@@ -189,6 +202,7 @@ fn run(scenario: &str, url: &str, version: &str, context: &Value) -> Result<(), 
         "http-standard-headers" => every_method(&mut session),
         "http-custom-headers" => context_calls(&mut session, context),
         "http-invalid-tool-headers" => call_every_tool(&mut session),
+        "json-schema-2020-12-preservation" => echo_schema(&mut session),
         // request-metadata, json-schema-ref-no-deref, and the rest: list.
         _ => session.list_tools().map(|_| ()),
     }
