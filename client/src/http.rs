@@ -19,7 +19,7 @@ use snodo_proto::client::sse::{SseDecoder, SseLimits};
 use snodo_proto::client::{Authorizer, Client, Transmit, TransmitKind};
 
 use crate::error::TransportError;
-use crate::session::Transport;
+use crate::session::{Pump, Transport};
 
 /// The Streamable HTTP transport for one `http://` endpoint.
 pub struct HttpTransport {
@@ -131,6 +131,7 @@ impl HttpTransport {
         &self,
         transmit: &Transmit,
         client: &mut Client,
+        pump: Pump<'_>,
     ) -> Result<Option<ResponseHead>, TransportError> {
         let mut headers = transmit.headers.clone();
         if let Some(auth) = &self.authorizer {
@@ -189,6 +190,12 @@ impl HttpTransport {
                                 // an unknown id) is skipped, not fatal.
                                 let _ = client.handle_message(ev.data.as_bytes());
                             }
+                            // Answer what the server asked on this stream
+                            // (initialize era) before reading on: it waits.
+                            pump(client);
+                            while let Some(reply) = client.poll_transmit() {
+                                self.exchange(&reply, client, pump)?;
+                            }
                             if round.is_some_and(|id| !client.is_pending(id)) {
                                 // Answered: the rest of the stream is not ours.
                                 return Ok(None);
@@ -233,8 +240,31 @@ impl HttpTransport {
 }
 
 impl Transport for HttpTransport {
-    fn send(&mut self, transmit: Transmit, client: &mut Client) -> Result<(), TransportError> {
-        let Some(head) = self.post(&transmit, client)? else {
+    fn send(
+        &mut self,
+        transmit: Transmit,
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> Result<(), TransportError> {
+        self.exchange(&transmit, client, pump)
+    }
+
+    fn receive(&mut self, _client: &mut Client) -> Result<bool, TransportError> {
+        // Every answer is read by `send`; nothing arrives on its own.
+        Ok(false)
+    }
+}
+
+impl HttpTransport {
+    /// One POST and its answer, with one resend after a challenge the
+    /// authorizer meets.
+    fn exchange(
+        &self,
+        transmit: &Transmit,
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> Result<(), TransportError> {
+        let Some(head) = self.post(transmit, client, pump)? else {
             return Ok(());
         };
         // 401/403 with an authorizer: one more attempt when it has a new
@@ -245,23 +275,16 @@ impl Transport for HttpTransport {
             .challenged(&self.endpoint, head.status, &challenges)
             .map_err(TransportError::Auth)?;
         if retry {
-            if let Some(head) = self.post(&transmit, client)? {
+            if let Some(head) = self.post(transmit, client, pump)? {
                 client.handle_http_head(&head);
-                return self.finish_refused(&transmit, head.status, client);
+                return self.finish_refused(transmit, head.status, client);
             }
             return Ok(());
         }
         client.handle_http_head(&head);
-        self.finish_refused(&transmit, head.status, client)
+        self.finish_refused(transmit, head.status, client)
     }
 
-    fn receive(&mut self, _client: &mut Client) -> Result<bool, TransportError> {
-        // Every answer is read by `send`; nothing arrives on its own.
-        Ok(false)
-    }
-}
-
-impl HttpTransport {
     fn finish_refused(
         &self,
         transmit: &Transmit,

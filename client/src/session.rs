@@ -12,13 +12,25 @@ use crate::handler::Handler;
 /// and [`StdioTransport`](crate::StdioTransport).
 pub trait Transport {
     /// Send one message. A transport that reads the answer in the same
-    /// exchange (HTTP) feeds it to `client` before returning.
-    fn send(&mut self, transmit: Transmit, client: &mut Client) -> Result<(), TransportError>;
+    /// exchange (HTTP) feeds it to `client` before returning, calling
+    /// `pump` after each message it fed: the session handles the events
+    /// (a server request of the initialize era is answered at once, while
+    /// the stream that carried it is still open), and whatever that
+    /// queues on `client` is the transport's to send before it reads on.
+    fn send(
+        &mut self,
+        transmit: Transmit,
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> Result<(), TransportError>;
 
     /// Wait for the next message from the server and feed it to `client`;
     /// `Ok(false)` when nothing can arrive unasked (HTTP).
     fn receive(&mut self, client: &mut Client) -> Result<bool, TransportError>;
 }
+
+/// The session's event handling, lent to [`Transport::send`].
+pub type Pump<'a> = &'a mut dyn FnMut(&mut Client);
 
 /// Where an operation stands after [`Session::start`] or [`Session::resume`].
 #[derive(Clone, Debug, PartialEq)]
@@ -176,8 +188,7 @@ impl<T: Transport, H: Handler> Session<T, H> {
     /// `notifications/initialized`).
     pub fn flush(&mut self) -> Result<(), Error> {
         while let Some(t) = self.client.poll_transmit() {
-            self.transport.send(t, &mut self.client)?;
-            self.drain_events();
+            self.send(t)?;
         }
         Ok(())
     }
@@ -205,8 +216,7 @@ impl<T: Transport, H: Handler> Session<T, H> {
                 };
             }
             if let Some(t) = self.client.poll_transmit() {
-                self.transport.send(t, &mut self.client)?;
-                self.drain_events();
+                self.send(t)?;
                 continue;
             }
             if !self.client.is_live(op) && !self.parked.contains_key(&op) {
@@ -215,26 +225,34 @@ impl<T: Transport, H: Handler> Session<T, H> {
             if !self.transport.receive(&mut self.client)? {
                 return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
             }
-            self.drain_events();
+            drain(&mut self.client, &mut self.handler, &mut self.parked);
         }
     }
 
-    /// Handle notifications and server requests; park outcomes.
-    fn drain_events(&mut self) {
-        while let Some(event) = self.client.poll_event() {
-            match event {
-                Event::Completed { op, .. }
-                | Event::Failed { op, .. }
-                | Event::InputRequired { op, .. } => {
-                    self.parked.insert(op, event);
-                }
-                Event::Notification { op, message } => self.handler.notification(op, &message),
-                Event::ServerRequest { id, method, params } => {
-                    let outcome = self.handler.dispatch(&method, &params);
-                    self.client.respond(id, outcome);
-                }
-                Event::ToolRejected { name, reason } => self.handler.tool_rejected(&name, &reason),
+    fn send(&mut self, transmit: Transmit) -> Result<(), TransportError> {
+        let (handler, parked) = (&mut self.handler, &mut self.parked);
+        let mut pump = |client: &mut Client| drain(client, handler, parked);
+        self.transport.send(transmit, &mut self.client, &mut pump)?;
+        drain(&mut self.client, &mut self.handler, &mut self.parked);
+        Ok(())
+    }
+}
+
+/// Handle notifications and server requests; park outcomes.
+fn drain<H: Handler>(client: &mut Client, handler: &mut H, parked: &mut BTreeMap<OpId, Event>) {
+    while let Some(event) = client.poll_event() {
+        match event {
+            Event::Completed { op, .. }
+            | Event::Failed { op, .. }
+            | Event::InputRequired { op, .. } => {
+                parked.insert(op, event);
             }
+            Event::Notification { op, message } => handler.notification(op, &message),
+            Event::ServerRequest { id, method, params } => {
+                let outcome = handler.dispatch(&method, &params);
+                client.respond(id, outcome);
+            }
+            Event::ToolRejected { name, reason } => handler.tool_rejected(&name, &reason),
         }
     }
 }

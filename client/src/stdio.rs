@@ -11,7 +11,7 @@ use snodo_proto::client::{Client, Transmit};
 use snodo_proto::stdio::{Line, LineFramer};
 
 use crate::error::TransportError;
-use crate::session::Transport;
+use crate::session::{Pump, Transport};
 
 /// The longest line read from the server (a larger one is skipped).
 const MAX_LINE: usize = 16 << 20;
@@ -74,7 +74,12 @@ impl StdioTransport {
 }
 
 impl Transport for StdioTransport {
-    fn send(&mut self, transmit: Transmit, _client: &mut Client) -> Result<(), TransportError> {
+    fn send(
+        &mut self,
+        transmit: Transmit,
+        _client: &mut Client,
+        _pump: Pump<'_>,
+    ) -> Result<(), TransportError> {
         let stdin = self.stdin.as_mut().ok_or(TransportError::Closed)?;
         let mut line = transmit.body;
         line.push(b'\n');

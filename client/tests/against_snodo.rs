@@ -79,8 +79,8 @@ fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or_default()
 }
 
-#[test]
-fn calls_tools_with_an_mrtr_round_and_mirrored_headers() {
+/// Run `client` against the service on a fresh port, then stop the server.
+fn with_server(client: impl FnOnce(&str)) {
     let service = service();
     let listener = bind_http("127.0.0.1:0").unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
@@ -89,10 +89,18 @@ fn calls_tools_with_an_mrtr_round_and_mirrored_headers() {
     std::thread::scope(|s| {
         let stop = shutdown.clone();
         let server = s.spawn(|| serve_http(&threads, &service, listener, stop, Options::default()));
+        client(&url);
+        shutdown.shutdown();
+        server.join().unwrap().unwrap();
+    });
+}
 
+#[test]
+fn calls_tools_with_an_mrtr_round_and_mirrored_headers() {
+    with_server(|url| {
         let mut config = ClientConfig::new("it", "1.0.0", Wire::Http);
         config.capabilities.insert("elicitation".into(), json!({}));
-        let transport = HttpTransport::new(&url).unwrap();
+        let transport = HttpTransport::new(url).unwrap();
         let mut session = Session::connect(transport, config, Ada::default()).unwrap();
         assert_eq!(session.client().server().versions, ["2026-07-28"]);
 
@@ -132,8 +140,31 @@ fn calls_tools_with_an_mrtr_round_and_mirrored_headers() {
                 .unwrap();
             assert_eq!(text(&result), format!("Region: {region}"));
         }
+    });
+}
 
-        shutdown.shutdown();
-        server.join().unwrap().unwrap();
+/// 2025-11-25: `initialize`, a session id, and the same handler's
+/// question arriving as an `elicitation/create` request on the call's SSE
+/// stream, answered by a POST while that stream is still open.
+#[test]
+fn initialize_era_session_answers_the_server_request_mid_stream() {
+    with_server(|url| {
+        let mut config = ClientConfig::new("it", "1.0.0", Wire::Http);
+        config.versions = vec![String::from("2025-11-25")];
+        config.capabilities.insert("elicitation".into(), json!({}));
+        let transport = HttpTransport::new(url).unwrap();
+        let mut session = Session::connect(transport, config, Ada::default()).unwrap();
+        assert_eq!(session.client().version(), "2025-11-25");
+        assert!(session.client().session_id().is_some());
+
+        let result = session.call_tool("greet", json!({})).unwrap();
+        assert_eq!(text(&result), "Hello, Ada!");
+        let asked = &session.handler_mut().asked;
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0]["message"], "Who is there?");
+        let result = session
+            .call_tool("region", json!({"region": "eu"}))
+            .unwrap();
+        assert_eq!(text(&result), "Region: eu");
     });
 }
