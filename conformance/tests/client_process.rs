@@ -1,0 +1,93 @@
+//! snodo-client's stdio transport against the real fixture binary
+//! (`snodo-fixture --stdio`, a separate process): the 2026-07-28 dialect
+//! with an MRTR round, and the 2025-11-25 dialect whose elicitation comes
+//! as a server request on stdout and is answered on stdin.
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use snodo_client::{Handler, Session, StdioTransport};
+use snodo_proto::client::{ClientConfig, Wire};
+use snodo_proto::ErrorObject;
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_snodo-fixture");
+
+/// Accepts every elicitation with a name (and an email, for the forms
+/// that ask for one), and records the questions.
+#[derive(Default)]
+struct Answers {
+    asked: Vec<Value>,
+}
+
+impl Handler for Answers {
+    fn elicit(&mut self, params: &Value) -> Result<Value, ErrorObject> {
+        self.asked.push(params.clone());
+        let known = json!({"name": "Ada", "username": "ada", "email": "ada@example.com"});
+        let mut content = serde_json::Map::new();
+        for field in params["requestedSchema"]["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+        {
+            content.insert(field.clone(), known[field].clone());
+        }
+        Ok(json!({"action": "accept", "content": content}))
+    }
+}
+
+fn session(version: &str) -> Session<StdioTransport, Answers> {
+    let mut command = Command::new(FIXTURE);
+    command.arg("--stdio");
+    let transport = StdioTransport::spawn(command)
+        .unwrap()
+        .with_timeout(Duration::from_secs(30));
+    let mut config = ClientConfig::new("client-process-test", "1.0.0", Wire::Stdio);
+    config.versions = vec![String::from(version)];
+    config.capabilities.insert("elicitation".into(), json!({}));
+    Session::connect(transport, config, Answers::default()).unwrap()
+}
+
+fn names(tools: &[Value]) -> Vec<&str> {
+    tools.iter().filter_map(|t| t["name"].as_str()).collect()
+}
+
+#[test]
+fn stateless_dialect_over_stdio_with_an_mrtr_round() {
+    let mut s = session("2026-07-28");
+    assert!(s
+        .client()
+        .server()
+        .versions
+        .iter()
+        .any(|v| v == "2026-07-28"));
+    let tools = s.list_tools().unwrap();
+    assert!(names(&tools).contains(&"test_input_required_result_elicitation"));
+    let result = s
+        .call_tool("test_input_required_result_elicitation", json!({}))
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "Hello, Ada!");
+    assert_eq!(s.handler_mut().asked.len(), 1);
+}
+
+#[test]
+fn initialize_dialect_over_stdio_answers_server_requests() {
+    let mut s = session("2025-11-25");
+    assert_eq!(s.client().version(), "2025-11-25");
+    let tools = s.list_tools().unwrap();
+    assert!(
+        names(&tools).contains(&"test_elicitation"),
+        "{:?}",
+        names(&tools)
+    );
+    let result = s
+        .call_tool("test_elicitation", json!({"message": "Who are you?"}))
+        .unwrap();
+    let asked = &s.handler_mut().asked;
+    assert_eq!(asked.len(), 1, "asked by a server request");
+    assert_eq!(asked[0]["message"], "Who are you?");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("User response: "), "{text}");
+    assert!(text.contains("\"username\":\"ada\""), "{text}");
+}
