@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
-use snodo_proto::client::{Client, ClientConfig, Event, OpId, Transmit};
+use snodo_proto::client::{Client, ClientConfig, Event, OpId, RequestOptions, Transmit};
 
 use crate::error::{Error, TransportError};
 use crate::handler::Handler;
@@ -100,7 +100,20 @@ impl<T: Transport, H: Handler> Session<T, H> {
     /// Send `method` and run it to its result, answering input requests
     /// with the handler.
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value, Error> {
-        let mut step = self.start(method, params)?;
+        self.request_with(method, params, RequestOptions::default())
+    }
+
+    /// [`request`](Session::request) with options: with `progress`, the
+    /// server's `notifications/progress` reach
+    /// [`Handler::notification`] with the operation's id.
+    pub fn request_with(
+        &mut self,
+        method: &str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<Value, Error> {
+        let op = self.client.request_with(method, params, options);
+        let mut step = self.run(op)?;
         for _ in 0..MAX_ROUNDS {
             match step {
                 Step::Done(result) => return Ok(result),

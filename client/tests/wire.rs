@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use snodo_client::{Authorizer, AuthorizerError, Error, HttpTransport, NoInput, Session};
-use snodo_proto::client::{ClientConfig, ClientError, OpId, Wire};
+use snodo_proto::client::{ClientConfig, ClientError, OpId, RequestOptions, Wire};
 
 /// Serve each accepted connection one canned answer; keep the requests.
 fn canned(answers: Vec<&'static [u8]>) -> (String, Arc<Mutex<Vec<String>>>) {
@@ -182,6 +182,10 @@ read -r second
 case "$second" in *'"id":2,'*'"method":"tools/call"'*) ;; *) echo "bad: $second" >&2; exit 1;; esac
 printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}'
 printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}'
+read -r third
+case "$third" in *'"progressToken":3'*) ;; *) echo "bad: $third" >&2; exit 1;; esac
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":3,"progress":1,"total":2}}'
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[]}}'
 "#;
     let mut command = std::process::Command::new("sh");
     command.arg("-c").arg(script);
@@ -195,4 +199,14 @@ printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text
     let result = session.call_tool("anything", json!({})).unwrap();
     assert_eq!(result["content"][0]["text"], "ok");
     assert_eq!(session.handler_mut().0.len(), 1);
+
+    // With progress: the token is the operation's id, and the
+    // notification comes back tied to it.
+    let options = RequestOptions { progress: true };
+    session
+        .request_with("tools/call", json!({"name": "slow"}), options)
+        .unwrap();
+    let (op, message) = &session.handler_mut().0[1];
+    assert_eq!(*op, Some(OpId(3)));
+    assert_eq!(message["params"]["progress"], 1);
 }
