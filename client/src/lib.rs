@@ -37,6 +37,6 @@ mod stdio;
 pub use error::{Error, TransportError};
 pub use handler::{Handler, NoInput};
 pub use http::HttpTransport;
-pub use session::{Pump, Session, Step, Transport};
+pub use session::{Ended, Pump, Session, Step, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};
 pub use stdio::StdioTransport;

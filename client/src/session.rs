@@ -238,21 +238,105 @@ impl<T: Transport, H: Handler> Session<T, H> {
             if !self.transport.receive(&mut self.client)? {
                 return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
             }
-            drain(&mut self.client, &mut self.handler, &mut self.parked);
+            drain(
+                &mut self.client,
+                &mut self.handler,
+                &mut self.parked,
+                &mut |_, _| Tap::Pass,
+            );
         }
     }
 
     fn send(&mut self, transmit: Transmit) -> Result<(), TransportError> {
+        self.send_tapped(transmit, &mut |_, _| Tap::Pass)
+    }
+
+    fn send_tapped(&mut self, transmit: Transmit, tap: TapFn<'_>) -> Result<(), TransportError> {
         let (handler, parked) = (&mut self.handler, &mut self.parked);
-        let mut pump = |client: &mut Client| drain(client, handler, parked);
+        let mut pump = |client: &mut Client| drain(client, handler, parked, &mut *tap);
         self.transport.send(transmit, &mut self.client, &mut pump)?;
-        drain(&mut self.client, &mut self.handler, &mut self.parked);
+        drain(&mut self.client, &mut self.handler, &mut self.parked, tap);
         Ok(())
+    }
+
+    /// Open a subscription (`basic/patterns/subscriptions.mdx`) with
+    /// `filter` (`{"toolsListChanged": true, ...}`) and hand each of its
+    /// notifications, the acknowledgment first, to `on_notification`
+    /// until it returns `false`: the client then ends the subscription
+    /// (closing the stream on HTTP, `notifications/cancelled` on stdio).
+    /// Other notifications go to the handler. Blocks meanwhile.
+    pub fn listen(
+        &mut self,
+        filter: Value,
+        mut on_notification: impl FnMut(&Value) -> bool,
+    ) -> Result<Ended, Error> {
+        let op = self.client.listen(filter);
+        let mut tap = |o: OpId, message: &Value| match o == op {
+            false => Tap::Pass,
+            true if on_notification(message) => Tap::Keep,
+            true => Tap::Stop,
+        };
+        loop {
+            match self.parked.remove(&op) {
+                Some(Event::Completed { result, .. }) => return Ok(Ended::ByServer(result)),
+                Some(Event::Failed { error, .. }) => return Err(Error::Client(error)),
+                Some(_) => {
+                    let why = String::from("input required on subscriptions/listen");
+                    return Err(Error::Client(snodo_proto::client::ClientError::Malformed(
+                        why,
+                    )));
+                }
+                None => {}
+            }
+            if let Some(t) = self.client.poll_transmit() {
+                self.send_tapped(t, &mut tap)?;
+                continue;
+            }
+            if !self.client.is_live(op) {
+                return Ok(Ended::ByClient);
+            }
+            if !self.transport.receive(&mut self.client)? {
+                return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
+            }
+            drain(
+                &mut self.client,
+                &mut self.handler,
+                &mut self.parked,
+                &mut tap,
+            );
+        }
     }
 }
 
-/// Handle notifications and server requests; park outcomes.
-fn drain<H: Handler>(client: &mut Client, handler: &mut H, parked: &mut BTreeMap<OpId, Event>) {
+/// How a [`Session::listen`] ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ended {
+    /// The callback said stop.
+    ByClient,
+    /// The server closed the subscription gracefully with this result.
+    ByServer(Value),
+}
+
+/// Whether a notification is the listener's, and what it decided.
+enum Tap {
+    /// Not the listener's: the handler's.
+    Pass,
+    /// The listener took it and goes on.
+    Keep,
+    /// The listener took it and ends the subscription.
+    Stop,
+}
+
+type TapFn<'a> = &'a mut dyn FnMut(OpId, &Value) -> Tap;
+
+/// Handle notifications (a listener's first) and server requests; park
+/// outcomes.
+fn drain<H: Handler>(
+    client: &mut Client,
+    handler: &mut H,
+    parked: &mut BTreeMap<OpId, Event>,
+    tap: TapFn<'_>,
+) {
     while let Some(event) = client.poll_event() {
         match event {
             Event::Completed { op, .. }
@@ -260,7 +344,13 @@ fn drain<H: Handler>(client: &mut Client, handler: &mut H, parked: &mut BTreeMap
             | Event::InputRequired { op, .. } => {
                 parked.insert(op, event);
             }
-            Event::Notification { op, message } => handler.notification(op, &message),
+            Event::Notification { op, message } => match op.map(|o| (o, tap(o, &message))) {
+                Some((_, Tap::Keep)) => {}
+                Some((o, Tap::Stop)) => {
+                    client.cancel(o, None);
+                }
+                None | Some((_, Tap::Pass)) => handler.notification(op, &message),
+            },
             Event::ServerRequest { id, method, params } => {
                 let outcome = handler.dispatch(&method, &params);
                 client.respond(id, outcome);

@@ -6,11 +6,11 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 use snodo_blocking::{bind_http, serve_http, Options, Shutdown, Threads};
-use snodo_client::{Handler, HttpTransport, Session, Step};
+use snodo_client::{Ended, Handler, HttpTransport, Session, Step};
 use snodo_proto::client::{ClientConfig, Wire};
 use snodo_proto::{
     CallToolResult, Context, ElicitAction, ElicitRequest, ErrorObject, InputRequired, NoArgs,
-    Reply, Service, Tool,
+    Notifications, Reply, Service, Tool,
 };
 
 #[derive(Deserialize)]
@@ -47,6 +47,10 @@ fn greet(ctx: Context) -> Reply<CallToolResult> {
 
 fn service() -> Service {
     Service::builder()
+        .notifications(Notifications {
+            tools_list_changed: true,
+            ..Notifications::default()
+        })
         .tool(Tool::new("greet", "Greets whoever answers"), |_: NoArgs, ctx: Context| async move {
             greet(ctx)
         })
@@ -86,11 +90,20 @@ fn with_server(client: impl FnOnce(&str)) {
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let threads = Threads::new(2).unwrap();
     let shutdown = Shutdown::new();
+    /// Stops the server however the client ends, a failed assertion
+    /// included (else the scope would wait for the server forever).
+    struct StopOnDrop(Shutdown);
+    impl Drop for StopOnDrop {
+        fn drop(&mut self) {
+            self.0.shutdown();
+        }
+    }
     std::thread::scope(|s| {
         let stop = shutdown.clone();
         let server = s.spawn(|| serve_http(&threads, &service, listener, stop, Options::default()));
+        let guard = StopOnDrop(shutdown.clone());
         client(&url);
-        shutdown.shutdown();
+        drop(guard);
         server.join().unwrap().unwrap();
     });
 }
@@ -140,6 +153,28 @@ fn calls_tools_with_an_mrtr_round_and_mirrored_headers() {
                 .unwrap();
             assert_eq!(text(&result), format!("Region: {region}"));
         }
+
+        // A subscription: the acknowledgment arrives on the open stream,
+        // the callback ends it (the client closes the stream), and the
+        // session goes on.
+        let mut seen = Vec::new();
+        let ended = session
+            .listen(json!({"toolsListChanged": true}), |n| {
+                seen.push(n.clone());
+                false
+            })
+            .unwrap();
+        assert_eq!(ended, Ended::ByClient);
+        assert_eq!(seen.len(), 1);
+        assert_eq!(
+            seen[0]["method"],
+            "notifications/subscriptions/acknowledged"
+        );
+        assert!(seen[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].is_u64());
+        let result = session
+            .call_tool("region", json!({"region": "eu"}))
+            .unwrap();
+        assert_eq!(text(&result), "Region: eu");
     });
 }
 

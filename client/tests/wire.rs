@@ -210,3 +210,47 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[]}}'
     assert_eq!(*op, Some(OpId(3)));
     assert_eq!(message["params"]["progress"], 1);
 }
+
+#[cfg(unix)]
+#[test]
+fn stdio_subscription_ends_with_notifications_cancelled() {
+    use snodo_client::{Ended, StdioTransport};
+    let script = r#"
+read -r discover
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}'
+read -r listen
+case "$listen" in *'"id":2,'*'"method":"subscriptions/listen"'*'"toolsListChanged":true'*) ;; *) echo "bad: $listen" >&2; exit 1;; esac
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2},"notifications":{"toolsListChanged":true}}}'
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"not the subscription"}}'
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}'
+read -r cancel
+case "$cancel" in *'"method":"notifications/cancelled"'*'"requestId":2'*) ;; *) echo "bad: $cancel" >&2; exit 1;; esac
+read -r call
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[]}}'
+"#;
+    let mut command = std::process::Command::new("sh");
+    command.arg("-c").arg(script);
+    let transport = StdioTransport::spawn(command).unwrap();
+    let config = ClientConfig::new("wire", "1", Wire::Stdio);
+    let mut session = Session::connect(transport, config, Progress::default()).unwrap();
+    let mut seen = Vec::new();
+    let ended = session
+        .listen(json!({"toolsListChanged": true}), |n| {
+            seen.push(n["method"].clone());
+            n["method"] != "notifications/tools/list_changed"
+        })
+        .unwrap();
+    assert_eq!(ended, Ended::ByClient);
+    assert_eq!(
+        seen,
+        [
+            json!("notifications/subscriptions/acknowledged"),
+            json!("notifications/tools/list_changed")
+        ]
+    );
+    // The other notification went to the handler, untied.
+    assert_eq!(session.handler_mut().0.len(), 1);
+    assert_eq!(session.handler_mut().0[0].0, None);
+    // The script checked the cancellation line before answering this.
+    session.call_tool("after", json!({})).unwrap();
+}

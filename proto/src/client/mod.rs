@@ -54,6 +54,7 @@ const STATELESS_SINCE: &str = "2026-07-28";
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Whether `version` is a revision without `initialize` (versions are
 /// dates, so they order as strings).
@@ -433,6 +434,17 @@ impl Client {
         self.request("server/discover", json!({}))
     }
 
+    /// `subscriptions/listen` (`basic/patterns/subscriptions.mdx`): a
+    /// long-lived request whose stream carries the notifications `filter`
+    /// opts in to (`{"toolsListChanged": true, ...}`). Each comes back as
+    /// [`Event::Notification`] with this operation's id, the
+    /// acknowledgment first; the server ends it gracefully with a result
+    /// ([`Event::Completed`]); [`cancel`](Client::cancel) ends it from
+    /// this side.
+    pub fn listen(&mut self, filter: Value) -> OpId {
+        self.request("subscriptions/listen", json!({"notifications": filter}))
+    }
+
     /// `initialize` (initialize era): offers the first configured
     /// revision; on success the client sends `notifications/initialized`
     /// and uses the version the server chose.
@@ -574,7 +586,7 @@ impl Client {
                 self.events
                     .push_back(Event::ServerRequest { id, method, params });
             } else {
-                let op = self.progress_op(&obj);
+                let op = self.related_op(&obj);
                 self.events.push_back(Event::Notification {
                     op,
                     message: Value::Object(obj),
@@ -600,11 +612,19 @@ impl Client {
         Ok(())
     }
 
-    /// The operation whose progress token a notification carries.
-    fn progress_op(&self, obj: &Map<String, Value>) -> Option<OpId> {
-        let token = obj.get("params")?.get("progressToken")?.as_u64()?;
-        let op = OpId(token);
-        self.ops.get(&op).filter(|o| o.progress).map(|_| op)
+    /// The operation a notification belongs to: the progress token of an
+    /// operation that asked for progress, or the subscription id (the
+    /// JSON-RPC id of its `subscriptions/listen` round,
+    /// `basic/patterns/subscriptions.mdx` § Receiving Notifications).
+    fn related_op(&self, obj: &Map<String, Value>) -> Option<OpId> {
+        let params = obj.get("params")?;
+        if let Some(token) = params.get("progressToken").and_then(Value::as_u64) {
+            let op = OpId(token);
+            return self.ops.get(&op).filter(|o| o.progress).map(|_| op);
+        }
+        let id = params.get("_meta")?.get(META_SUBSCRIPTION_ID)?.as_u64()?;
+        let op = *self.rounds.get(&id)?;
+        (self.ops.get(&op)?.method == "subscriptions/listen").then_some(op)
     }
 
     fn fail(&mut self, op: OpId, error: ClientError) {

@@ -458,3 +458,39 @@ fn discover_records_the_server() {
     );
     assert_eq!(next_cursor(&json!({"tools": []})), None);
 }
+
+#[test]
+fn listen_notifications_are_tied_to_their_subscription() {
+    let mut c = Client::new(ClientConfig::new("c", "1", Wire::Stdio));
+    let tools = c.request("tools/list", json!({}));
+    let sub = c.listen(json!({"toolsListChanged": true}));
+    c.poll_transmit().unwrap();
+    let t = c.poll_transmit().unwrap();
+    assert_eq!(t.kind, TransmitKind::Request { op: sub, id: 2 });
+    assert_eq!(
+        body(&t)["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+
+    for line in [
+        &br#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2},"notifications":{"toolsListChanged":true}}}"#[..],
+        br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}"#,
+        // The id of a request that is not a subscription: not tied.
+        br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1}}}"#,
+        br#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":2}}}"#,
+        // After the graceful end, nothing is tied to it any more.
+        br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}"#,
+    ] {
+        c.handle_message(line).unwrap();
+    }
+    let ops: Vec<Option<OpId>> = events(&mut c)
+        .into_iter()
+        .map(|e| match e {
+            Event::Notification { op, .. } => op,
+            Event::Completed { op, .. } => Some(op),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(ops, [Some(sub), Some(sub), None, Some(sub), None]);
+    assert!(c.is_live(tools));
+}
