@@ -272,6 +272,8 @@ enum OpState {
     InFlight(u64),
     /// Waiting for [`Client::answer`].
     AwaitingInput,
+    /// Waiting for a `tools/list` the client sent after a `HeaderMismatch`.
+    Refreshing,
 }
 
 #[derive(Clone, Debug)]
@@ -290,6 +292,11 @@ struct Op {
     mrtr: Map<String, Value>,
     /// `-32022` was answered once already.
     version_retried: bool,
+    /// `-32020` was answered once already.
+    header_retried: bool,
+    /// An internal `tools/list` sent for this `tools/call`, not the
+    /// application's: its outcome resends that call and is not reported.
+    refresh_for: Option<OpId>,
     progress: bool,
 }
 
@@ -421,6 +428,8 @@ impl Client {
                 expects_responses: false,
                 mrtr: Map::new(),
                 version_retried: false,
+                header_retried: false,
+                refresh_for: None,
                 progress: options.progress,
             },
         );
@@ -628,7 +637,13 @@ impl Client {
     }
 
     fn fail(&mut self, op: OpId, error: ClientError) {
-        self.ops.remove(&op);
+        let removed = self.ops.remove(&op);
+        if let Some(waiting) = removed.and_then(|o| o.refresh_for) {
+            // The refresh failed: the call goes again as it was, and its
+            // own outcome is what the application sees.
+            self.send_round(waiting, Round::Again);
+            return;
+        }
         if self.initializing == Some(op) {
             self.initializing = None;
         }
@@ -663,6 +678,19 @@ impl Client {
                 if let Some(o) = self.ops.get_mut(&op) {
                     o.version_retried = true;
                     self.send_round(op, Round::Again);
+                    return;
+                }
+            }
+        }
+        if code == code::HEADER_MISMATCH && self.config.wire == Wire::Http {
+            // § Custom Headers, Client Behavior: on HeaderMismatch the
+            // client SHOULD list the tools again (the schema may have
+            // changed) and retry with the headers it then computes. Once.
+            if let Some(o) = self.ops.get_mut(&op) {
+                if o.method == "tools/call" && !o.header_retried && o.refresh_for.is_none() {
+                    o.header_retried = true;
+                    o.state = OpState::Refreshing;
+                    self.refresh_tools(op, None);
                     return;
                 }
             }
@@ -731,7 +759,25 @@ impl Client {
             return;
         }
         let method = entry.method.clone();
+        let refresh_for = entry.refresh_for;
         self.ops.remove(&op);
+        if let Some(waiting) = refresh_for {
+            self.record_tools(&mut result);
+            let name = self
+                .ops
+                .get(&waiting)
+                .and_then(|w| w.params.get("name"))
+                .and_then(Value::as_str);
+            let known = name.is_some_and(|n| self.tools.contains_key(n));
+            match next_cursor(&Value::Object(result)) {
+                Some(cursor) if !known => {
+                    let cursor = String::from(cursor);
+                    self.refresh_tools(waiting, Some(cursor));
+                }
+                _ => self.send_round(waiting, Round::Again),
+            }
+            return;
+        }
         match method.as_str() {
             "tools/list" => self.record_tools(&mut result),
             "server/discover" => self.record_discover(&result),
@@ -830,6 +876,32 @@ impl Client {
         }
         self.notify("notifications/initialized", json!({}));
         Ok(())
+    }
+
+    /// An internal `tools/list` page for the call `waiting`.
+    fn refresh_tools(&mut self, waiting: OpId, cursor: Option<String>) {
+        let op = OpId(self.next_op);
+        self.next_op += 1;
+        let mut params = Map::new();
+        if let Some(cursor) = cursor {
+            params.insert("cursor".into(), Value::String(cursor));
+        }
+        self.ops.insert(
+            op,
+            Op {
+                method: String::from("tools/list"),
+                params,
+                state: OpState::AwaitingInput,
+                request_state: None,
+                expects_responses: false,
+                mrtr: Map::new(),
+                version_retried: false,
+                header_retried: false,
+                refresh_for: Some(waiting),
+                progress: false,
+            },
+        );
+        self.send_round(op, Round::First);
     }
 
     fn notify(&mut self, method: &str, params: Value) {

@@ -494,3 +494,47 @@ fn listen_notifications_are_tied_to_their_subscription() {
     assert_eq!(ops, [Some(sub), Some(sub), None, Some(sub), None]);
     assert!(c.is_live(tools));
 }
+
+/// § Custom Headers, Client Behavior: a `HeaderMismatch` makes the client
+/// list the tools again (following pages until the tool shows up) and
+/// retry once with the headers the new schema asks for; the refresh is
+/// not the application's and reports nothing.
+#[test]
+fn header_mismatch_refreshes_the_catalog_and_retries_once() {
+    let mut c = http_client();
+    let call = c.request(
+        "tools/call",
+        json!({"name": "execute_sql", "arguments": {"region": "us-west1"}}),
+    );
+    let first = c.poll_transmit().unwrap();
+    assert_eq!(header(&first, "mcp-param-region"), None, "an unknown tool");
+    c.handle_message(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: missing Mcp-Param-Region"}}"#).unwrap();
+
+    let list = c.poll_transmit().unwrap();
+    assert_eq!(body(&list)["method"], "tools/list");
+    assert_eq!(body(&list)["id"], 2);
+    c.handle_message(br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"other","inputSchema":{"type":"object"}}],"nextCursor":"p2"}}"#).unwrap();
+    let page2 = c.poll_transmit().unwrap();
+    assert_eq!(body(&page2)["params"]["cursor"], "p2");
+    c.handle_message(br#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"execute_sql","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}]}}"#).unwrap();
+    assert!(events(&mut c).is_empty(), "the refresh reports nothing");
+
+    let retry = c.poll_transmit().unwrap();
+    assert_eq!(retry.kind, TransmitKind::Request { op: call, id: 4 });
+    assert_eq!(header(&retry, "mcp-param-region"), Some("us-west1"));
+    assert_eq!(
+        body(&retry)["params"]["arguments"],
+        json!({"region": "us-west1"})
+    );
+
+    // A second mismatch is the application's.
+    c.handle_message(
+        br#"{"jsonrpc":"2.0","id":4,"error":{"code":-32020,"message":"Header mismatch"}}"#,
+    )
+    .unwrap();
+    assert!(c.poll_transmit().is_none());
+    assert!(matches!(
+        &events(&mut c)[..],
+        [Event::Failed { op, error: ClientError::Rpc { code: -32020, .. } }] if *op == call
+    ));
+}
