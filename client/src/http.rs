@@ -166,7 +166,7 @@ impl HttpTransport {
                         if (status == 401 || status == 403) && self.authorizer.is_some() {
                             return Ok(Some(head));
                         }
-                        client.handle_http_head(&head);
+                        client.handle_http_head(round, &head);
                         body = match head.media_type().as_deref() {
                             Some("text/event-stream") => {
                                 Body::Events(SseDecoder::new(self.sse_limits))
@@ -276,25 +276,25 @@ impl HttpTransport {
             .map_err(TransportError::Auth)?;
         if retry {
             if let Some(head) = self.post(transmit, client, pump)? {
-                client.handle_http_head(&head);
-                return self.finish_refused(transmit, head.status, client);
+                return self.refused(transmit, &head, client);
             }
             return Ok(());
         }
-        client.handle_http_head(&head);
-        self.finish_refused(transmit, head.status, client)
+        self.refused(transmit, &head, client)
     }
 
-    fn finish_refused(
+    /// The request ends with this 401/403: the authorizer gave up.
+    fn refused(
         &self,
         transmit: &Transmit,
-        status: u16,
+        head: &ResponseHead,
         client: &mut Client,
     ) -> Result<(), TransportError> {
         let round = match transmit.kind {
             TransmitKind::Request { id, .. } => Some(id),
             _ => None,
         };
-        self.finish(round, status, client).map(|_| ())
+        client.handle_http_head(round, head);
+        self.finish(round, head.status, client).map(|_| ())
     }
 }

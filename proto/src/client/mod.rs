@@ -297,6 +297,12 @@ struct Op {
     /// An internal `tools/list` sent for this `tools/call`, not the
     /// application's: its outcome resends that call and is not reported.
     refresh_for: Option<OpId>,
+    /// An `initialize` the client sent by itself after its session
+    /// expired: its outcome resends (or fails) the calls that were
+    /// refused, and is not reported.
+    internal: bool,
+    /// Resent once already after a session expired.
+    session_retried: bool,
     progress: bool,
 }
 
@@ -341,6 +347,9 @@ pub struct Client {
     session_id: Option<String>,
     /// Initialize era: the `initialize` operation, until it completes.
     initializing: Option<OpId>,
+    /// Calls refused with 404 on an expired session, resent once the new
+    /// session is up.
+    after_session: Vec<OpId>,
     server: ServerFacts,
 }
 
@@ -367,6 +376,7 @@ impl Client {
             tools: BTreeMap::new(),
             session_id: None,
             initializing: None,
+            after_session: Vec::new(),
             server: ServerFacts::default(),
         }
     }
@@ -430,6 +440,8 @@ impl Client {
                 version_retried: false,
                 header_retried: false,
                 refresh_for: None,
+                internal: false,
+                session_retried: false,
                 progress: options.progress,
             },
         );
@@ -533,12 +545,37 @@ impl Client {
         self.events.pop_front()
     }
 
-    /// The head of an HTTP response: in the initialize era, the
-    /// `Mcp-Session-Id` the server assigns is sent on every later request
-    /// (2025-11-25 `basic/transports.mdx` § Session Management).
-    pub fn handle_http_head(&mut self, head: &http::ResponseHead) {
+    /// The head of the HTTP response to `round` (a
+    /// [`TransmitKind::Request`]'s id; `None` for a notification or
+    /// response). In the initialize era (2025-11-25
+    /// `basic/transports.mdx` § Session Management) the `Mcp-Session-Id`
+    /// the server assigns is sent on every later request, and a 404 to a
+    /// request that carried one means the session is gone: the client
+    /// MUST start a new one, so it sends `initialize` again by itself and
+    /// resends the refused call once that completes.
+    pub fn handle_http_head(&mut self, round: Option<u64>, head: &http::ResponseHead) {
         if self.is_stateless() {
             return;
+        }
+        if head.status == 404 && self.session_id.is_some() {
+            // Once per call: a server that refuses every new session too
+            // fails the call with its 404 instead of looping.
+            let op = round.and_then(|id| self.rounds.get(&id).copied());
+            if let Some((id, op)) = round.zip(op) {
+                let entry = self.ops.get_mut(&op);
+                if entry
+                    .as_ref()
+                    .is_some_and(|e| !e.session_retried && !e.internal)
+                {
+                    if let Some(e) = entry {
+                        e.session_retried = true;
+                    }
+                    self.rounds.remove(&id);
+                    self.session_id = None;
+                    self.session_expired(op);
+                    return;
+                }
+            }
         }
         if let Some(id) = head.get("mcp-session-id") {
             if !id.is_empty() && id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
@@ -555,13 +592,12 @@ impl Client {
         let Some(op) = self.rounds.remove(&id) else {
             return;
         };
-        self.ops.remove(&op);
         let error = if status >= 300 {
             ClientError::Http { status }
         } else {
             ClientError::NoResponse
         };
-        self.events.push_back(Event::Failed { op, error });
+        self.fail(op, error);
     }
 
     /// One JSON-RPC message (or batch) from the server.
@@ -638,7 +674,7 @@ impl Client {
 
     fn fail(&mut self, op: OpId, error: ClientError) {
         let removed = self.ops.remove(&op);
-        if let Some(waiting) = removed.and_then(|o| o.refresh_for) {
+        if let Some(waiting) = removed.as_ref().and_then(|o| o.refresh_for) {
             // The refresh failed: the call goes again as it was, and its
             // own outcome is what the application sees.
             self.send_round(waiting, Round::Again);
@@ -646,6 +682,9 @@ impl Client {
         }
         if self.initializing == Some(op) {
             self.initializing = None;
+        }
+        if removed.as_ref().is_some_and(|o| o.internal) {
+            return self.session_restored(Err(error));
         }
         self.events.push_back(Event::Failed { op, error });
     }
@@ -760,6 +799,7 @@ impl Client {
         }
         let method = entry.method.clone();
         let refresh_for = entry.refresh_for;
+        let internal = entry.internal;
         self.ops.remove(&op);
         if let Some(waiting) = refresh_for {
             self.record_tools(&mut result);
@@ -782,7 +822,11 @@ impl Client {
             "tools/list" => self.record_tools(&mut result),
             "server/discover" => self.record_discover(&result),
             "initialize" => {
-                if let Err(error) = self.record_initialize(&result) {
+                let outcome = self.record_initialize(&result);
+                if internal {
+                    return self.session_restored(outcome);
+                }
+                if let Err(error) = outcome {
                     self.initializing = None;
                     self.events.push_back(Event::Failed { op, error });
                     return;
@@ -898,10 +942,42 @@ impl Client {
                 version_retried: false,
                 header_retried: false,
                 refresh_for: Some(waiting),
+                internal: false,
+                session_retried: false,
                 progress: false,
             },
         );
         self.send_round(op, Round::First);
+    }
+
+    /// Park `op` until a new session is up, starting one unless an
+    /// `initialize` is already in flight.
+    fn session_expired(&mut self, op: OpId) {
+        if let Some(entry) = self.ops.get_mut(&op) {
+            entry.state = OpState::Refreshing;
+        }
+        self.after_session.push(op);
+        if self.initializing.is_none() {
+            let init = self.initialize();
+            if let Some(entry) = self.ops.get_mut(&init) {
+                entry.internal = true;
+            }
+        }
+    }
+
+    /// The new session is up (`Ok`) or could not be had: resend or fail
+    /// the calls that waited for it.
+    fn session_restored(&mut self, outcome: Result<(), ClientError>) {
+        for op in core::mem::take(&mut self.after_session) {
+            match &outcome {
+                Ok(()) => self.send_round(op, Round::Again),
+                Err(error) => {
+                    self.ops.remove(&op);
+                    let error = error.clone();
+                    self.events.push_back(Event::Failed { op, error });
+                }
+            }
+        }
     }
 
     fn notify(&mut self, method: &str, params: Value) {

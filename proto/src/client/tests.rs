@@ -331,7 +331,7 @@ fn initialize_era_handshake_session_and_server_requests() {
         status: 200,
         headers: vec![("mcp-session-id".into(), "sess-1".into())],
     };
-    c.handle_http_head(&head);
+    c.handle_http_head(Some(1), &head);
     c.handle_message(br#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"2"}}}"#).unwrap();
     assert!(matches!(&events(&mut c)[..], [Event::Completed { op: o, .. }] if *o == op));
     assert_eq!(c.version(), "2025-06-18");
@@ -537,4 +537,103 @@ fn header_mismatch_refreshes_the_catalog_and_retries_once() {
         &events(&mut c)[..],
         [Event::Failed { op, error: ClientError::Rpc { code: -32020, .. } }] if *op == call
     ));
+}
+
+/// 2025-11-25 `basic/transports.mdx` § Session Management: a 404 to a
+/// request carrying the session id means the session is gone; the client
+/// starts a new one (an `initialize` without the old id) and the refused
+/// call goes again in it, with nothing reported but its own outcome.
+#[test]
+fn an_expired_session_is_replaced_and_the_call_resent() {
+    let mut config = ClientConfig::new("c", "1", Wire::Http);
+    config.versions = vec!["2025-11-25".into()];
+    let mut c = Client::new(config);
+    c.initialize();
+    c.poll_transmit().unwrap();
+    let head = |status: u16, session: &str| http::ResponseHead {
+        status,
+        headers: vec![("mcp-session-id".into(), session.into())],
+    };
+    c.handle_http_head(Some(1), &head(200, "s1"));
+    c.handle_message(
+        br#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}"#,
+    )
+    .unwrap();
+    events(&mut c);
+    c.poll_transmit().unwrap(); // notifications/initialized
+
+    let call = c.request("tools/list", json!({}));
+    let t = c.poll_transmit().unwrap();
+    assert_eq!(header(&t, "mcp-session-id"), Some("s1"));
+    c.handle_http_head(
+        Some(2),
+        &http::ResponseHead {
+            status: 404,
+            headers: vec![],
+        },
+    );
+    c.stream_ended(2, 404);
+    assert!(events(&mut c).is_empty());
+
+    let init = c.poll_transmit().unwrap();
+    assert_eq!(body(&init)["method"], "initialize");
+    assert_eq!(header(&init, "mcp-session-id"), None);
+    c.handle_http_head(Some(3), &head(200, "s2"));
+    c.handle_message(
+        br#"{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}"#,
+    )
+    .unwrap();
+    let initialized = c.poll_transmit().unwrap();
+    assert_eq!(body(&initialized)["method"], "notifications/initialized");
+    assert_eq!(header(&initialized, "mcp-session-id"), Some("s2"));
+    let again = c.poll_transmit().unwrap();
+    assert_eq!(again.kind, TransmitKind::Request { op: call, id: 4 });
+    assert_eq!(header(&again, "mcp-session-id"), Some("s2"));
+    assert!(events(&mut c).is_empty(), "the new session is not reported");
+
+    // A second 404 for the same call is its outcome: no loop.
+    c.handle_http_head(
+        Some(4),
+        &http::ResponseHead {
+            status: 404,
+            headers: vec![],
+        },
+    );
+    c.stream_ended(4, 404);
+    assert!(c.poll_transmit().is_none());
+    assert_eq!(
+        events(&mut c),
+        vec![Event::Failed {
+            op: call,
+            error: ClientError::Http { status: 404 }
+        }]
+    );
+
+    // When the new session cannot be had, the waiting call fails with it.
+    c.handle_http_head(None, &head(200, "s3"));
+    let other = c.request("tools/list", json!({}));
+    c.poll_transmit().unwrap();
+    c.handle_http_head(
+        Some(5),
+        &http::ResponseHead {
+            status: 404,
+            headers: vec![],
+        },
+    );
+    let init = c.poll_transmit().unwrap();
+    assert_eq!(
+        init.kind,
+        TransmitKind::Request {
+            op: OpId(other.0 + 1),
+            id: 6
+        }
+    );
+    c.stream_ended(6, 503);
+    assert_eq!(
+        events(&mut c),
+        vec![Event::Failed {
+            op: other,
+            error: ClientError::Http { status: 503 }
+        }]
+    );
 }
