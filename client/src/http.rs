@@ -253,6 +253,43 @@ impl Transport for HttpTransport {
         // Every answer is read by `send`; nothing arrives on its own.
         Ok(false)
     }
+
+    /// `DELETE` the initialize-era session. Any answer ends it from this
+    /// side: 2xx, 404 (already gone) and 405 (the server does not allow
+    /// clients to end sessions) alike.
+    fn close(&mut self, client: &Client) -> Result<(), TransportError> {
+        let Some(session) = client.session_id().filter(|_| !client.is_stateless()) else {
+            return Ok(());
+        };
+        let headers = [
+            (
+                String::from("MCP-Protocol-Version"),
+                String::from(client.version()),
+            ),
+            (String::from("Mcp-Session-Id"), String::from(session)),
+        ];
+        let request = encode_request("DELETE", &self.target, &self.authority, &headers, None)
+            .map_err(TransportError::Http)?;
+        let mut stream = self.connect()?;
+        stream.write_all(&request)?;
+        let mut decoder = ResponseDecoder::new("DELETE", ResponseLimits::default());
+        let mut buf = [0u8; 4096];
+        loop {
+            match decoder.poll() {
+                Some(Ok(ResponseEvent::Head(_))) => return Ok(()),
+                Some(Err(e)) => return Err(TransportError::Http(e)),
+                Some(Ok(_)) => {}
+                None => {
+                    let n = stream.read(&mut buf)?;
+                    if n == 0 {
+                        decoder.close();
+                    } else {
+                        decoder.push(&buf[..n]);
+                    }
+                }
+            }
+        }
+    }
 }
 
 impl HttpTransport {

@@ -27,6 +27,13 @@ pub trait Transport {
     /// Wait for the next message from the server and feed it to `client`;
     /// `Ok(false)` when nothing can arrive unasked (HTTP).
     fn receive(&mut self, client: &mut Client) -> Result<bool, TransportError>;
+
+    /// End the session on the server's side, when the transport has a
+    /// way to (HTTP, initialize era: `DELETE` with the session id).
+    fn close(&mut self, client: &Client) -> Result<(), TransportError> {
+        let _ = client;
+        Ok(())
+    }
 }
 
 /// The session's event handling, lent to [`Transport::send`].
@@ -85,6 +92,16 @@ impl<T: Transport, H: Handler> Session<T, H> {
             handler,
             parked: BTreeMap::new(),
         }
+    }
+
+    /// End the session: on Streamable HTTP in the initialize era, a
+    /// `DELETE` tells the server it may drop the session (2025-11-25
+    /// `basic/transports.mdx` § Session Management: clients SHOULD).
+    /// Dropping a [`StdioTransport`](crate::StdioTransport) closes the
+    /// server's stdin and ends the process.
+    pub fn close(mut self) -> Result<(), Error> {
+        self.transport.close(&self.client)?;
+        Ok(())
     }
 
     /// The machine (version in use, server facts, session id).

@@ -254,3 +254,34 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[]}}'
     // The script checked the cancellation line before answering this.
     session.call_tool("after", json!({})).unwrap();
 }
+
+#[test]
+fn an_initialize_era_session_is_deleted_on_close() {
+    let (url, seen) = canned(vec![
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: abc-123\r\nContent-Length: 84\r\n\r\n\
+{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}",
+        b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n",
+        b"HTTP/1.1 204 No Content\r\n\r\n",
+    ]);
+    let mut config = ClientConfig::new("wire", "1", Wire::Http);
+    config.versions = vec![String::from("2025-11-25")];
+    let session = Session::connect(HttpTransport::new(&url).unwrap(), config, NoInput).unwrap();
+    assert_eq!(session.client().session_id(), Some("abc-123"));
+    session.close().unwrap();
+
+    let requests = seen.lock().unwrap();
+    assert!(
+        requests[1].contains("\r\nMcp-Session-Id: abc-123\r\n"),
+        "{}",
+        requests[1]
+    );
+    assert!(requests[1].contains("\"method\":\"notifications/initialized\""));
+    let port = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    assert_eq!(
+        requests[2],
+        format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: {port}\r\nAccept: application/json, text/event-stream\r\n\
+MCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: abc-123\r\n\r\n"
+        )
+    );
+}
