@@ -52,6 +52,9 @@ pub enum Step {
         /// The input requests, by the server's keys.
         requests: Map<String, Value>,
     },
+    /// The answer is a task handle (Tasks extension declared): finish it
+    /// with [`Session::await_task`].
+    Task(Value),
 }
 
 /// The most MRTR rounds [`Session::request`] answers for one operation
@@ -134,6 +137,7 @@ impl<T: Transport, H: Handler> Session<T, H> {
         for _ in 0..MAX_ROUNDS {
             match step {
                 Step::Done(result) => return Ok(result),
+                Step::Task(task) => return self.await_task(task),
                 Step::InputRequired { op, requests } => {
                     let responses = self.answer_inputs(&requests);
                     step = self.resume(op, responses)?;
@@ -142,6 +146,7 @@ impl<T: Transport, H: Handler> Session<T, H> {
         }
         match step {
             Step::Done(result) => Ok(result),
+            Step::Task(task) => self.await_task(task),
             Step::InputRequired { op, .. } => {
                 self.client.cancel(op, Some("too many input rounds"));
                 let _ = self.flush();
@@ -164,6 +169,56 @@ impl<T: Transport, H: Handler> Session<T, H> {
             )))
         })?;
         self.run(op)
+    }
+
+    /// Follow a task (the Tasks extension, `io.modelcontextprotocol/tasks`)
+    /// to its end: `tasks/get` every `pollIntervalMs` (default 500 ms,
+    /// bounded to 10 ms..5 s) while it is `working`; its input requests
+    /// answered by the handler through `tasks/update`; the tool's result
+    /// once `completed`, its error once `failed`.
+    pub fn await_task(&mut self, mut task: Value) -> Result<Value, Error> {
+        let id = task["taskId"].clone();
+        let mut rounds = 0;
+        loop {
+            match task["status"].as_str().unwrap_or("") {
+                "completed" if task.get("result").is_some() => return Ok(task["result"].clone()),
+                "failed" => {
+                    let e = &task["error"];
+                    return Err(Error::Client(snodo_proto::client::ClientError::Rpc {
+                        code: e["code"].as_i64().unwrap_or(0),
+                        message: e["message"].as_str().unwrap_or("task failed").into(),
+                        data: e.get("data").cloned(),
+                    }));
+                }
+                "cancelled" => {
+                    return Err(Error::Client(snodo_proto::client::ClientError::Cancelled))
+                }
+                "input_required" if task.get("inputRequests").is_some() => {
+                    rounds += 1;
+                    if rounds > MAX_ROUNDS {
+                        return Err(Error::InputRounds(MAX_ROUNDS));
+                    }
+                    let requests = task["inputRequests"]
+                        .as_object()
+                        .cloned()
+                        .unwrap_or_default();
+                    let responses = self.answer_inputs(&requests);
+                    self.request(
+                        "tasks/update",
+                        json!({"taskId": id, "inputResponses": responses}),
+                    )?;
+                }
+                // Working, or a handle without its payload: wait, then look.
+                _ => {
+                    let ms = task["pollIntervalMs"]
+                        .as_u64()
+                        .unwrap_or(500)
+                        .clamp(10, 5000);
+                    std::thread::sleep(std::time::Duration::from_millis(ms));
+                }
+            }
+            task = self.request("tasks/get", json!({"taskId": id}))?;
+        }
     }
 
     /// The handler's answer to each input request. A request the handler
@@ -226,7 +281,7 @@ impl<T: Transport, H: Handler> Session<T, H> {
     fn finish(&mut self, op: OpId) -> Result<Value, Error> {
         match self.run(op)? {
             Step::Done(result) => Ok(result),
-            Step::InputRequired { .. } => Err(Error::Client(
+            Step::Task(_) | Step::InputRequired { .. } => Err(Error::Client(
                 snodo_proto::client::ClientError::Malformed(String::from("input required")),
             )),
         }
@@ -242,6 +297,7 @@ impl<T: Transport, H: Handler> Session<T, H> {
                     Event::InputRequired { op, requests } => {
                         Ok(Step::InputRequired { op, requests })
                     }
+                    Event::Task { task, .. } => Ok(Step::Task(task)),
                     _ => unreachable!("only outcomes are parked"),
                 };
             }
@@ -358,7 +414,8 @@ fn drain<H: Handler>(
         match event {
             Event::Completed { op, .. }
             | Event::Failed { op, .. }
-            | Event::InputRequired { op, .. } => {
+            | Event::InputRequired { op, .. }
+            | Event::Task { op, .. } => {
                 parked.insert(op, event);
             }
             Event::Notification { op, message } => match op.map(|o| (o, tap(o, &message))) {

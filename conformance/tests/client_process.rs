@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use snodo_client::{Handler, Session, StdioTransport};
-use snodo_proto::client::{ClientConfig, Wire};
+use snodo_proto::client::{ClientConfig, Wire, TASKS_EXTENSION};
 use snodo_proto::ErrorObject;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_snodo-fixture");
@@ -25,26 +25,31 @@ impl Handler for Answers {
         self.asked.push(params.clone());
         let known = json!({"name": "Ada", "username": "ada", "email": "ada@example.com"});
         let mut content = serde_json::Map::new();
-        for field in params["requestedSchema"]["properties"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, _)| k)
-        {
-            content.insert(field.clone(), known[field].clone());
+        let properties = params["requestedSchema"]["properties"].as_object();
+        for (field, schema) in properties.into_iter().flatten() {
+            let value = match (&known[field], schema["type"].as_str()) {
+                (Value::Null, Some("boolean")) => json!(true),
+                (Value::Null, _) => json!("yes"),
+                (v, _) => v.clone(),
+            };
+            content.insert(field.clone(), value);
         }
         Ok(json!({"action": "accept", "content": content}))
     }
 }
 
 fn session(version: &str) -> Session<StdioTransport, Answers> {
+    let mut config = ClientConfig::new("client-process-test", "1.0.0", Wire::Stdio);
+    config.versions = vec![String::from(version)];
+    connect(config)
+}
+
+fn connect(mut config: ClientConfig) -> Session<StdioTransport, Answers> {
     let mut command = Command::new(FIXTURE);
     command.arg("--stdio");
     let transport = StdioTransport::spawn(command)
         .unwrap()
         .with_timeout(Duration::from_secs(30));
-    let mut config = ClientConfig::new("client-process-test", "1.0.0", Wire::Stdio);
-    config.versions = vec![String::from(version)];
     config.capabilities.insert("elicitation".into(), json!({}));
     Session::connect(transport, config, Answers::default()).unwrap()
 }
@@ -90,4 +95,40 @@ fn initialize_dialect_over_stdio_answers_server_requests() {
     let text = result["content"][0]["text"].as_str().unwrap();
     assert!(text.starts_with("User response: "), "{text}");
     assert!(text.contains("\"username\":\"ada\""), "{text}");
+}
+
+/// With the Tasks extension declared, a task-capable tool answers with a
+/// task handle; the session polls `tasks/get` to the result, and answers
+/// a task's input request through `tasks/update`.
+#[test]
+fn tasks_are_polled_to_their_result_and_their_input_answered() {
+    let config = ClientConfig::new("client-process-test", "1.0.0", Wire::Stdio)
+        .with_extension(TASKS_EXTENSION, json!({}));
+    let mut s = connect(config);
+    let step = s
+        .start(
+            "tools/call",
+            json!({"name": "slow_compute", "arguments": {"seconds": 0.2, "label": "x"}}),
+        )
+        .unwrap();
+    let snodo_client::Step::Task(task) = step else {
+        panic!("{step:?}")
+    };
+    assert!(task["taskId"].is_string(), "{task}");
+    let result = s.await_task(task).unwrap();
+    assert!(result["content"][0]["text"].is_string(), "{result}");
+
+    // A task from the start: its question can only come through the task.
+    let step = s
+        .start(
+            "tools/call",
+            json!({"name": "confirm_delete", "arguments": {"filename": "notes.txt"}}),
+        )
+        .unwrap();
+    let snodo_client::Step::Task(task) = step else {
+        panic!("{step:?}")
+    };
+    let result = s.await_task(task).unwrap();
+    assert_eq!(s.handler_mut().asked.len(), 1, "{result}");
+    assert!(result["content"][0]["text"].is_string(), "{result}");
 }

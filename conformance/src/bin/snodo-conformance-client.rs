@@ -123,6 +123,7 @@ fn finish_rounds(session: &mut Client, mut step: Step) -> Result<Value, Error> {
     loop {
         match step {
             Step::Done(result) => return Ok(result),
+            Step::Task(task) => return session.await_task(task),
             Step::InputRequired { op, requests } => {
                 let responses = session.answer_inputs(&requests);
                 step = session.resume(op, responses)?;

@@ -56,6 +56,10 @@ const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
+/// The Tasks extension's identifier: a client that declares it in
+/// `clientCapabilities.extensions` accepts `resultType: "task"`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
 /// Whether `version` is a revision without `initialize` (versions are
 /// dates, so they order as strings).
 pub fn is_stateless(version: &str) -> bool {
@@ -90,6 +94,19 @@ pub struct ClientConfig {
 }
 
 impl ClientConfig {
+    /// Declare extension `id` in `clientCapabilities.extensions` (with
+    /// [`TASKS_EXTENSION`], results may be task handles: [`Event::Task`]).
+    pub fn with_extension(mut self, id: &str, settings: Value) -> Self {
+        let extensions = self
+            .capabilities
+            .entry("extensions")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = extensions {
+            m.insert(String::from(id), settings);
+        }
+        self
+    }
+
     /// A configuration for revision 2026-07-28 over `wire`, with no
     /// capabilities.
     pub fn new(name: &str, version: &str, wire: Wire) -> Self {
@@ -236,6 +253,16 @@ pub enum Event {
         method: String,
         /// The params (`null` when absent).
         params: Value,
+    },
+    /// The operation's answer is a task handle (`resultType: "task"`, the
+    /// Tasks extension, only when the client declared it): the work goes
+    /// on at the server, polled with `tasks/get` by `taskId`. The
+    /// operation itself is over.
+    Task {
+        /// The operation.
+        op: OpId,
+        /// The task (`taskId`, `status`, `pollIntervalMs`, ...).
+        task: Value,
     },
     /// A tool of a `tools/list` result was dropped: its `x-mcp-header`
     /// annotations break the rules of `basic/transports/streamable-http.mdx`
@@ -745,9 +772,9 @@ impl Client {
     }
 
     fn on_result(&mut self, op: OpId, result: Value) {
-        let Some(entry) = self.ops.get_mut(&op) else {
+        if !self.ops.contains_key(&op) {
             return;
-        };
+        }
         let Value::Object(mut result) = result else {
             return self.fail(
                 op,
@@ -759,6 +786,31 @@ impl Client {
             .get("resultType")
             .and_then(Value::as_str)
             .unwrap_or("complete");
+        // `basic/index.mdx` § ResultType: a value the client does not
+        // recognize MUST be considered invalid; "task" is recognized only
+        // with the Tasks extension declared.
+        let tasks = self
+            .config
+            .capabilities
+            .get("extensions")
+            .and_then(|e| e.get(TASKS_EXTENSION))
+            .is_some();
+        match kind {
+            "complete" | "input_required" => {}
+            "task" if tasks => {
+                self.ops.remove(&op);
+                let task = Value::Object(result);
+                self.events.push_back(Event::Task { op, task });
+                return;
+            }
+            other => {
+                let why = format!("unrecognized resultType {other:?}");
+                return self.fail(op, ClientError::Malformed(why));
+            }
+        }
+        let Some(entry) = self.ops.get_mut(&op) else {
+            return;
+        };
         if kind == "input_required" {
             if !matches!(
                 entry.method.as_str(),

@@ -637,3 +637,47 @@ fn an_expired_session_is_replaced_and_the_call_resent() {
         }]
     );
 }
+
+/// `basic/index.mdx` § ResultType: an unrecognized `resultType` is
+/// invalid; `"task"` is recognized only with the Tasks extension declared.
+#[test]
+fn result_types_the_client_does_not_know_are_invalid() {
+    const TASK: &[u8] = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t-1","status":"working","pollIntervalMs":100}}"#;
+    let mut c = http_client();
+    let op = c.request("tools/call", json!({"name": "slow"}));
+    c.poll_transmit().unwrap();
+    c.handle_message(TASK).unwrap();
+    assert!(matches!(
+        &events(&mut c)[..],
+        [Event::Failed { op: o, error: ClientError::Malformed(why) }] if *o == op && why.contains("task")
+    ));
+
+    let config = ClientConfig::new("c", "1", Wire::Http).with_extension(TASKS_EXTENSION, json!({}));
+    let mut c = Client::new(config);
+    let op = c.request("tools/call", json!({"name": "slow"}));
+    let t = c.poll_transmit().unwrap();
+    assert_eq!(
+        body(&t)["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    );
+    c.handle_message(TASK).unwrap();
+    let evs = events(&mut c);
+    let [Event::Task { op: o, task }] = &evs[..] else {
+        panic!("{evs:?}")
+    };
+    assert_eq!(*o, op);
+    assert_eq!(task["taskId"], "t-1");
+    assert!(!c.is_live(op));
+
+    c.request("tools/list", json!({}));
+    c.poll_transmit().unwrap();
+    c.handle_message(br#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"someday","tools":[]}}"#)
+        .unwrap();
+    assert!(matches!(
+        &events(&mut c)[..],
+        [Event::Failed {
+            error: ClientError::Malformed(_),
+            ..
+        }]
+    ));
+}
