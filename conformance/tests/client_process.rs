@@ -1,7 +1,8 @@
-//! snodo-client's stdio transport against the real fixture binary
-//! (`snodo-fixture --stdio`, a separate process): the 2026-07-28 dialect
-//! with an MRTR round, and the 2025-11-25 dialect whose elicitation comes
-//! as a server request on stdout and is answered on stdin.
+//! snodo-client against the real fixture binary, a separate process: on
+//! stdio (`snodo-fixture --stdio`) the 2026-07-28 dialect with an MRTR
+//! round, the 2025-11-25 dialect whose elicitation comes as a server
+//! request on stdout and is answered on stdin, and tasks; on Streamable
+//! HTTP (`--listen 127.0.0.1:0`) tasks, whose methods carry `Mcp-Name`.
 
 use std::process::Command;
 use std::time::Duration;
@@ -131,4 +132,61 @@ fn tasks_are_polled_to_their_result_and_their_input_answered() {
     let result = s.await_task(task).unwrap();
     assert_eq!(s.handler_mut().asked.len(), 1, "{result}");
     assert!(result["content"][0]["text"].is_string(), "{result}");
+}
+
+/// The fixture serving Streamable HTTP on a port of its choosing, killed
+/// on drop.
+struct Listening {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Listening {
+    fn start() -> Listening {
+        use std::io::BufRead;
+        let mut child = Command::new(FIXTURE)
+            .args(["--listen", "127.0.0.1:0", "--runtime", "blocking"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Its first stdout line is the address it bound.
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .trim()
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp");
+        Listening {
+            url: format!("http://{addr}/mcp"),
+            child,
+        }
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn tasks_over_streamable_http() {
+    let server = Listening::start();
+    let mut config = ClientConfig::new("client-process-test", "1.0.0", Wire::Http)
+        .with_extension(TASKS_EXTENSION, json!({}));
+    config.capabilities.insert("elicitation".into(), json!({}));
+    let transport = snodo_client::HttpTransport::new(&server.url).unwrap();
+    let mut s = Session::connect(transport, config, Answers::default()).unwrap();
+    let result = s
+        .call_tool("slow_compute", json!({"seconds": 0.1}))
+        .unwrap();
+    assert!(result["content"][0]["text"].is_string(), "{result}");
+    let result = s
+        .call_tool("confirm_delete", json!({"filename": "notes.txt"}))
+        .unwrap();
+    assert_eq!(s.handler_mut().asked.len(), 1, "{result}");
 }

@@ -1135,6 +1135,9 @@ impl Client {
         let name = match method {
             "tools/call" | "prompts/get" => params["name"].as_str(),
             "resources/read" => params["uri"].as_str(),
+            // The Tasks extension's methods name their task the same way
+            // (`params.taskId`; its servers check it like `Mcp-Name`).
+            "tasks/get" | "tasks/update" | "tasks/cancel" => params["taskId"].as_str(),
             _ => None,
         };
         if let Some(name) = name {

@@ -668,10 +668,16 @@ fn result_types_the_client_does_not_know_are_invalid() {
     assert_eq!(*o, op);
     assert_eq!(task["taskId"], "t-1");
     assert!(!c.is_live(op));
+    c.request("tasks/get", json!({"taskId": "t-1"}));
+    let t = c.poll_transmit().unwrap();
+    assert_eq!(header(&t, "mcp-name"), Some("t-1"));
+    c.handle_message(br#"{"jsonrpc":"2.0","id":2,"result":{"taskId":"t-1","status":"working"}}"#)
+        .unwrap();
+    events(&mut c);
 
     c.request("tools/list", json!({}));
     c.poll_transmit().unwrap();
-    c.handle_message(br#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"someday","tools":[]}}"#)
+    c.handle_message(br#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"someday","tools":[]}}"#)
         .unwrap();
     assert!(matches!(
         &events(&mut c)[..],
