@@ -4,7 +4,7 @@ use core::fmt;
 
 use snodo_proto::client::http::HttpError;
 use snodo_proto::client::sse::SseError;
-use snodo_proto::client::{AuthorizerError, ClientError};
+use snodo_proto::client::{AnswerError, AuthorizerError, ClientError};
 
 /// A transport failure: the message may not have reached the server, or
 /// its answer could not be read.
@@ -61,6 +61,9 @@ pub enum Error {
     /// The server needed input the [`Handler`](crate::Handler) could not
     /// give, this many rounds in a row.
     InputRounds(usize),
+    /// [`Session::resume`](crate::Session::resume) of an operation that
+    /// is not waiting for input.
+    Answer(AnswerError),
 }
 
 impl fmt::Display for Error {
@@ -69,6 +72,7 @@ impl fmt::Display for Error {
             Error::Client(e) => e.fmt(f),
             Error::Transport(e) => e.fmt(f),
             Error::InputRounds(n) => write!(f, "the server still needed input after {n} rounds"),
+            Error::Answer(e) => write!(f, "cannot answer: {e:?}"),
         }
     }
 }

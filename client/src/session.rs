@@ -163,11 +163,7 @@ impl<T: Transport, H: Handler> Session<T, H> {
 
     /// Retry an operation with the application's input responses.
     pub fn resume(&mut self, op: OpId, responses: Map<String, Value>) -> Result<Step, Error> {
-        self.client.answer(op, responses).map_err(|e| {
-            Error::Client(snodo_proto::client::ClientError::Malformed(format!(
-                "{e:?}"
-            )))
-        })?;
+        self.client.answer(op, responses).map_err(Error::Answer)?;
         self.run(op)
     }
 

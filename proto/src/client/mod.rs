@@ -27,6 +27,20 @@
 //!   [request from the server](Event::ServerRequest) (answered with
 //!   [`Client::respond`]).
 //!
+//! What the machine does by itself, because the spec asks every client
+//! to: it answers `-32022 UnsupportedProtocolVersion` with one retry in a
+//! version from `data.supported` (`basic/versioning.mdx`); it drops tools
+//! whose `x-mcp-header` annotations are invalid from `tools/list` over
+//! HTTP ([`Event::ToolRejected`]) and, on a `-32020 HeaderMismatch`,
+//! lists the tools again and retries once; it treats a result without
+//! `resultType` as complete and one it does not recognize as invalid
+//! (`basic/index.mdx` § ResultType); in the initialize era it sends
+//! `notifications/initialized`, keeps the `Mcp-Session-Id`, and starts a
+//! new session when a request carrying the old one is answered 404.
+//! Subscriptions ([`Client::listen`]) tie each notification to the
+//! operation that opened the stream, and with the Tasks extension
+//! declared a task handle is an [`Event::Task`].
+//!
 //! It opens no socket and reads no clock: timeouts are the transport's.
 
 use alloc::collections::{BTreeMap, VecDeque};
