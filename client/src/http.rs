@@ -206,7 +206,10 @@ impl HttpTransport {
                     ResponseEvent::End => {
                         if let Body::Json(b) = &body {
                             if !b.is_empty() {
-                                let _ = client.handle_message(b);
+                                let _ = match round {
+                                    Some(id) => client.handle_answer(id, b),
+                                    None => client.handle_message(b),
+                                };
                             }
                         }
                         return self.finish(round, status, client);

@@ -641,21 +641,44 @@ impl Client {
         self.fail(op, error);
     }
 
+    /// The JSON body of the HTTP answer to round `round`: as
+    /// [`handle_message`](Client::handle_message), except that an error
+    /// response without an id (`"id": null` or none, which Streamable
+    /// HTTP allows for a request refused before it was read, e.g. § Security
+    /// & Endpoint's 403) is that round's error.
+    pub fn handle_answer(&mut self, round: u64, bytes: &[u8]) -> Result<(), MessageError> {
+        let value: Value = serde_json::from_slice(bytes).map_err(|_| MessageError::NotJsonRpc)?;
+        let anonymous_error = value.get("error").is_some()
+            && value.get("id").is_none_or(Value::is_null)
+            && value.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+        if anonymous_error && self.rounds.contains_key(&round) {
+            let mut value = value;
+            value["id"] = Value::from(round);
+            return self.handle_value(value);
+        }
+        match value {
+            Value::Array(items) => self.handle_batch(items),
+            other => self.handle_value(other),
+        }
+    }
+
     /// One JSON-RPC message (or batch) from the server.
     pub fn handle_message(&mut self, bytes: &[u8]) -> Result<(), MessageError> {
         let value: Value = serde_json::from_slice(bytes).map_err(|_| MessageError::NotJsonRpc)?;
         match value {
-            Value::Array(items) => {
-                let mut result = Ok(());
-                for item in items {
-                    if let Err(e) = self.handle_value(item) {
-                        result = Err(e);
-                    }
-                }
-                result
-            }
+            Value::Array(items) => self.handle_batch(items),
             other => self.handle_value(other),
         }
+    }
+
+    fn handle_batch(&mut self, items: Vec<Value>) -> Result<(), MessageError> {
+        let mut result = Ok(());
+        for item in items {
+            if let Err(e) = self.handle_value(item) {
+                result = Err(e);
+            }
+        }
+        result
     }
 
     fn handle_value(&mut self, msg: Value) -> Result<(), MessageError> {

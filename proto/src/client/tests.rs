@@ -687,3 +687,28 @@ fn result_types_the_client_does_not_know_are_invalid() {
         }]
     ));
 }
+
+/// An error without an id in the body of a round's HTTP answer is that
+/// round's; elsewhere it matches nothing.
+#[test]
+fn an_anonymous_error_in_an_http_answer_belongs_to_its_round() {
+    let mut c = http_client();
+    let op = c.request("tools/list", json!({}));
+    c.poll_transmit().unwrap();
+    let refused =
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Forbidden origin"}}"#;
+    assert_eq!(c.handle_message(refused), Err(MessageError::UnknownId));
+    assert!(c.is_live(op));
+    c.handle_answer(1, refused).unwrap();
+    assert_eq!(
+        events(&mut c),
+        vec![Event::Failed {
+            op,
+            error: ClientError::Rpc {
+                code: -32600,
+                message: "Forbidden origin".into(),
+                data: None
+            }
+        }]
+    );
+}
