@@ -19,7 +19,11 @@ use snodo_proto::client::sse::{SseDecoder, SseLimits};
 use snodo_proto::client::{Authorizer, Client, Transmit, TransmitKind};
 
 use crate::error::TransportError;
+use crate::get_stream::{GetStream, Opened};
 use crate::session::{Pump, Transport};
+
+/// While a GET stream is open, how often a POST's wait looks at it.
+const GET_POLL: Duration = Duration::from_millis(50);
 
 /// The Streamable HTTP transport for one `http://` endpoint.
 pub struct HttpTransport {
@@ -34,6 +38,10 @@ pub struct HttpTransport {
     timeout: Duration,
     max_body: usize,
     sse_limits: SseLimits,
+    /// The initialize era's GET stream, once opened.
+    get: Option<GetStream>,
+    /// Opening it was tried (a server may refuse it with 405).
+    get_tried: bool,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -88,6 +96,8 @@ impl HttpTransport {
             timeout: Duration::from_secs(60),
             max_body: 16 << 20,
             sse_limits: SseLimits::default(),
+            get: None,
+            get_tried: false,
         })
     }
 
@@ -147,8 +157,15 @@ impl HttpTransport {
             Some(&transmit.body),
         )
         .map_err(TransportError::Http)?;
+        self.service_get(client, pump)?;
         let mut stream = self.connect()?;
         stream.write_all(&request)?;
+        if self.get.is_some() {
+            // Wake up often to answer what the server asks on the GET
+            // stream: this POST's answer may wait for it.
+            stream.set_read_timeout(Some(GET_POLL))?;
+        }
+        let mut idle = Duration::ZERO;
 
         let round = match transmit.kind {
             TransmitKind::Request { id, .. } => Some(id),
@@ -216,13 +233,74 @@ impl HttpTransport {
                     }
                 }
             }
-            let n = stream.read(&mut buf)?;
+            let n = match stream.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if self.get.is_some() && is_timeout(&e) => {
+                    idle += GET_POLL;
+                    if idle >= self.timeout {
+                        return Err(TransportError::Io(e));
+                    }
+                    self.service_get(client, pump)?;
+                    continue;
+                }
+                Err(e) => return Err(TransportError::Io(e)),
+            };
+            idle = Duration::ZERO;
             if n == 0 {
                 decoder.close();
             } else {
                 decoder.push(&buf[..n]);
             }
         }
+    }
+
+    /// Feed what arrived on the GET stream to the machine, let the
+    /// session handle it, and send the answers it queued.
+    fn service_get(&self, client: &mut Client, pump: Pump<'_>) -> Result<(), TransportError> {
+        let Some(get) = &self.get else {
+            return Ok(());
+        };
+        let messages = get.drain().unwrap_or_default();
+        if messages.is_empty() {
+            return Ok(());
+        }
+        for message in messages {
+            let _ = client.handle_message(&message);
+        }
+        pump(client);
+        while let Some(reply) = client.poll_transmit() {
+            self.exchange(&reply, client, pump)?;
+        }
+        Ok(())
+    }
+
+    /// Open the GET stream of an initialize-era session (2025-11-25
+    /// `basic/transports.mdx` § Listening for Messages from the Server).
+    /// A server that offers none (405) is fine.
+    fn open_get(&mut self, client: &Client) -> Result<(), TransportError> {
+        self.get_tried = true;
+        let Some(session) = client.session_id() else {
+            return Ok(());
+        };
+        let mut headers = vec![
+            (
+                String::from("MCP-Protocol-Version"),
+                String::from(client.version()),
+            ),
+            (String::from("Mcp-Session-Id"), String::from(session)),
+        ];
+        if let Some(auth) = &self.authorizer {
+            if let Some(value) = auth.authorization(&self.endpoint) {
+                headers.push((String::from("Authorization"), value));
+            }
+        }
+        let request = encode_request("GET", &self.target, &self.authority, &headers, None)
+            .map_err(TransportError::Http)?;
+        match GetStream::open(self.connect()?, &request, self.sse_limits)? {
+            Opened::Stream(get) => self.get = Some(get),
+            Opened::Refused => {}
+        }
+        Ok(())
     }
 
     fn finish(
@@ -249,18 +327,34 @@ impl Transport for HttpTransport {
         client: &mut Client,
         pump: Pump<'_>,
     ) -> Result<(), TransportError> {
-        self.exchange(&transmit, client, pump)
+        self.exchange(&transmit, client, pump)?;
+        let initialized = transmit.method.as_deref() == Some("notifications/initialized");
+        if initialized && !self.get_tried && !client.is_stateless() {
+            self.open_get(client)?;
+        }
+        Ok(())
     }
 
-    fn receive(&mut self, _client: &mut Client) -> Result<bool, TransportError> {
-        // Every answer is read by `send`; nothing arrives on its own.
-        Ok(false)
+    fn receive(&mut self, client: &mut Client) -> Result<bool, TransportError> {
+        // Answers are read by `send`; only the GET stream brings
+        // messages unasked.
+        let Some(get) = &self.get else {
+            return Ok(false);
+        };
+        match get.next(self.timeout) {
+            Some(message) => {
+                let _ = client.handle_message(&message);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 
     /// `DELETE` the initialize-era session. Any answer ends it from this
     /// side: 2xx, 404 (already gone) and 405 (the server does not allow
     /// clients to end sessions) alike.
     fn close(&mut self, client: &Client) -> Result<(), TransportError> {
+        self.get = None;
         let Some(session) = client.session_id().filter(|_| !client.is_stateless()) else {
             return Ok(());
         };
@@ -337,4 +431,11 @@ impl HttpTransport {
         client.handle_http_head(round, head);
         self.finish(round, head.status, client).map(|_| ())
     }
+}
+
+fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
 }

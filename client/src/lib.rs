@@ -29,6 +29,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod get_stream;
 mod handler;
 mod http;
 mod session;

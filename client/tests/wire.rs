@@ -261,6 +261,8 @@ fn an_initialize_era_session_is_deleted_on_close() {
         b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: abc-123\r\nContent-Length: 84\r\n\r\n\
 {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}",
         b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n",
+        // The GET stream: this server offers none.
+        b"HTTP/1.1 405 Method Not Allowed\r\nAllow: POST, DELETE\r\nContent-Length: 0\r\n\r\n",
         b"HTTP/1.1 204 No Content\r\n\r\n",
     ]);
     let mut config = ClientConfig::new("wire", "1", Wire::Http);
@@ -277,11 +279,104 @@ fn an_initialize_era_session_is_deleted_on_close() {
     );
     assert!(requests[1].contains("\"method\":\"notifications/initialized\""));
     let port = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    assert!(
+        requests[2].starts_with("GET /mcp HTTP/1.1\r\n"),
+        "{}",
+        requests[2]
+    );
     assert_eq!(
-        requests[2],
+        requests[3],
         format!(
             "DELETE /mcp HTTP/1.1\r\nHost: {port}\r\nAccept: application/json, text/event-stream\r\n\
 MCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: abc-123\r\n\r\n"
         )
     );
+}
+
+/// Read one request (head, and `Content-Length` bytes of body).
+fn read_request(conn: &mut std::net::TcpStream) -> String {
+    let mut request = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = conn.read(&mut buf).unwrap();
+        assert!(n > 0, "the client hung up mid-request");
+        request.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&request).to_string();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let len: usize = text
+                .lines()
+                .find_map(|l| l.strip_prefix("Content-Length: "))
+                .map_or(0, |v| v.trim().parse().unwrap());
+            if request.len() >= end + 4 + len {
+                return text;
+            }
+        }
+    }
+}
+
+/// 2025-11-25: a server that sends its elicitation request on the GET
+/// stream (as servers on the TypeScript SDK do) and holds the call's
+/// answer until the client has POSTed its response.
+#[test]
+fn initialize_era_requests_on_the_get_stream_are_answered_while_a_call_waits() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        let accept = || listener.accept().unwrap().0;
+        let mut init = accept();
+        assert!(read_request(&mut init).contains("\"method\":\"initialize\""));
+        init.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s-9\r\nContent-Length: 84\r\n\r\n\
+{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}").unwrap();
+        let mut initialized = accept();
+        read_request(&mut initialized);
+        initialized
+            .write_all(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
+            .unwrap();
+
+        let mut get = accept();
+        let head = read_request(&mut get);
+        assert!(head.starts_with("GET /mcp HTTP/1.1\r\n"), "{head}");
+        assert!(head.contains("\r\nMcp-Session-Id: s-9\r\n"), "{head}");
+        get.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n: open\n\n")
+            .unwrap();
+
+        let mut call = accept();
+        assert!(read_request(&mut call).contains("\"method\":\"tools/call\""));
+        get.write_all(b"data: {\"jsonrpc\":\"2.0\",\"id\":\"e1\",\"method\":\"elicitation/create\",\"params\":{\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\"}}}\n\n").unwrap();
+
+        let mut answer = accept();
+        let posted = read_request(&mut answer);
+        answer
+            .write_all(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
+            .unwrap();
+        let body: Value = serde_json::from_str(posted.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+        assert_eq!(
+            body,
+            json!({"jsonrpc": "2.0", "id": "e1", "result": {"action": "accept", "content": {"name": "Ada"}}})
+        );
+
+        call.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 75\r\n\r\n\
+{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}",
+        )
+        .unwrap();
+        get
+    });
+
+    struct Ada;
+    impl snodo_client::Handler for Ada {
+        fn elicit(&mut self, _: &Value) -> Result<Value, snodo_proto::ErrorObject> {
+            Ok(json!({"action": "accept", "content": {"name": "Ada"}}))
+        }
+    }
+    let mut config = ClientConfig::new("wire", "1", Wire::Http);
+    config.versions = vec![String::from("2025-11-25")];
+    config.capabilities.insert("elicitation".into(), json!({}));
+    let transport = HttpTransport::new(&url)
+        .unwrap()
+        .with_timeout(std::time::Duration::from_secs(10));
+    let mut session = Session::connect(transport, config, Ada).unwrap();
+    let result = session.call_tool("t", json!({})).unwrap();
+    assert_eq!(result["content"][0]["text"], "ok");
+    drop(server.join().unwrap());
 }
