@@ -175,6 +175,12 @@ impl ResponseDecoder {
         }
     }
 
+    /// Bytes held that are not yet an event (at most a head or a
+    /// chunk-size line, within [`ResponseLimits::max_head`]).
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
     /// Whether the whole response has been read.
     pub fn is_done(&self) -> bool {
         self.state == State::Done
@@ -593,5 +599,49 @@ Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
             d.push(b"X-Padding: aaaaaaaaaaaaaaaa\r\n");
         }
         assert_eq!(d.poll(), Some(Err(HttpError::HeadTooLarge)));
+    }
+
+    /// A hostile or broken server: random bytes after a valid head, and
+    /// random heads, split at random points. Nothing panics, and what the
+    /// decoder holds stays within its limit whatever arrives.
+    #[test]
+    fn random_input_never_panics_nor_grows_the_buffer() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let limits = ResponseLimits {
+            max_head: 256,
+            max_headers: 8,
+        };
+        let heads: [&[u8]; 4] = [
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\n\r\n",
+            b"",
+        ];
+        let alphabet = b"0123456789abcdefXYZ;:= \r\n\t\x00\xff";
+        for round in 0..400 {
+            let mut d = ResponseDecoder::new("POST", limits);
+            d.push(heads[round % heads.len()]);
+            for _ in 0..(next() % 40) {
+                let len = (next() % 64) as usize;
+                let piece: Vec<u8> = (0..len)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect();
+                d.push(&piece);
+                while let Some(Ok(_)) = d.poll() {}
+                assert!(
+                    d.buffered() <= limits.max_head + 64,
+                    "round {round}: {}",
+                    d.buffered()
+                );
+            }
+            d.close();
+            while let Some(Ok(_)) = d.poll() {}
+        }
     }
 }

@@ -294,4 +294,37 @@ data: third\r\r";
         d.push(b"data: 0123456789\n\n");
         assert_eq!(d.next_event().unwrap().unwrap().data, "0123456789");
     }
+
+    /// Random bytes, split at random points: no panic, and the line being
+    /// gathered stays within its limit.
+    #[test]
+    fn random_input_never_panics_nor_grows_the_line() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let limits = SseLimits {
+            max_line: 64,
+            max_event: 128,
+        };
+        let alphabet = b"data:id retry event\r\n\n\n: 019\xc3\xa9\xff";
+        for _ in 0..400 {
+            let mut d = SseDecoder::new(limits);
+            for _ in 0..(next() % 40) {
+                let len = (next() % 48) as usize;
+                let piece: Vec<u8> = (0..len)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect();
+                d.push(&piece);
+                while let Some(Ok(e)) = d.next_event() {
+                    assert!(e.data.len() <= limits.max_event);
+                }
+                assert!(d.line.len() <= limits.max_line);
+                assert!(d.data.len() <= limits.max_event);
+            }
+        }
+    }
 }
