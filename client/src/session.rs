@@ -285,6 +285,18 @@ impl<T: Transport, H: Handler> Session<T, H> {
 
     /// Drive the machine until `op` completes, fails or needs input.
     fn run(&mut self, op: OpId) -> Result<Step, Error> {
+        let outcome = self.run_inner(op);
+        if outcome.is_err() && self.client.is_live(op) {
+            // The transport failed (a timeout, a broken connection): the
+            // operation is abandoned, not left in flight. On stdio that is
+            // a `notifications/cancelled`, sent ahead of the next message;
+            // on HTTP the dropped connection already said so.
+            self.client.cancel(op, Some("the client stopped waiting"));
+        }
+        outcome
+    }
+
+    fn run_inner(&mut self, op: OpId) -> Result<Step, Error> {
         loop {
             if let Some(event) = self.parked.remove(&op) {
                 return match event {

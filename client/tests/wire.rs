@@ -380,3 +380,35 @@ fn initialize_era_requests_on_the_get_stream_are_answered_while_a_call_waits() {
     assert_eq!(result["content"][0]["text"], "ok");
     drop(server.join().unwrap());
 }
+
+/// A call the stdio server never answers: the wait ends at the timeout,
+/// and the next message the client sends is the call's cancellation.
+#[cfg(unix)]
+#[test]
+fn a_stdio_call_given_up_is_cancelled() {
+    use snodo_client::StdioTransport;
+    let script = r#"
+read -r discover
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}'
+read -r slow
+read -r cancel
+case "$cancel" in *'"method":"notifications/cancelled"'*'"requestId":2'*) ;; *) echo "bad: $cancel" >&2; exit 1;; esac
+read -r next
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[]}}'
+"#;
+    let mut command = std::process::Command::new("sh");
+    command.arg("-c").arg(script);
+    let transport = StdioTransport::spawn(command)
+        .unwrap()
+        .with_timeout(std::time::Duration::from_millis(300));
+    let config = ClientConfig::new("wire", "1", Wire::Stdio);
+    let mut session = Session::connect(transport, config, NoInput).unwrap();
+    match session.call_tool("slow", json!({})) {
+        Err(Error::Transport(snodo_client::TransportError::Io(e))) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::TimedOut)
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!session.client().is_live(OpId(2)));
+    session.call_tool("next", json!({})).unwrap();
+}
