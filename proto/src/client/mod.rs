@@ -50,101 +50,26 @@ use alloc::vec::Vec;
 use serde_json::{json, Map, Value};
 
 use crate::error::code;
-use crate::headers::{self, HeaderParam};
+use crate::headers;
+use catalog::Catalog;
 
 pub mod auth;
+mod catalog;
+mod config;
 pub mod http;
+mod outcome;
 pub mod sse;
 
 pub use auth::{Authorizer, AuthorizerError};
-
-/// The revisions this client speaks, newest first.
-pub const SUPPORTED_VERSIONS: [&str; 3] = ["2026-07-28", "2025-11-25", "2025-06-18"];
-
-/// The first revision without `initialize`: every request carries its own
-/// `_meta` (`basic/index.mdx` § `_meta`).
-const STATELESS_SINCE: &str = "2026-07-28";
+pub use config::{
+    is_stateless, ClientConfig, OpId, RequestOptions, Wire, SUPPORTED_VERSIONS, TASKS_EXTENSION,
+};
+pub use outcome::{AnswerError, ClientError, Event, MessageError};
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
-
-/// The Tasks extension's identifier: a client that declares it in
-/// `clientCapabilities.extensions` accepts `resultType: "task"`.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-
-/// Whether `version` is a revision without `initialize` (versions are
-/// dates, so they order as strings).
-pub fn is_stateless(version: &str) -> bool {
-    version >= STATELESS_SINCE
-}
-
-/// The wire the client's messages travel on: it decides which header
-/// mirrors are computed and how a cancellation is signalled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wire {
-    /// Streamable HTTP (`basic/transports/streamable-http.mdx`).
-    Http,
-    /// stdio (`basic/transports/stdio.mdx`).
-    Stdio,
-}
-
-/// How a [`Client`] presents itself.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClientConfig {
-    /// `clientInfo`: at least `name` and `version`.
-    pub client_info: Value,
-    /// `clientCapabilities`, e.g. `{"elicitation": {}}` when the
-    /// application answers elicitation requests.
-    pub capabilities: Map<String, Value>,
-    /// The revisions to offer, preferred first; each must be one of
-    /// [`SUPPORTED_VERSIONS`]. The first decides the dialect: a stateless
-    /// revision sends `_meta` on every request, an older one starts with
-    /// `initialize`.
-    pub versions: Vec<String>,
-    /// The wire.
-    pub wire: Wire,
-}
-
-impl ClientConfig {
-    /// Declare extension `id` in `clientCapabilities.extensions` (with
-    /// [`TASKS_EXTENSION`], results may be task handles: [`Event::Task`]).
-    pub fn with_extension(mut self, id: &str, settings: Value) -> Self {
-        let extensions = self
-            .capabilities
-            .entry("extensions")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(m) = extensions {
-            m.insert(String::from(id), settings);
-        }
-        self
-    }
-
-    /// A configuration for revision 2026-07-28 over `wire`, with no
-    /// capabilities.
-    pub fn new(name: &str, version: &str, wire: Wire) -> Self {
-        ClientConfig {
-            client_info: json!({"name": name, "version": version}),
-            capabilities: Map::new(),
-            versions: alloc::vec![String::from(STATELESS_SINCE)],
-            wire,
-        }
-    }
-}
-
-/// One operation: a request and its MRTR retries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct OpId(pub u64);
-
-/// Options of one request.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RequestOptions {
-    /// Ask for `notifications/progress` (`basic/patterns/progress.mdx`):
-    /// the request carries a `progressToken` and the notifications come
-    /// back as [`Event::Notification`] with the operation's id.
-    pub progress: bool,
-}
 
 /// What a [`Transmit`] carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,143 +102,14 @@ pub struct Transmit {
     pub body: Vec<u8>,
 }
 
-/// Why an operation failed.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ClientError {
-    /// The server answered with a JSON-RPC error.
-    Rpc {
-        /// The error code.
-        code: i64,
-        /// The message.
-        message: String,
-        /// The `data` member, if any.
-        data: Option<Value>,
-    },
-    /// An HTTP status with no JSON-RPC answer for the request.
-    Http {
-        /// The status code.
-        status: u16,
-    },
-    /// The response stream ended without an answer.
-    NoResponse,
-    /// The answer broke the protocol (what is wrong, for a log).
-    Malformed(String),
-    /// The server chose a revision this client does not speak.
-    UnsupportedVersion(String),
-    /// The application cancelled it.
-    Cancelled,
-}
-
-impl core::fmt::Display for ClientError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            ClientError::Rpc { code, message, .. } => write!(f, "error {code}: {message}"),
-            ClientError::Http { status } => write!(f, "HTTP status {status}"),
-            ClientError::NoResponse => f.write_str("the response stream ended without an answer"),
-            ClientError::Malformed(why) => write!(f, "malformed answer: {why}"),
-            ClientError::UnsupportedVersion(v) => write!(f, "unsupported protocol version {v}"),
-            ClientError::Cancelled => f.write_str("cancelled"),
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for ClientError {}
-
-/// What happened.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Event {
-    /// The operation completed with this result (for `tools/list` over
-    /// HTTP, without the tools the client rejected).
-    Completed {
-        /// The operation.
-        op: OpId,
-        /// The result object.
-        result: Value,
-    },
-    /// The operation failed.
-    Failed {
-        /// The operation.
-        op: OpId,
-        /// Why.
-        error: ClientError,
-    },
-    /// The server needs input before it completes the operation
-    /// (`InputRequiredResult`, `basic/patterns/mrtr.mdx`): answer each
-    /// request with [`Client::answer`]. `requests` maps the server's keys
-    /// to `{method, params}`; it is empty when the server sent only a
-    /// `requestState` (the retry may follow at once).
-    InputRequired {
-        /// The operation.
-        op: OpId,
-        /// The input requests.
-        requests: Map<String, Value>,
-    },
-    /// A notification; `op` is set when it carries the progress token of
-    /// a live operation.
-    Notification {
-        /// The operation it relates to, if known.
-        op: Option<OpId>,
-        /// The whole JSON-RPC notification.
-        message: Value,
-    },
-    /// A request from the server (initialize era: `sampling/createMessage`,
-    /// `elicitation/create`, `roots/list`, `ping`); answer it with
-    /// [`Client::respond`].
-    ServerRequest {
-        /// Its JSON-RPC id, echoed in the response.
-        id: Value,
-        /// The method.
-        method: String,
-        /// The params (`null` when absent).
-        params: Value,
-    },
-    /// The operation's answer is a task handle (`resultType: "task"`, the
-    /// Tasks extension, only when the client declared it): the work goes
-    /// on at the server, polled with `tasks/get` by `taskId`. The
-    /// operation itself is over.
-    Task {
-        /// The operation.
-        op: OpId,
-        /// The task (`taskId`, `status`, `pollIntervalMs`, ...).
-        task: Value,
-    },
-    /// A tool of a `tools/list` result was dropped: its `x-mcp-header`
-    /// annotations break the rules of `basic/transports/streamable-http.mdx`
-    /// § Schema Extension, and a Streamable HTTP client must exclude it.
-    ToolRejected {
-        /// The tool's name.
-        name: String,
-        /// Why (for the warning the spec asks clients to log).
-        reason: String,
-    },
-}
-
-/// Why a message from the server was not accepted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MessageError {
-    /// Not JSON, or not a JSON-RPC message.
-    NotJsonRpc,
-    /// A response to no request in flight (late, duplicated, or foreign).
-    UnknownId,
-}
-
-/// Why [`Client::answer`] was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AnswerError {
-    /// No such operation in flight.
-    UnknownOp,
-    /// The operation is not waiting for input.
-    NotWaiting,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum OpState {
     /// A round is in flight under this JSON-RPC id.
     InFlight(u64),
     /// Waiting for [`Client::answer`].
     AwaitingInput,
-    /// Waiting for a `tools/list` the client sent after a `HeaderMismatch`.
+    /// Waiting for what the client sent by itself: a `tools/list` after
+    /// a `HeaderMismatch`, or the new session's `initialize`.
     Refreshing,
 }
 
@@ -383,8 +179,8 @@ pub struct Client {
     rounds: BTreeMap<u64, OpId>,
     transmits: VecDeque<Transmit>,
     events: VecDeque<Event>,
-    /// Tool name -> its header mirrors.
-    tools: BTreeMap<String, Vec<HeaderParam>>,
+    /// The tools' header mirrors.
+    catalog: Catalog,
     session_id: Option<String>,
     /// Initialize era: the `initialize` operation, until it completes.
     initializing: Option<OpId>,
@@ -414,7 +210,7 @@ impl Client {
             rounds: BTreeMap::new(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
-            tools: BTreeMap::new(),
+            catalog: Catalog::default(),
             session_id: None,
             initializing: None,
             after_session: Vec::new(),
@@ -897,7 +693,7 @@ impl Client {
                 .get(&waiting)
                 .and_then(|w| w.params.get("name"))
                 .and_then(Value::as_str);
-            let known = name.is_some_and(|n| self.tools.contains_key(n));
+            let known = name.is_some_and(|n| self.catalog.knows(n));
             match next_cursor(&Value::Object(result)) {
                 Some(cursor) if !known => {
                     let cursor = String::from(cursor);
@@ -929,36 +725,14 @@ impl Client {
         });
     }
 
-    /// Remember each tool's header mirrors; on HTTP drop the tools whose
-    /// annotations are invalid (§ Schema Extension: "the client MUST
-    /// exclude the invalid tool from the result of tools/list").
+    /// Remember the tools' header mirrors, dropping invalid ones on HTTP
+    /// with an [`Event::ToolRejected`] each.
     fn record_tools(&mut self, result: &mut Map<String, Value>) {
-        let Some(Value::Array(tools)) = result.get_mut("tools") else {
-            return;
-        };
-        let mut kept = Vec::with_capacity(tools.len());
-        for tool in core::mem::take(tools) {
-            let Some(name) = tool.get("name").and_then(Value::as_str).map(String::from) else {
-                continue;
-            };
-            let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
-            match headers::scan(&schema) {
-                Ok(params) => {
-                    self.tools.insert(name, params);
-                    kept.push(tool);
-                }
-                Err(reason) if self.config.wire == Wire::Http => {
-                    self.tools.remove(&name);
-                    self.events.push_back(Event::ToolRejected { name, reason });
-                }
-                Err(_) => {
-                    // Other transports may ignore the annotations.
-                    self.tools.insert(name, Vec::new());
-                    kept.push(tool);
-                }
-            }
-        }
-        *tools = kept;
+        let events = &mut self.events;
+        self.catalog
+            .record(result, self.config.wire, |name, reason| {
+                events.push_back(Event::ToolRejected { name, reason });
+            });
     }
 
     fn record_discover(&mut self, result: &Map<String, Value>) {
@@ -1182,18 +956,7 @@ impl Client {
         }
         if method == "tools/call" {
             if let (Some(name), Some(Value::Object(args))) = (name, params.get("arguments")) {
-                for param in self.tools.get(name).map(Vec::as_slice).unwrap_or(&[]) {
-                    let Some(value) = headers::value_at(args, &param.path) else {
-                        continue;
-                    };
-                    let text = match value {
-                        Value::String(s) => headers::encode_value(s).into_owned(),
-                        Value::Bool(b) => String::from(if *b { "true" } else { "false" }),
-                        Value::Number(n) => n.to_string(),
-                        _ => continue,
-                    };
-                    out.push((format!("Mcp-Param-{}", param.name), text));
-                }
+                out.extend(self.catalog.param_headers(name, args));
             }
         }
         out
