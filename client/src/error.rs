@@ -90,3 +90,15 @@ impl From<ClientError> for Error {
         Error::Client(e)
     }
 }
+
+impl From<snodo_proto::client::exchange::ExchangeError> for TransportError {
+    fn from(e: snodo_proto::client::exchange::ExchangeError) -> Self {
+        use snodo_proto::client::exchange::ExchangeError;
+        match e {
+            ExchangeError::Http(e) => TransportError::Http(e),
+            ExchangeError::Sse(e) => TransportError::Sse(e),
+            ExchangeError::TooLarge => TransportError::TooLarge,
+            ExchangeError::Status(s) => TransportError::Status(s),
+        }
+    }
+}

@@ -8,7 +8,7 @@
 //! keeps the stream open does not hold the client.
 
 use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -64,29 +64,11 @@ impl HttpTransport {
     /// A transport for `endpoint` (`http://host[:port]/path`). TLS is not
     /// built in: an `https://` endpoint is refused.
     pub fn new(endpoint: &str) -> Result<Self, TransportError> {
-        let url = url::Url::parse(endpoint).map_err(|e| TransportError::Url(e.to_string()))?;
-        if url.scheme() != "http" {
-            return Err(TransportError::Url(format!(
-                "scheme {:?} is not supported (http only)",
-                url.scheme()
-            )));
-        }
-        let host = url
-            .host_str()
-            .ok_or_else(|| TransportError::Url(String::from("no host")))?;
-        let port = url.port_or_known_default().unwrap_or(80);
-        let authority = match url.port() {
-            Some(p) => format!("{host}:{p}"),
-            None => String::from(host),
-        };
-        // `[::1]` in a URL is `::1` to the resolver.
-        let bare = host.trim_start_matches('[').trim_end_matches(']');
-        let addrs: Vec<_> = (bare, port).to_socket_addrs()?.collect();
-        let mut target = String::from(url.path());
-        if let Some(q) = url.query() {
-            target.push('?');
-            target.push_str(q);
-        }
+        let crate::endpoint::Endpoint {
+            authority,
+            addrs,
+            target,
+        } = crate::endpoint::Endpoint::parse(endpoint)?;
         Ok(HttpTransport {
             endpoint: String::from(endpoint),
             authority,
@@ -355,18 +337,9 @@ impl Transport for HttpTransport {
     /// clients to end sessions) alike.
     fn close(&mut self, client: &Client) -> Result<(), TransportError> {
         self.get = None;
-        let Some(session) = client.session_id().filter(|_| !client.is_stateless()) else {
+        let Some(request) = delete_request(client, &self.target, &self.authority)? else {
             return Ok(());
         };
-        let headers = [
-            (
-                String::from("MCP-Protocol-Version"),
-                String::from(client.version()),
-            ),
-            (String::from("Mcp-Session-Id"), String::from(session)),
-        ];
-        let request = encode_request("DELETE", &self.target, &self.authority, &headers, None)
-            .map_err(TransportError::Http)?;
         let mut stream = self.connect()?;
         stream.write_all(&request)?;
         let mut decoder = ResponseDecoder::new("DELETE", ResponseLimits::default());
@@ -431,6 +404,29 @@ impl HttpTransport {
         client.handle_http_head(round, head);
         self.finish(round, head.status, client).map(|_| ())
     }
+}
+
+/// The `DELETE` that ends an initialize-era session (2025-11-25
+/// `basic/transports.mdx` § Session Management); `None` when there is
+/// none to end.
+pub(crate) fn delete_request(
+    client: &Client,
+    target: &str,
+    authority: &str,
+) -> Result<Option<Vec<u8>>, TransportError> {
+    let Some(session) = client.session_id().filter(|_| !client.is_stateless()) else {
+        return Ok(None);
+    };
+    let headers = [
+        (
+            String::from("MCP-Protocol-Version"),
+            String::from(client.version()),
+        ),
+        (String::from("Mcp-Session-Id"), String::from(session)),
+    ];
+    encode_request("DELETE", target, authority, &headers, None)
+        .map(Some)
+        .map_err(TransportError::Http)
 }
 
 fn is_timeout(e: &std::io::Error) -> bool {

@@ -28,16 +28,37 @@
 
 #![warn(missing_docs)]
 
+#[cfg(any(feature = "tokio", feature = "smol"))]
+mod async_http;
+#[cfg(any(feature = "tokio", feature = "smol"))]
+mod async_session;
+#[cfg(any(feature = "tokio", feature = "smol"))]
+mod async_stdio;
+mod endpoint;
 mod error;
 mod get_stream;
 mod handler;
 mod http;
+#[cfg(any(feature = "tokio", feature = "smol"))]
+mod runtime;
 mod session;
+#[cfg(feature = "smol")]
+mod smol;
 mod stdio;
+#[cfg(feature = "tokio")]
+mod tokio;
 
+#[cfg(any(feature = "tokio", feature = "smol"))]
+pub use async_http::AsyncHttpTransport;
+#[cfg(any(feature = "tokio", feature = "smol"))]
+pub use async_session::{AsyncPump, AsyncSession, AsyncTransport};
+#[cfg(any(feature = "tokio", feature = "smol"))]
+pub use async_stdio::AsyncStdioTransport;
 pub use error::{Error, TransportError};
 pub use handler::{Handler, NoInput};
 pub use http::HttpTransport;
+#[cfg(any(feature = "tokio", feature = "smol"))]
+pub use runtime::{ChildProcess, ClientRuntime, Reader, Writer};
 pub use session::{Ended, Pump, Session, Step, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};
 pub use stdio::StdioTransport;

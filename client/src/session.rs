@@ -3,7 +3,10 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
-use snodo_proto::client::{Client, ClientConfig, Event, OpId, RequestOptions, Transmit};
+use snodo_proto::client::task::{TaskFollow, TaskStep};
+use snodo_proto::client::{
+    Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit,
+};
 
 use crate::error::{Error, TransportError};
 use crate::handler::Handler;
@@ -60,7 +63,7 @@ pub enum Step {
 /// The most MRTR rounds [`Session::request`] answers for one operation
 /// before giving up (a server may ask again and again, § Server
 /// Requirements rule 8; a client need not follow forever).
-const MAX_ROUNDS: usize = 16;
+pub(crate) const MAX_ROUNDS: usize = 16;
 
 /// A connected client.
 pub struct Session<T: Transport, H: Handler> {
@@ -168,52 +171,32 @@ impl<T: Transport, H: Handler> Session<T, H> {
     }
 
     /// Follow a task (the Tasks extension, `io.modelcontextprotocol/tasks`)
-    /// to its end: `tasks/get` every `pollIntervalMs` (default 500 ms,
-    /// bounded to 10 ms..5 s) while it is `working`; its input requests
-    /// answered by the handler through `tasks/update`; the tool's result
+    /// to its end, as [`TaskFollow`] says: `tasks/get` every
+    /// `pollIntervalMs` while it is `working`; its input requests (each
+    /// key once) answered by the handler through `tasks/update`; the tool's result
     /// once `completed`, its error once `failed`.
-    pub fn await_task(&mut self, mut task: Value) -> Result<Value, Error> {
-        let id = task["taskId"].clone();
+    pub fn await_task(&mut self, task: Value) -> Result<Value, Error> {
+        let mut follow = TaskFollow::from_result("tools/call", &task)?
+            .ok_or_else(|| Error::Client(ClientError::Malformed(String::from("not a task"))))?;
+        let mut state = task;
         let mut rounds = 0;
         loop {
-            match task["status"].as_str().unwrap_or("") {
-                "completed" if task.get("result").is_some() => return Ok(task["result"].clone()),
-                "failed" => {
-                    let e = &task["error"];
-                    return Err(Error::Client(snodo_proto::client::ClientError::Rpc {
-                        code: e["code"].as_i64().unwrap_or(0),
-                        message: e["message"].as_str().unwrap_or("task failed").into(),
-                        data: e.get("data").cloned(),
-                    }));
-                }
-                "cancelled" => {
-                    return Err(Error::Client(snodo_proto::client::ClientError::Cancelled))
-                }
-                "input_required" if task.get("inputRequests").is_some() => {
+            match follow.step(&state)? {
+                TaskStep::Completed(result) => return Ok(result),
+                TaskStep::Failed(error) => return Err(Error::Client(error)),
+                TaskStep::Cancelled => return Err(Error::Client(ClientError::Cancelled)),
+                TaskStep::Input { requests } => {
                     rounds += 1;
                     if rounds > MAX_ROUNDS {
                         return Err(Error::InputRounds(MAX_ROUNDS));
                     }
-                    let requests = task["inputRequests"]
-                        .as_object()
-                        .cloned()
-                        .unwrap_or_default();
                     let responses = self.answer_inputs(&requests);
-                    self.request(
-                        "tasks/update",
-                        json!({"taskId": id, "inputResponses": responses}),
-                    )?;
+                    let params = follow.update_params(responses);
+                    self.request("tasks/update", params)?;
                 }
-                // Working, or a handle without its payload: wait, then look.
-                _ => {
-                    let ms = task["pollIntervalMs"]
-                        .as_u64()
-                        .unwrap_or(500)
-                        .clamp(10, 5000);
-                    std::thread::sleep(std::time::Duration::from_millis(ms));
-                }
+                TaskStep::Poll { after } => std::thread::sleep(after),
             }
-            task = self.request("tasks/get", json!({"taskId": id}))?;
+            state = self.request("tasks/get", follow.get_params())?;
         }
     }
 
@@ -399,7 +382,7 @@ pub enum Ended {
 }
 
 /// Whether a notification is the listener's, and what it decided.
-enum Tap {
+pub(crate) enum Tap {
     /// Not the listener's: the handler's.
     Pass,
     /// The listener took it and goes on.
@@ -408,11 +391,11 @@ enum Tap {
     Stop,
 }
 
-type TapFn<'a> = &'a mut dyn FnMut(OpId, &Value) -> Tap;
+pub(crate) type TapFn<'a> = &'a mut dyn FnMut(OpId, &Value) -> Tap;
 
 /// Handle notifications (a listener's first) and server requests; park
 /// outcomes.
-fn drain<H: Handler>(
+pub(crate) fn drain<H: Handler>(
     client: &mut Client,
     handler: &mut H,
     parked: &mut BTreeMap<OpId, Event>,

@@ -56,9 +56,11 @@ use catalog::Catalog;
 pub mod auth;
 mod catalog;
 mod config;
+pub mod exchange;
 pub mod http;
 mod outcome;
 pub mod sse;
+pub mod task;
 
 pub use auth::{Authorizer, AuthorizerError};
 pub use config::{
@@ -631,9 +633,14 @@ impl Client {
         match kind {
             "complete" | "input_required" => {}
             "task" if tasks => {
-                self.ops.remove(&op);
+                let method = self.ops.remove(&op).map(|e| e.method).unwrap_or_default();
                 let task = Value::Object(result);
-                self.events.push_back(Event::Task { op, task });
+                // Only a request the extension lists may become a task
+                // (`tasks.md` § Supported Methods).
+                match task::TaskFollow::from_result(&method, &task) {
+                    Ok(_) => self.events.push_back(Event::Task { op, task }),
+                    Err(error) => self.events.push_back(Event::Failed { op, error }),
+                }
                 return;
             }
             other => {
