@@ -216,6 +216,43 @@ pub fn base64_decode_strict(s: &str) -> Option<Vec<u8>> {
     (acc == 0).then_some(out)
 }
 
+/// Encode a value for an `Mcp-Name` or `Mcp-Param-*` header (§ Value
+/// Encoding, the client's side of [`decode_value`]): as-is when it is
+/// visible ASCII with inner spaces only, else (non-ASCII, control
+/// characters, leading or trailing whitespace, or a value that already
+/// looks like the sentinel) `=?base64?…?=` of its UTF-8.
+pub fn encode_value(value: &str) -> Cow<'_, str> {
+    let b = value.as_bytes();
+    let visible = b.iter().all(|&c| (0x20..=0x7e).contains(&c));
+    let padded = b.first() == Some(&b' ') || b.last() == Some(&b' ');
+    let sentinel = value.starts_with("=?base64?") && value.ends_with("?=");
+    if visible && !padded && !sentinel {
+        Cow::Borrowed(value)
+    } else {
+        Cow::Owned(format!("=?base64?{}?=", base64_encode(b)))
+    }
+}
+
+/// Standard-alphabet Base64 with padding (RFC 4648 § 4).
+pub fn base64_encode(data: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &c)| acc | u32::from(c) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// The argument value at `path`, if present and not `null`.
 pub fn value_at<'a>(arguments: &'a Map<String, Value>, path: &[String]) -> Option<&'a Value> {
     let (first, rest) = path.split_first()?;
@@ -314,6 +351,28 @@ mod tests {
             decode_value(b"=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
             Ok(String::from("=?base64?literal?="))
         );
+    }
+
+    #[test]
+    fn encodes_values_as_the_spec_table_shows() {
+        // § Value Encoding, the encoding examples table.
+        assert_eq!(encode_value("us-west1"), "us-west1");
+        assert_eq!(encode_value("us west 1"), "us west 1");
+        assert_eq!(
+            encode_value("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
+        assert_eq!(encode_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
+        assert_eq!(encode_value("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
+        assert_eq!(
+            encode_value("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
+        assert_eq!(encode_value("\tindented"), "=?base64?CWluZGVudGVk?=");
+        assert_eq!(encode_value(""), "");
+        assert_eq!(base64_encode(b"A"), "QQ==");
+        assert_eq!(base64_encode(b"AB"), "QUI=");
+        assert_eq!(base64_encode(b"ABC"), "QUJD");
     }
 
     #[test]

@@ -1,0 +1,244 @@
+//! Streamable HTTP on an async runtime (`basic/transports/streamable-http.mdx`).
+//!
+//! Each message is a POST ([`Exchange`] writes it and reads its answer
+//! into the machine); a connection whose answer was read to its framed
+//! end is kept for the next POST. A kept connection the server has
+//! closed meanwhile is noticed when its answer ends before it began, and
+//! the POST goes once more on a new connection.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use snodo_proto::client::exchange::{Exchange, ExchangeLimits, Step};
+use snodo_proto::client::{Authorizer, Client, Transmit};
+
+use crate::async_session::{AsyncPump as Pump, AsyncTransport};
+use crate::endpoint::Endpoint;
+use crate::error::TransportError;
+use crate::runtime::{read_chunk, write_all, ClientRuntime, Reader, Writer};
+
+/// The most 401/403 answers one message is resent after: an authorizer
+/// that keeps saying "try again" cannot make the client loop.
+const MAX_CHALLENGES: usize = 4;
+
+/// The Streamable HTTP transport for one `http://` endpoint, on runtime `R`.
+pub struct AsyncHttpTransport<R: ClientRuntime> {
+    runtime: R,
+    endpoint: String,
+    /// `host[:port]` as the `Host` field carries it.
+    authority: String,
+    addrs: Vec<SocketAddr>,
+    /// Path and query.
+    target: String,
+    authorizer: Option<Arc<dyn Authorizer>>,
+    timeout: Duration,
+    limits: ExchangeLimits,
+    /// A connection kept alive after an answer read to its end.
+    idle: Option<(Reader, Writer)>,
+}
+
+impl<R: ClientRuntime> std::fmt::Debug for AsyncHttpTransport<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AsyncHttpTransport")
+            .field("endpoint", &self.endpoint)
+            .field("authorizer", &self.authorizer.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: ClientRuntime> AsyncHttpTransport<R> {
+    /// A transport for `endpoint` (`http://host[:port]/path`) on `runtime`.
+    /// TLS is not built in: an `https://` endpoint is refused. The host
+    /// is resolved here, once.
+    pub fn new(runtime: R, endpoint: &str) -> Result<Self, TransportError> {
+        let Endpoint {
+            authority,
+            addrs,
+            target,
+        } = Endpoint::parse(endpoint)?;
+        Ok(AsyncHttpTransport {
+            runtime,
+            endpoint: endpoint.to_owned(),
+            authority,
+            addrs,
+            target,
+            authorizer: None,
+            timeout: Duration::from_secs(60),
+            limits: ExchangeLimits::default(),
+            idle: None,
+        })
+    }
+
+    /// Ask `authorizer` for the `Authorization` field, and hand it 401 and
+    /// 403 answers (its work runs on [`ClientRuntime::unblock`]).
+    pub fn with_authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> Self {
+        self.authorizer = Some(authorizer);
+        self
+    }
+
+    /// The longest wait for any piece of an answer (default 60 s).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// POST `transmit` and read its answer into `client`; a 401/403 goes
+    /// to the authorizer, and the POST once more with what it got (a
+    /// step-up after a first authorization is a second challenge), at most
+    /// [`MAX_CHALLENGES`] times.
+    async fn post(
+        &mut self,
+        transmit: &Transmit,
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> Result<(), TransportError> {
+        let mut challenges = 0;
+        loop {
+            let authorization = self
+                .authorizer
+                .as_ref()
+                .and_then(|a| a.authorization(&self.endpoint));
+            let (mut exchange, request) = Exchange::start(
+                transmit,
+                &self.target,
+                &self.authority,
+                authorization,
+                self.authorizer.is_some() && challenges < MAX_CHALLENGES,
+                self.limits,
+            )
+            .map_err(TransportError::Http)?;
+            let step = self.run(&mut exchange, &request, client, pump).await?;
+            let Step::Challenged {
+                status,
+                www_authenticate,
+            } = step
+            else {
+                return Ok(());
+            };
+            let authorizer = self
+                .authorizer
+                .clone()
+                .expect("challengeable only with one");
+            let endpoint = self.endpoint.clone();
+            let retry = self
+                .runtime
+                .unblock(move || authorizer.challenged(&endpoint, status, &www_authenticate))
+                .await
+                .map_err(TransportError::Auth)?;
+            if !retry {
+                exchange.refused(client).map_err(TransportError::from)?;
+                return Ok(());
+            }
+            challenges += 1;
+        }
+    }
+
+    /// Write `request` and read its answer to a step other than
+    /// [`Step::Read`], sending what the messages read queue meanwhile (an
+    /// initialize-era answer to a server request on this stream).
+    async fn run(
+        &mut self,
+        exchange: &mut Exchange,
+        request: &[u8],
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> Result<Step, TransportError> {
+        let mut buf = Vec::new();
+        let (mut reader, mut writer, mut kept) = match self.idle.take() {
+            Some((r, w)) => (r, w, true),
+            None => {
+                let (r, w) = self.runtime.connect(self.addrs.clone()).await?;
+                (r, w, false)
+            }
+        };
+        let mut answered = false;
+        loop {
+            let sent = write_all(&mut writer, request).await;
+            let deadline = self.runtime.now() + self.timeout;
+            let read = match sent {
+                Ok(()) => read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await,
+                Err(e) => Err(e),
+            };
+            match read {
+                // A kept connection the server closed while it idled: the
+                // request never reached it, so it goes on a new one.
+                Ok(()) if buf.is_empty() && kept => {}
+                // A timeout is not a closed connection: the server may
+                // be working on the request, which must not be sent twice.
+                Err(e) if kept && e.kind() != io::ErrorKind::TimedOut => {}
+                Ok(()) => break,
+                Err(e) => return Err(e.into()),
+            }
+            let (r, w) = self.runtime.connect(self.addrs.clone()).await?;
+            (reader, writer, kept) = (r, w, false);
+        }
+        loop {
+            let step = if buf.is_empty() {
+                exchange.close(client)
+            } else {
+                answered = true;
+                exchange.push(&buf, client)
+            }
+            .map_err(TransportError::from)?;
+            pump(client);
+            while let Some(reply) = client.poll_transmit() {
+                Box::pin(self.post(&reply, client, &mut *pump)).await?;
+            }
+            let step = match step {
+                Step::Read => exchange.settle(client),
+                step => step,
+            };
+            match step {
+                Step::Read => {}
+                Step::Done { reusable } => {
+                    if reusable && answered {
+                        self.idle = Some((reader, writer));
+                    }
+                    return Ok(step);
+                }
+                Step::Challenged { .. } => return Ok(step),
+            }
+            let deadline = self.runtime.now() + self.timeout;
+            read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await?;
+        }
+    }
+}
+
+impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
+    async fn send(
+        &mut self,
+        transmit: Transmit,
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> Result<(), TransportError> {
+        self.post(&transmit, client, pump).await
+    }
+
+    async fn receive(&mut self, _client: &mut Client) -> Result<bool, TransportError> {
+        // Every answer is read by `send`; nothing arrives on its own (the
+        // initialize era's GET stream is the blocking transport's only).
+        Ok(false)
+    }
+
+    async fn close(&mut self, client: &Client) -> Result<(), TransportError> {
+        self.idle = None;
+        let Some(request) = crate::http::delete_request(client, &self.target, &self.authority)?
+        else {
+            return Ok(());
+        };
+        let (mut reader, mut writer) = self.runtime.connect(self.addrs.clone()).await?;
+        write_all(&mut writer, &request).await?;
+        // Any answer ends the session from this side.
+        let deadline = self.runtime.now() + self.timeout;
+        let mut buf = Vec::new();
+        read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await?;
+        Ok(())
+    }
+
+    fn sleep(&self, duration: Duration) -> impl std::future::Future<Output = ()> + Send {
+        let runtime = self.runtime.clone();
+        async move { crate::runtime::sleep(&runtime, duration).await }
+    }
+}

@@ -1,0 +1,370 @@
+//! The async session: the blocking [`Session`](crate::Session)'s steps,
+//! awaited, over an [`AsyncTransport`] on tokio or smol (features `tokio`,
+//! `smol`) through its [`ClientRuntime`](crate::ClientRuntime).
+//!
+//! The body below is derived from `session.rs`, the one source of the
+//! steps: `client/asyncify.py` regenerates this file from it (run it, then
+//! `cargo fmt`, after changing the blocking session; the blocking tests and
+//! `tests/async_transports.rs` then cover both).
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use snodo_proto::client::task::{TaskFollow, TaskStep};
+use snodo_proto::client::{
+    Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit,
+};
+
+use crate::error::{Error, TransportError};
+use crate::handler::Handler;
+use crate::session::{drain, Ended, Step, Tap, MAX_ROUNDS};
+
+/// Moves the machine's messages on an async runtime; see
+/// [`AsyncHttpTransport`](crate::AsyncHttpTransport) and
+/// [`AsyncStdioTransport`](crate::AsyncStdioTransport). The same contract
+/// as [`Transport`](crate::Transport), awaited.
+pub trait AsyncTransport: Send {
+    /// [`Transport::send`](crate::Transport::send).
+    fn send(
+        &mut self,
+        transmit: Transmit,
+        client: &mut Client,
+        pump: AsyncPump<'_>,
+    ) -> impl Future<Output = Result<(), TransportError>> + Send;
+
+    /// [`Transport::receive`](crate::Transport::receive).
+    fn receive(
+        &mut self,
+        client: &mut Client,
+    ) -> impl Future<Output = Result<bool, TransportError>> + Send;
+
+    /// [`Transport::close`](crate::Transport::close).
+    fn close(&mut self, client: &Client)
+        -> impl Future<Output = Result<(), TransportError>> + Send;
+
+    /// Wait `duration` on the transport's runtime (between task polls).
+    fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send;
+}
+
+/// The session's event handling, lent to [`AsyncTransport::send`].
+pub type AsyncPump<'a> = &'a mut (dyn FnMut(&mut Client) + Send);
+
+/// A listener's tap, sendable across the awaits.
+type AsyncTapFn<'a> = &'a mut (dyn FnMut(OpId, &Value) -> Tap + Send);
+
+/// A connected client.
+pub struct AsyncSession<T: AsyncTransport, H: Handler + Send> {
+    client: Client,
+    transport: T,
+    handler: H,
+    /// Outcomes of operations nobody is waiting for yet.
+    parked: BTreeMap<OpId, Event>,
+}
+
+impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
+    /// Open a session: `server/discover` on 2026-07-28 (a `-32022` answer
+    /// is retried with a version the server lists), `initialize` then
+    /// `notifications/initialized` on the older revisions.
+    pub async fn connect(transport: T, config: ClientConfig, handler: H) -> Result<Self, Error> {
+        let mut session = AsyncSession::new(transport, config, handler);
+        let op = if session.client.is_stateless() {
+            session.client.discover()
+        } else {
+            session.client.initialize()
+        };
+        session.finish(op).await?;
+        session.flush().await?;
+        Ok(session)
+    }
+
+    /// A session that has sent nothing yet (no discover, no initialize).
+    pub fn new(transport: T, config: ClientConfig, handler: H) -> Self {
+        AsyncSession {
+            client: Client::new(config),
+            transport,
+            handler,
+            parked: BTreeMap::new(),
+        }
+    }
+
+    /// End the session: on Streamable HTTP in the initialize era, a
+    /// `DELETE` tells the server it may drop the session (2025-11-25
+    /// `basic/transports.mdx` § AsyncSession Management: clients SHOULD).
+    /// Dropping a [`StdioTransport`](crate::StdioTransport) closes the
+    /// server's stdin and ends the process.
+    pub async fn close(mut self) -> Result<(), Error> {
+        self.transport.close(&self.client).await?;
+        Ok(())
+    }
+
+    /// The machine (version in use, server facts, session id).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The handler.
+    pub fn handler_mut(&mut self) -> &mut H {
+        &mut self.handler
+    }
+
+    /// Send `method` and run it to its result, answering input requests
+    /// with the handler.
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, Error> {
+        self.request_with(method, params, RequestOptions::default())
+            .await
+    }
+
+    /// [`request`](AsyncSession::request) with options: with `progress`, the
+    /// server's `notifications/progress` reach
+    /// [`Handler::notification`] with the operation's id.
+    pub async fn request_with(
+        &mut self,
+        method: &str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<Value, Error> {
+        let op = self.client.request_with(method, params, options);
+        let mut step = self.run(op).await?;
+        for _ in 0..MAX_ROUNDS {
+            match step {
+                Step::Done(result) => return Ok(result),
+                Step::Task(task) => return Box::pin(self.await_task(task)).await,
+                Step::InputRequired { op, requests } => {
+                    let responses = self.answer_inputs(&requests);
+                    step = self.resume(op, responses).await?;
+                }
+            }
+        }
+        match step {
+            Step::Done(result) => Ok(result),
+            Step::Task(task) => Box::pin(self.await_task(task)).await,
+            Step::InputRequired { op, .. } => {
+                self.client.cancel(op, Some("too many input rounds"));
+                let _ = self.flush().await;
+                Err(Error::InputRounds(MAX_ROUNDS))
+            }
+        }
+    }
+
+    /// Send `method` and run it until it completes or needs input.
+    pub async fn start(&mut self, method: &str, params: Value) -> Result<Step, Error> {
+        let op = self.client.request(method, params);
+        self.run(op).await
+    }
+
+    /// Retry an operation with the application's input responses.
+    pub async fn resume(&mut self, op: OpId, responses: Map<String, Value>) -> Result<Step, Error> {
+        self.client.answer(op, responses).map_err(Error::Answer)?;
+        self.run(op).await
+    }
+
+    /// Follow a task (the Tasks extension, `io.modelcontextprotocol/tasks`)
+    /// to its end, as [`TaskFollow`] says: `tasks/get` every
+    /// `pollIntervalMs` while it is `working`; its input requests (each
+    /// key once) answered by the handler through `tasks/update`; the tool's result
+    /// once `completed`, its error once `failed`.
+    pub async fn await_task(&mut self, task: Value) -> Result<Value, Error> {
+        let mut follow = TaskFollow::from_result("tools/call", &task)?
+            .ok_or_else(|| Error::Client(ClientError::Malformed(String::from("not a task"))))?;
+        let mut state = task;
+        let mut rounds = 0;
+        loop {
+            match follow.step(&state)? {
+                TaskStep::Completed(result) => return Ok(result),
+                TaskStep::Failed(error) => return Err(Error::Client(error)),
+                TaskStep::Cancelled => return Err(Error::Client(ClientError::Cancelled)),
+                TaskStep::Input { requests } => {
+                    rounds += 1;
+                    if rounds > MAX_ROUNDS {
+                        return Err(Error::InputRounds(MAX_ROUNDS));
+                    }
+                    let responses = self.answer_inputs(&requests);
+                    let params = follow.update_params(responses);
+                    self.request("tasks/update", params).await?;
+                }
+                TaskStep::Poll { after } => self.transport.sleep(after).await,
+            }
+            state = self.request("tasks/get", follow.get_params()).await?;
+        }
+    }
+
+    /// The handler's answer to each input request. A request the handler
+    /// refuses is left out: the server asks again or fails the call.
+    pub fn answer_inputs(&mut self, requests: &Map<String, Value>) -> Map<String, Value> {
+        let mut responses = Map::new();
+        for (key, request) in requests {
+            let method = request["method"].as_str().unwrap_or("");
+            let params = request.get("params").cloned().unwrap_or(Value::Null);
+            if let Ok(result) = self.handler.dispatch(method, &params) {
+                responses.insert(key.clone(), result);
+            }
+        }
+        responses
+    }
+
+    /// `tools/call`.
+    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Result<Value, Error> {
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+            .await
+    }
+
+    /// Every tool, following `nextCursor` (over HTTP without the tools
+    /// whose `x-mcp-header` annotations are invalid).
+    pub async fn list_tools(&mut self) -> Result<Vec<Value>, Error> {
+        self.list_all("tools/list", "tools").await
+    }
+
+    /// Every item of a paginated list (`server/utilities/pagination.mdx`):
+    /// `method` again with each `nextCursor` until there is none.
+    pub async fn list_all(&mut self, method: &str, key: &str) -> Result<Vec<Value>, Error> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        // A server that hands out cursors forever is cut off.
+        for _ in 0..10_000 {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let result = self.request(method, params).await?;
+            if let Some(Value::Array(page)) = result.get(key) {
+                items.extend(page.iter().cloned());
+            }
+            match snodo_proto::client::next_cursor(&result) {
+                Some(next) => cursor = Some(String::from(next)),
+                None => return Ok(items),
+            }
+        }
+        Ok(items)
+    }
+
+    /// Send whatever the machine has queued (answers to server requests,
+    /// `notifications/initialized`).
+    pub async fn flush(&mut self) -> Result<(), Error> {
+        while let Some(t) = self.client.poll_transmit() {
+            self.send(t).await?;
+        }
+        Ok(())
+    }
+
+    async fn finish(&mut self, op: OpId) -> Result<Value, Error> {
+        match self.run(op).await? {
+            Step::Done(result) => Ok(result),
+            Step::Task(_) | Step::InputRequired { .. } => Err(Error::Client(
+                snodo_proto::client::ClientError::Malformed(String::from("input required")),
+            )),
+        }
+    }
+
+    /// Drive the machine until `op` completes, fails or needs input.
+    async fn run(&mut self, op: OpId) -> Result<Step, Error> {
+        let outcome = self.run_inner(op).await;
+        if outcome.is_err() && self.client.is_live(op) {
+            // The transport failed (a timeout, a broken connection): the
+            // operation is abandoned, not left in flight. On stdio that is
+            // a `notifications/cancelled`, sent ahead of the next message;
+            // on HTTP the dropped connection already said so.
+            self.client.cancel(op, Some("the client stopped waiting"));
+        }
+        outcome
+    }
+
+    async fn run_inner(&mut self, op: OpId) -> Result<Step, Error> {
+        loop {
+            if let Some(event) = self.parked.remove(&op) {
+                return match event {
+                    Event::Completed { result, .. } => Ok(Step::Done(result)),
+                    Event::Failed { error, .. } => Err(Error::Client(error)),
+                    Event::InputRequired { op, requests } => {
+                        Ok(Step::InputRequired { op, requests })
+                    }
+                    Event::Task { task, .. } => Ok(Step::Task(task)),
+                    _ => unreachable!("only outcomes are parked"),
+                };
+            }
+            if let Some(t) = self.client.poll_transmit() {
+                self.send(t).await?;
+                continue;
+            }
+            if !self.client.is_live(op) && !self.parked.contains_key(&op) {
+                return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
+            }
+            if !self.transport.receive(&mut self.client).await? {
+                return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
+            }
+            drain(
+                &mut self.client,
+                &mut self.handler,
+                &mut self.parked,
+                &mut |_, _| Tap::Pass,
+            );
+        }
+    }
+
+    async fn send(&mut self, transmit: Transmit) -> Result<(), TransportError> {
+        self.send_tapped(transmit, &mut |_, _| Tap::Pass).await
+    }
+
+    async fn send_tapped(
+        &mut self,
+        transmit: Transmit,
+        tap: AsyncTapFn<'_>,
+    ) -> Result<(), TransportError> {
+        let (handler, parked) = (&mut self.handler, &mut self.parked);
+        let mut pump = |client: &mut Client| drain(client, handler, parked, &mut *tap);
+        self.transport
+            .send(transmit, &mut self.client, &mut pump)
+            .await?;
+        drain(&mut self.client, &mut self.handler, &mut self.parked, tap);
+        Ok(())
+    }
+
+    /// Open a subscription (`basic/patterns/subscriptions.mdx`) with
+    /// `filter` (`{"toolsListChanged": true, ...}`) and hand each of its
+    /// notifications, the acknowledgment first, to `on_notification`
+    /// until it returns `false`: the client then ends the subscription
+    /// (closing the stream on HTTP, `notifications/cancelled` on stdio).
+    /// Other notifications go to the handler. Blocks meanwhile.
+    pub async fn listen(
+        &mut self,
+        filter: Value,
+        mut on_notification: impl FnMut(&Value) -> bool + Send,
+    ) -> Result<Ended, Error> {
+        let op = self.client.listen(filter);
+        let mut tap = |o: OpId, message: &Value| match o == op {
+            false => Tap::Pass,
+            true if on_notification(message) => Tap::Keep,
+            true => Tap::Stop,
+        };
+        loop {
+            match self.parked.remove(&op) {
+                Some(Event::Completed { result, .. }) => return Ok(Ended::ByServer(result)),
+                Some(Event::Failed { error, .. }) => return Err(Error::Client(error)),
+                Some(_) => {
+                    let why = String::from("input required on subscriptions/listen");
+                    return Err(Error::Client(snodo_proto::client::ClientError::Malformed(
+                        why,
+                    )));
+                }
+                None => {}
+            }
+            if let Some(t) = self.client.poll_transmit() {
+                self.send_tapped(t, &mut tap).await?;
+                continue;
+            }
+            if !self.client.is_live(op) {
+                return Ok(Ended::ByClient);
+            }
+            if !self.transport.receive(&mut self.client).await? {
+                return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
+            }
+            drain(
+                &mut self.client,
+                &mut self.handler,
+                &mut self.parked,
+                &mut tap,
+            );
+        }
+    }
+}

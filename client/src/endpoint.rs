@@ -1,0 +1,51 @@
+//! An `http://` endpoint as a transport reaches it.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+
+use crate::error::TransportError;
+
+/// Where the POSTs go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Endpoint {
+    /// `host[:port]` as the `Host` field carries it.
+    pub authority: String,
+    /// The addresses the host resolved to, once.
+    pub addrs: Vec<SocketAddr>,
+    /// Path and query.
+    pub target: String,
+}
+
+impl Endpoint {
+    /// `http://host[:port]/path[?query]`. TLS is not built in: any other
+    /// scheme is refused.
+    pub fn parse(endpoint: &str) -> Result<Self, TransportError> {
+        let url = url::Url::parse(endpoint).map_err(|e| TransportError::Url(e.to_string()))?;
+        if url.scheme() != "http" {
+            return Err(TransportError::Url(format!(
+                "scheme {:?} is not supported (http only)",
+                url.scheme()
+            )));
+        }
+        let host = url
+            .host_str()
+            .ok_or_else(|| TransportError::Url(String::from("no host")))?;
+        let port = url.port_or_known_default().unwrap_or(80);
+        let authority = match url.port() {
+            Some(p) => format!("{host}:{p}"),
+            None => String::from(host),
+        };
+        // `[::1]` in a URL is `::1` to the resolver.
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let addrs = (bare, port).to_socket_addrs()?.collect();
+        let mut target = String::from(url.path());
+        if let Some(q) = url.query() {
+            target.push('?');
+            target.push_str(q);
+        }
+        Ok(Endpoint {
+            authority,
+            addrs,
+            target,
+        })
+    }
+}

@@ -1,0 +1,104 @@
+//! What can go wrong below and above the protocol.
+
+use core::fmt;
+
+use snodo_proto::client::http::HttpError;
+use snodo_proto::client::sse::SseError;
+use snodo_proto::client::{AnswerError, AuthorizerError, ClientError};
+
+/// A transport failure: the message may not have reached the server, or
+/// its answer could not be read.
+#[derive(Debug)]
+pub enum TransportError {
+    /// A socket or pipe failed (including a read timeout).
+    Io(std::io::Error),
+    /// The endpoint URL is not one this transport can reach.
+    Url(String),
+    /// The response is not valid HTTP/1.1.
+    Http(HttpError),
+    /// The event stream is not valid (or too large).
+    Sse(SseError),
+    /// A JSON body beyond the configured limit.
+    TooLarge,
+    /// A notification or response was refused with this status.
+    Status(u16),
+    /// The authorizer gave up.
+    Auth(AuthorizerError),
+    /// The server process or stream closed.
+    Closed,
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TransportError::Io(e) => write!(f, "I/O: {e}"),
+            TransportError::Url(why) => write!(f, "endpoint: {why}"),
+            TransportError::Http(e) => write!(f, "HTTP: {e:?}"),
+            TransportError::Sse(e) => write!(f, "event stream: {e:?}"),
+            TransportError::TooLarge => f.write_str("response body too large"),
+            TransportError::Status(s) => write!(f, "HTTP status {s}"),
+            TransportError::Auth(e) => write!(f, "authorization: {e}"),
+            TransportError::Closed => f.write_str("the server closed the connection"),
+        }
+    }
+}
+
+impl std::error::Error for TransportError {}
+
+impl From<std::io::Error> for TransportError {
+    fn from(e: std::io::Error) -> Self {
+        TransportError::Io(e)
+    }
+}
+
+/// Why a [`Session`](crate::Session) call failed.
+#[derive(Debug)]
+pub enum Error {
+    /// The server answered with an error, or broke the protocol.
+    Client(ClientError),
+    /// The transport failed.
+    Transport(TransportError),
+    /// The server needed input the [`Handler`](crate::Handler) could not
+    /// give, this many rounds in a row.
+    InputRounds(usize),
+    /// [`Session::resume`](crate::Session::resume) of an operation that
+    /// is not waiting for input.
+    Answer(AnswerError),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Client(e) => e.fmt(f),
+            Error::Transport(e) => e.fmt(f),
+            Error::InputRounds(n) => write!(f, "the server still needed input after {n} rounds"),
+            Error::Answer(e) => write!(f, "cannot answer: {e:?}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<TransportError> for Error {
+    fn from(e: TransportError) -> Self {
+        Error::Transport(e)
+    }
+}
+
+impl From<ClientError> for Error {
+    fn from(e: ClientError) -> Self {
+        Error::Client(e)
+    }
+}
+
+impl From<snodo_proto::client::exchange::ExchangeError> for TransportError {
+    fn from(e: snodo_proto::client::exchange::ExchangeError) -> Self {
+        use snodo_proto::client::exchange::ExchangeError;
+        match e {
+            ExchangeError::Http(e) => TransportError::Http(e),
+            ExchangeError::Sse(e) => TransportError::Sse(e),
+            ExchangeError::TooLarge => TransportError::TooLarge,
+            ExchangeError::Status(s) => TransportError::Status(s),
+        }
+    }
+}

@@ -1,0 +1,437 @@
+//! Streamable HTTP on blocking sockets (`basic/transports/streamable-http.mdx`).
+//!
+//! Each message is its own POST on a fresh `TcpStream` (§ Sending
+//! Messages): the head and body come from the client machine's
+//! [`Transmit`], the answer is read with the proto codec, and every JSON-RPC
+//! message in it (a JSON body, or each SSE event's data) goes back to the
+//! machine. Reading stops once the round is answered, so a server that
+//! keeps the stream open does not hold the client.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::Duration;
+
+use snodo_proto::client::http::{
+    encode_request, ResponseDecoder, ResponseEvent, ResponseHead, ResponseLimits,
+};
+use snodo_proto::client::sse::{SseDecoder, SseLimits};
+use snodo_proto::client::{Authorizer, Client, Transmit, TransmitKind};
+
+use crate::error::TransportError;
+use crate::get_stream::{GetStream, Opened};
+use crate::session::{Pump, Transport};
+
+/// While a GET stream is open, how often a POST's wait looks at it.
+const GET_POLL: Duration = Duration::from_millis(50);
+
+/// The Streamable HTTP transport for one `http://` endpoint.
+pub struct HttpTransport {
+    endpoint: String,
+    /// `host[:port]` as the `Host` header carries it.
+    authority: String,
+    /// Socket addresses to try, resolved once.
+    addrs: Vec<std::net::SocketAddr>,
+    /// Path and query.
+    target: String,
+    authorizer: Option<Arc<dyn Authorizer>>,
+    timeout: Duration,
+    max_body: usize,
+    sse_limits: SseLimits,
+    /// The initialize era's GET stream, once opened.
+    get: Option<GetStream>,
+    /// Opening it was tried (a server may refuse it with 405).
+    get_tried: bool,
+}
+
+impl std::fmt::Debug for HttpTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpTransport")
+            .field("endpoint", &self.endpoint)
+            .field("authorizer", &self.authorizer.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How the body of one answer is read.
+enum Body {
+    Json(Vec<u8>),
+    Events(SseDecoder),
+    Ignored,
+}
+
+impl HttpTransport {
+    /// A transport for `endpoint` (`http://host[:port]/path`). TLS is not
+    /// built in: an `https://` endpoint is refused.
+    pub fn new(endpoint: &str) -> Result<Self, TransportError> {
+        let crate::endpoint::Endpoint {
+            authority,
+            addrs,
+            target,
+        } = crate::endpoint::Endpoint::parse(endpoint)?;
+        Ok(HttpTransport {
+            endpoint: String::from(endpoint),
+            authority,
+            addrs,
+            target,
+            authorizer: None,
+            timeout: Duration::from_secs(60),
+            max_body: 16 << 20,
+            sse_limits: SseLimits::default(),
+            get: None,
+            get_tried: false,
+        })
+    }
+
+    /// Ask `authorizer` for each request's `Authorization` header, and
+    /// hand it 401 and 403 answers (`basic/authorization/index.mdx`).
+    pub fn with_authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> Self {
+        self.authorizer = Some(authorizer);
+        self
+    }
+
+    /// The longest wait for one read (default 60 s).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The endpoint URL.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    fn connect(&self) -> Result<TcpStream, TransportError> {
+        let mut last = None;
+        for addr in &self.addrs {
+            match TcpStream::connect_timeout(addr, self.timeout) {
+                Ok(s) => {
+                    s.set_read_timeout(Some(self.timeout))?;
+                    s.set_write_timeout(Some(self.timeout))?;
+                    let _ = s.set_nodelay(true);
+                    return Ok(s);
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.map_or(TransportError::Closed, TransportError::Io))
+    }
+
+    /// POST once; `Ok(Some(head))` when the answer was a 401/403 the
+    /// authorizer should see (its body unread).
+    fn post(
+        &self,
+        transmit: &Transmit,
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> Result<Option<ResponseHead>, TransportError> {
+        let mut headers = transmit.headers.clone();
+        if let Some(auth) = &self.authorizer {
+            if let Some(value) = auth.authorization(&self.endpoint) {
+                headers.push((String::from("Authorization"), value));
+            }
+        }
+        let request = encode_request(
+            "POST",
+            &self.target,
+            &self.authority,
+            &headers,
+            Some(&transmit.body),
+        )
+        .map_err(TransportError::Http)?;
+        self.service_get(client, pump)?;
+        let mut stream = self.connect()?;
+        stream.write_all(&request)?;
+        if self.get.is_some() {
+            // Wake up often to answer what the server asks on the GET
+            // stream: this POST's answer may wait for it.
+            stream.set_read_timeout(Some(GET_POLL))?;
+        }
+        let mut idle = Duration::ZERO;
+
+        let round = match transmit.kind {
+            TransmitKind::Request { id, .. } => Some(id),
+            _ => None,
+        };
+        let mut decoder = ResponseDecoder::new("POST", ResponseLimits::default());
+        let mut status = 0u16;
+        let mut body = Body::Ignored;
+        let mut buf = vec![0u8; 16 << 10];
+        loop {
+            while let Some(event) = decoder.poll() {
+                match event.map_err(TransportError::Http)? {
+                    ResponseEvent::Head(head) => {
+                        status = head.status;
+                        if (status == 401 || status == 403) && self.authorizer.is_some() {
+                            return Ok(Some(head));
+                        }
+                        client.handle_http_head(round, &head);
+                        body = match head.media_type().as_deref() {
+                            Some("text/event-stream") => {
+                                Body::Events(SseDecoder::new(self.sse_limits))
+                            }
+                            Some("application/json") => Body::Json(Vec::new()),
+                            _ => Body::Ignored,
+                        };
+                    }
+                    ResponseEvent::Data(data) => match &mut body {
+                        Body::Json(b) => {
+                            if b.len() + data.len() > self.max_body {
+                                return Err(TransportError::TooLarge);
+                            }
+                            b.extend_from_slice(&data);
+                        }
+                        Body::Events(sse) => {
+                            sse.push(&data);
+                            while let Some(ev) = sse.next_event() {
+                                let ev = ev.map_err(TransportError::Sse)?;
+                                // A message the machine refuses (not JSON-RPC,
+                                // an unknown id) is skipped, not fatal.
+                                let _ = client.handle_message(ev.data.as_bytes());
+                            }
+                            // Answer what the server asked on this stream
+                            // (initialize era) before reading on: it waits.
+                            pump(client);
+                            while let Some(reply) = client.poll_transmit() {
+                                self.exchange(&reply, client, pump)?;
+                            }
+                            if round.is_some_and(|id| !client.is_pending(id)) {
+                                // Answered: the rest of the stream is not ours.
+                                return Ok(None);
+                            }
+                        }
+                        Body::Ignored => {}
+                    },
+                    ResponseEvent::End => {
+                        if let Body::Json(b) = &body {
+                            if !b.is_empty() {
+                                let _ = match round {
+                                    Some(id) => client.handle_answer(id, b),
+                                    None => client.handle_message(b),
+                                };
+                            }
+                        }
+                        return self.finish(round, status, client);
+                    }
+                }
+            }
+            let n = match stream.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if self.get.is_some() && is_timeout(&e) => {
+                    idle += GET_POLL;
+                    if idle >= self.timeout {
+                        return Err(TransportError::Io(e));
+                    }
+                    self.service_get(client, pump)?;
+                    continue;
+                }
+                Err(e) => return Err(TransportError::Io(e)),
+            };
+            idle = Duration::ZERO;
+            if n == 0 {
+                decoder.close();
+            } else {
+                decoder.push(&buf[..n]);
+            }
+        }
+    }
+
+    /// Feed what arrived on the GET stream to the machine, let the
+    /// session handle it, and send the answers it queued.
+    fn service_get(&self, client: &mut Client, pump: Pump<'_>) -> Result<(), TransportError> {
+        let Some(get) = &self.get else {
+            return Ok(());
+        };
+        let messages = get.drain().unwrap_or_default();
+        if messages.is_empty() {
+            return Ok(());
+        }
+        for message in messages {
+            let _ = client.handle_message(&message);
+        }
+        pump(client);
+        while let Some(reply) = client.poll_transmit() {
+            self.exchange(&reply, client, pump)?;
+        }
+        Ok(())
+    }
+
+    /// Open the GET stream of an initialize-era session (2025-11-25
+    /// `basic/transports.mdx` § Listening for Messages from the Server).
+    /// A server that offers none (405) is fine.
+    fn open_get(&mut self, client: &Client) -> Result<(), TransportError> {
+        self.get_tried = true;
+        let Some(session) = client.session_id() else {
+            return Ok(());
+        };
+        let mut headers = vec![
+            (
+                String::from("MCP-Protocol-Version"),
+                String::from(client.version()),
+            ),
+            (String::from("Mcp-Session-Id"), String::from(session)),
+        ];
+        if let Some(auth) = &self.authorizer {
+            if let Some(value) = auth.authorization(&self.endpoint) {
+                headers.push((String::from("Authorization"), value));
+            }
+        }
+        let request = encode_request("GET", &self.target, &self.authority, &headers, None)
+            .map_err(TransportError::Http)?;
+        match GetStream::open(self.connect()?, &request, self.sse_limits)? {
+            Opened::Stream(get) => self.get = Some(get),
+            Opened::Refused => {}
+        }
+        Ok(())
+    }
+
+    fn finish(
+        &self,
+        round: Option<u64>,
+        status: u16,
+        client: &mut Client,
+    ) -> Result<Option<ResponseHead>, TransportError> {
+        match round {
+            Some(id) => client.stream_ended(id, status),
+            // A notification or response is accepted with 202
+            // (§ Sending Messages, rule 5) — any 2xx will do.
+            None if !(200..300).contains(&status) => return Err(TransportError::Status(status)),
+            None => {}
+        }
+        Ok(None)
+    }
+}
+
+impl Transport for HttpTransport {
+    fn send(
+        &mut self,
+        transmit: Transmit,
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> Result<(), TransportError> {
+        self.exchange(&transmit, client, pump)?;
+        let initialized = transmit.method.as_deref() == Some("notifications/initialized");
+        if initialized && !self.get_tried && !client.is_stateless() {
+            self.open_get(client)?;
+        }
+        Ok(())
+    }
+
+    fn receive(&mut self, client: &mut Client) -> Result<bool, TransportError> {
+        // Answers are read by `send`; only the GET stream brings
+        // messages unasked.
+        let Some(get) = &self.get else {
+            return Ok(false);
+        };
+        match get.next(self.timeout) {
+            Some(message) => {
+                let _ = client.handle_message(&message);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// `DELETE` the initialize-era session. Any answer ends it from this
+    /// side: 2xx, 404 (already gone) and 405 (the server does not allow
+    /// clients to end sessions) alike.
+    fn close(&mut self, client: &Client) -> Result<(), TransportError> {
+        self.get = None;
+        let Some(request) = delete_request(client, &self.target, &self.authority)? else {
+            return Ok(());
+        };
+        let mut stream = self.connect()?;
+        stream.write_all(&request)?;
+        let mut decoder = ResponseDecoder::new("DELETE", ResponseLimits::default());
+        let mut buf = [0u8; 4096];
+        loop {
+            match decoder.poll() {
+                Some(Ok(ResponseEvent::Head(_))) => return Ok(()),
+                Some(Err(e)) => return Err(TransportError::Http(e)),
+                Some(Ok(_)) => {}
+                None => {
+                    let n = stream.read(&mut buf)?;
+                    if n == 0 {
+                        decoder.close();
+                    } else {
+                        decoder.push(&buf[..n]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl HttpTransport {
+    /// One POST and its answer, with one resend after a challenge the
+    /// authorizer meets.
+    fn exchange(
+        &self,
+        transmit: &Transmit,
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> Result<(), TransportError> {
+        let Some(head) = self.post(transmit, client, pump)? else {
+            return Ok(());
+        };
+        // 401/403 with an authorizer: one more attempt when it has a new
+        // credential; otherwise the request fails with the status.
+        let auth = self.authorizer.clone().expect("only with an authorizer");
+        let challenges = head.all("www-authenticate");
+        let retry = auth
+            .challenged(&self.endpoint, head.status, &challenges)
+            .map_err(TransportError::Auth)?;
+        if retry {
+            if let Some(head) = self.post(transmit, client, pump)? {
+                return self.refused(transmit, &head, client);
+            }
+            return Ok(());
+        }
+        self.refused(transmit, &head, client)
+    }
+
+    /// The request ends with this 401/403: the authorizer gave up.
+    fn refused(
+        &self,
+        transmit: &Transmit,
+        head: &ResponseHead,
+        client: &mut Client,
+    ) -> Result<(), TransportError> {
+        let round = match transmit.kind {
+            TransmitKind::Request { id, .. } => Some(id),
+            _ => None,
+        };
+        client.handle_http_head(round, head);
+        self.finish(round, head.status, client).map(|_| ())
+    }
+}
+
+/// The `DELETE` that ends an initialize-era session (2025-11-25
+/// `basic/transports.mdx` § Session Management); `None` when there is
+/// none to end.
+pub(crate) fn delete_request(
+    client: &Client,
+    target: &str,
+    authority: &str,
+) -> Result<Option<Vec<u8>>, TransportError> {
+    let Some(session) = client.session_id().filter(|_| !client.is_stateless()) else {
+        return Ok(None);
+    };
+    let headers = [
+        (
+            String::from("MCP-Protocol-Version"),
+            String::from(client.version()),
+        ),
+        (String::from("Mcp-Session-Id"), String::from(session)),
+    ];
+    encode_request("DELETE", target, authority, &headers, None)
+        .map(Some)
+        .map_err(TransportError::Http)
+}
+
+fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
+}

@@ -1,0 +1,64 @@
+//! # snodo-client
+//!
+//! A blocking Model Context Protocol client: the sans-I/O machine of
+//! [`snodo_proto::client`] driven over std sockets and pipes.
+//!
+//! - [`HttpTransport`]: Streamable HTTP on a `std::net::TcpStream` per
+//!   request (`http://` endpoints), JSON and SSE answers, with an optional
+//!   [`Authorizer`] for the `Authorization` header and 401/403 challenges.
+//! - [`StdioTransport`]: a spawned server process, one JSON-RPC message
+//!   per line on its stdin and stdout, its stderr passed through.
+//! - [`Session`]: connect (`server/discover`, or `initialize` for the
+//!   older revisions), requests with their MRTR rounds answered by a
+//!   [`Handler`] (elicitation, sampling, roots), lists with pagination.
+//!
+//! ```no_run
+//! use snodo_client::{HttpTransport, NoInput, Session};
+//! use snodo_proto::client::{ClientConfig, Wire};
+//!
+//! let transport = HttpTransport::new("http://127.0.0.1:8377/mcp").unwrap();
+//! let config = ClientConfig::new("example", "1.0.0", Wire::Http);
+//! let mut session = Session::connect(transport, config, NoInput).unwrap();
+//! for tool in session.list_tools().unwrap() {
+//!     println!("{}", tool["name"]);
+//! }
+//! let result = session.call_tool("greet", serde_json::json!({"name": "Ada"})).unwrap();
+//! println!("{result}");
+//! ```
+
+#![warn(missing_docs)]
+
+#[cfg(any(feature = "tokio", feature = "smol"))]
+mod async_http;
+#[cfg(any(feature = "tokio", feature = "smol"))]
+mod async_session;
+#[cfg(any(feature = "tokio", feature = "smol"))]
+mod async_stdio;
+mod endpoint;
+mod error;
+mod get_stream;
+mod handler;
+mod http;
+#[cfg(any(feature = "tokio", feature = "smol"))]
+mod runtime;
+mod session;
+#[cfg(feature = "smol")]
+mod smol;
+mod stdio;
+#[cfg(feature = "tokio")]
+mod tokio;
+
+#[cfg(any(feature = "tokio", feature = "smol"))]
+pub use async_http::AsyncHttpTransport;
+#[cfg(any(feature = "tokio", feature = "smol"))]
+pub use async_session::{AsyncPump, AsyncSession, AsyncTransport};
+#[cfg(any(feature = "tokio", feature = "smol"))]
+pub use async_stdio::AsyncStdioTransport;
+pub use error::{Error, TransportError};
+pub use handler::{Handler, NoInput};
+pub use http::HttpTransport;
+#[cfg(any(feature = "tokio", feature = "smol"))]
+pub use runtime::{ChildProcess, ClientRuntime, Reader, Writer};
+pub use session::{Ended, Pump, Session, Step, Transport};
+pub use snodo_proto::client::{Authorizer, AuthorizerError};
+pub use stdio::StdioTransport;

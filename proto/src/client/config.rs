@@ -1,0 +1,88 @@
+//! How a client presents itself, and the names its operations go by.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde_json::{json, Map, Value};
+
+/// The revisions this client speaks, newest first.
+pub const SUPPORTED_VERSIONS: [&str; 3] = ["2026-07-28", "2025-11-25", "2025-06-18"];
+
+/// The first revision without `initialize`: every request carries its own
+/// `_meta` (`basic/index.mdx` § `_meta`).
+const STATELESS_SINCE: &str = "2026-07-28";
+
+/// The Tasks extension's identifier: a client that declares it in
+/// `clientCapabilities.extensions` accepts `resultType: "task"`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Whether `version` is a revision without `initialize` (versions are
+/// dates, so they order as strings).
+pub fn is_stateless(version: &str) -> bool {
+    version >= STATELESS_SINCE
+}
+
+/// The wire the client's messages travel on: it decides which header
+/// mirrors are computed and how a cancellation is signalled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// Streamable HTTP (`basic/transports/streamable-http.mdx`).
+    Http,
+    /// stdio (`basic/transports/stdio.mdx`).
+    Stdio,
+}
+
+/// How a [`Client`](super::Client) presents itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientConfig {
+    /// `clientInfo`: at least `name` and `version`.
+    pub client_info: Value,
+    /// `clientCapabilities`, e.g. `{"elicitation": {}}` when the
+    /// application answers elicitation requests.
+    pub capabilities: Map<String, Value>,
+    /// The revisions to offer, preferred first; each must be one of
+    /// [`SUPPORTED_VERSIONS`]. The first decides the dialect: a stateless
+    /// revision sends `_meta` on every request, an older one starts with
+    /// `initialize`.
+    pub versions: Vec<String>,
+    /// The wire.
+    pub wire: Wire,
+}
+
+impl ClientConfig {
+    /// Declare extension `id` in `clientCapabilities.extensions` (with
+    /// [`TASKS_EXTENSION`], results may be task handles: [`Event::Task`](super::Event::Task)).
+    pub fn with_extension(mut self, id: &str, settings: Value) -> Self {
+        let extensions = self
+            .capabilities
+            .entry("extensions")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = extensions {
+            m.insert(String::from(id), settings);
+        }
+        self
+    }
+
+    /// A configuration for revision 2026-07-28 over `wire`, with no
+    /// capabilities.
+    pub fn new(name: &str, version: &str, wire: Wire) -> Self {
+        ClientConfig {
+            client_info: json!({"name": name, "version": version}),
+            capabilities: Map::new(),
+            versions: alloc::vec![String::from(STATELESS_SINCE)],
+            wire,
+        }
+    }
+}
+
+/// One operation: a request and its MRTR retries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct OpId(pub u64);
+
+/// Options of one request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RequestOptions {
+    /// Ask for `notifications/progress` (`basic/patterns/progress.mdx`):
+    /// the request carries a `progressToken` and the notifications come
+    /// back as [`Event::Notification`](super::Event::Notification) with the operation's id.
+    pub progress: bool,
+}
