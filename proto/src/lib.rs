@@ -71,6 +71,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod auth;
+pub mod client;
 pub mod connection;
 pub mod dispatch;
 pub mod error;
