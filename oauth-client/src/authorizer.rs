@@ -1,0 +1,336 @@
+//! [`OAuthClient`]: the [`Authorizer`] that runs MCP authorization when a
+//! server challenges (`basic/authorization/index.mdx`).
+//!
+//! On a 401 it discovers (or rediscovers) the Protected Resource Metadata,
+//! picks the first authorization server, validates that server's metadata,
+//! gets a client identity there, and then either refreshes (same server, a
+//! refresh token in hand) or runs the authorization code flow. On a 403
+//! `insufficient_scope` it re-authorizes with the union of the scopes
+//! asked before and the challenged ones, a bounded number of times per
+//! operation (§ Step-Up Authorization Flow). Everything bound to an
+//! authorization server (client registrations, tokens) is keyed by its
+//! issuer, so when the resource moves to another server nothing of the old
+//! one is reused (`client-registration.mdx` § Authorization Server
+//! Binding).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use snodo_proto::client::auth::{Authorizer, AuthorizerError};
+use url::Url;
+
+use crate::challenge::{parse_bearer, split_scopes, BearerChallenge};
+use crate::discovery::{fetch_resource_metadata, fetch_server_metadata, ServerMetadata};
+use crate::error::OAuthError;
+use crate::flow::{
+    authorization_code, authorization_request, parse_token_response, token_request, Grant, Tokens,
+};
+use crate::http::HttpClient;
+use crate::registration::{
+    register, static_identity, ClientIdentity, ClientMetadata, PreRegistered,
+};
+use crate::user_agent::UserAgent;
+
+/// How the client presents itself and what it asks for.
+#[derive(Debug, Clone)]
+pub struct OAuthConfig {
+    /// Name, redirect URI, metadata document URL, application type.
+    pub client: ClientMetadata,
+    /// Credentials registered out of band, if any.
+    pub pre_registered: Option<PreRegistered>,
+    /// Ask for `offline_access` (a refresh token) where the authorization
+    /// server lists it in `scopes_supported`, and only there
+    /// (§ Refresh Tokens).
+    pub offline_access: bool,
+    /// Step-up re-authorizations allowed for one challenged scope set at
+    /// one endpoint before the client treats the failure as permanent.
+    pub max_step_ups: u32,
+}
+
+impl OAuthConfig {
+    /// A native client named `client_name` redirecting to `redirect_uri`,
+    /// asking for refresh tokens, allowing two step-ups per operation.
+    pub fn new(client_name: &str, redirect_uri: &str) -> Self {
+        OAuthConfig {
+            client: ClientMetadata {
+                client_name: client_name.to_owned(),
+                redirect_uri: redirect_uri.to_owned(),
+                metadata_document_url: None,
+                application_type: "native".to_owned(),
+            },
+            pre_registered: None,
+            offline_access: true,
+            max_step_ups: 2,
+        }
+    }
+}
+
+/// The OAuth 2.1 client of MCP authorization, as an [`Authorizer`].
+///
+/// One flow runs at a time: a challenge holds the client's state while it
+/// talks to the servers, so concurrent requests wait for the one new token
+/// instead of each starting a flow.
+pub struct OAuthClient {
+    http: Arc<dyn HttpClient>,
+    agent: Box<dyn UserAgent>,
+    config: OAuthConfig,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Per MCP endpoint: the authorization in force.
+    sessions: HashMap<String, Session>,
+    /// Per issuer: the client identity obtained there.
+    identities: HashMap<String, ClientIdentity>,
+    /// The issuer that pre-registered credentials without an issuer got
+    /// bound to when first used.
+    pre_registered_issuer: Option<String>,
+    /// Step-ups done, per endpoint and challenged scope set.
+    step_ups: HashMap<(String, Vec<String>), u32>,
+}
+
+struct Session {
+    issuer: String,
+    resource: String,
+    /// The scopes requested for the current token.
+    scopes: Vec<String>,
+    tokens: Tokens,
+}
+
+/// What a challenge calls for.
+enum Need {
+    /// A 401: no token, or one the server no longer accepts.
+    Token,
+    /// A 403 `insufficient_scope`: these scopes on top of the current ones.
+    StepUp(Vec<String>),
+}
+
+impl OAuthClient {
+    /// A client sending its requests through `http` and its authorization
+    /// requests through `agent`.
+    pub fn new(http: Arc<dyn HttpClient>, agent: Box<dyn UserAgent>, config: OAuthConfig) -> Self {
+        OAuthClient {
+            http,
+            agent,
+            config,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// Answers one challenge: `Ok(true)` when a new token is in place.
+    pub fn handle_challenge(
+        &self,
+        endpoint: &str,
+        status: u16,
+        www_authenticate: &[String],
+    ) -> Result<bool, OAuthError> {
+        let challenge = parse_bearer(www_authenticate).unwrap_or_default();
+        let need = match status {
+            401 => Need::Token,
+            403 if challenge.insufficient_scope() => Need::StepUp(challenge.scopes()),
+            _ => return Ok(false),
+        };
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Need::StepUp(scopes) = &need {
+            let mut key_scopes = scopes.clone();
+            key_scopes.sort();
+            let count = state
+                .step_ups
+                .entry((endpoint.to_owned(), key_scopes))
+                .or_insert(0);
+            if *count >= self.config.max_step_ups {
+                return Err(OAuthError::StepUpLimit(format!(
+                    "{endpoint} still answers insufficient_scope for {:?} after {count} re-authorizations",
+                    scopes.join(" ")
+                )));
+            }
+            *count += 1;
+        }
+        self.authorize(&mut state, endpoint, &challenge, &need)?;
+        Ok(true)
+    }
+
+    fn authorize(
+        &self,
+        state: &mut State,
+        endpoint: &str,
+        challenge: &BearerChallenge,
+        need: &Need,
+    ) -> Result<(), OAuthError> {
+        let endpoint_url = Url::parse(endpoint)
+            .map_err(|e| OAuthError::Malformed(format!("endpoint {endpoint}: {e}")))?;
+        let resource_metadata = fetch_resource_metadata(
+            self.http.as_ref(),
+            &endpoint_url,
+            challenge.resource_metadata.as_deref(),
+        )?;
+        let issuer = resource_metadata
+            .authorization_servers
+            .first()
+            .ok_or(OAuthError::NoAuthorizationServer)?
+            .clone();
+        let server = fetch_server_metadata(self.http.as_ref(), &issuer)?;
+
+        // What stays valid from before: only what this same server issued.
+        let previous = state
+            .sessions
+            .remove(endpoint)
+            .filter(|s| s.issuer == issuer);
+
+        // Scope selection (§ Scope Selection Strategy, § Step-Up).
+        let mut scopes = match need {
+            Need::StepUp(challenged) => challenged.clone(),
+            Need::Token => match &challenge.scope {
+                Some(scope) => split_scopes(scope),
+                None => resource_metadata
+                    .scopes_supported
+                    .clone()
+                    .unwrap_or_default(),
+            },
+        };
+        if let Some(previous) = &previous {
+            scopes = union(&previous.scopes, &scopes);
+        }
+        if self.config.offline_access
+            && server.supports_scope("offline_access")
+            && !scopes.is_empty()
+        {
+            scopes = union(&scopes, &["offline_access".to_owned()]);
+        }
+
+        let identity = self.identity(state, &server)?;
+        let resource = resource_metadata.resource;
+
+        // A 401 at the same server with a refresh token: refresh first.
+        if let (Need::Token, Some(previous)) = (need, &previous) {
+            if let Some(refresh) = &previous.tokens.refresh_token {
+                let request =
+                    token_request(&server, &identity, &Grant::RefreshToken(refresh), &resource);
+                let response = self.http.send(&request)?;
+                if let Ok(mut tokens) = parse_token_response(&response, Instant::now()) {
+                    // OAuth 2.1 § 4.3.3: a response without a new refresh
+                    // token leaves the old one in force.
+                    tokens.refresh_token = tokens.refresh_token.or_else(|| Some(refresh.clone()));
+                    state.sessions.insert(
+                        endpoint.to_owned(),
+                        Session {
+                            issuer,
+                            resource,
+                            scopes: previous.scopes.clone(),
+                            tokens,
+                        },
+                    );
+                    return Ok(());
+                }
+            }
+        }
+
+        let pending = authorization_request(
+            &server,
+            &identity,
+            &self.config.client.redirect_uri,
+            &scopes,
+            &resource,
+        )?;
+        let redirect = self
+            .agent
+            .authorize(&pending.url, &self.config.client.redirect_uri)?;
+        let code = authorization_code(&pending, &redirect)?;
+        let request = token_request(
+            &server,
+            &identity,
+            &Grant::AuthorizationCode {
+                code: &code,
+                verifier: &pending.pkce.verifier,
+                redirect_uri: &pending.redirect_uri,
+            },
+            &resource,
+        );
+        let response = self.http.send(&request)?;
+        let tokens = parse_token_response(&response, Instant::now())?;
+        state.sessions.insert(
+            endpoint.to_owned(),
+            Session {
+                issuer,
+                resource,
+                scopes,
+                tokens,
+            },
+        );
+        Ok(())
+    }
+
+    /// The client identity at `server`: the one obtained there before,
+    /// else pre-registered or metadata-document identity, else a dynamic
+    /// registration. Never one from another server.
+    fn identity(
+        &self,
+        state: &mut State,
+        server: &ServerMetadata,
+    ) -> Result<ClientIdentity, OAuthError> {
+        if let Some(id) = state.identities.get(&server.issuer) {
+            return Ok(id.clone());
+        }
+        let id = match static_identity(
+            self.config.pre_registered.as_ref(),
+            state.pre_registered_issuer.as_deref(),
+            &self.config.client,
+            server,
+        ) {
+            Some(id) => {
+                if self
+                    .config
+                    .pre_registered
+                    .as_ref()
+                    .is_some_and(|p| p.client_id == id.client_id)
+                {
+                    state
+                        .pre_registered_issuer
+                        .get_or_insert_with(|| server.issuer.clone());
+                }
+                id
+            }
+            None => register(self.http.as_ref(), &self.config.client, server)?,
+        };
+        state.identities.insert(server.issuer.clone(), id.clone());
+        Ok(id)
+    }
+
+    /// The resource indicator of the token in force for `endpoint`.
+    pub fn resource(&self, endpoint: &str) -> Option<String> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.sessions.get(endpoint).map(|s| s.resource.clone())
+    }
+}
+
+fn union(a: &[String], b: &[String]) -> Vec<String> {
+    let mut out = a.to_vec();
+    for s in b {
+        if !out.contains(s) {
+            out.push(s.clone());
+        }
+    }
+    out
+}
+
+impl Authorizer for OAuthClient {
+    fn authorization(&self, endpoint: &str) -> Option<String> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state
+            .sessions
+            .get(endpoint)
+            .map(|s| format!("Bearer {}", s.tokens.access_token))
+    }
+
+    fn challenged(
+        &self,
+        endpoint: &str,
+        status: u16,
+        www_authenticate: &[String],
+    ) -> Result<bool, AuthorizerError> {
+        self.handle_challenge(endpoint, status, www_authenticate)
+            .map_err(|e| AuthorizerError(e.to_string()))
+    }
+}
