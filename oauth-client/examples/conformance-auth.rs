@@ -1,0 +1,241 @@
+//! Drives the official conformance runner's `auth/*` client scenarios
+//! with [`OAuthClient`] until the MCP side moves onto `snodo-client`:
+//!
+//! ```sh
+//! conformance client --command "target/debug/examples/conformance-auth" --scenario auth/metadata-default
+//! ```
+//!
+//! The runner passes the server URL as the last argument and the scenario
+//! in `MCP_CONFORMANCE_SCENARIO`, its context (pre-registered credentials)
+//! in `MCP_CONFORMANCE_CONTEXT`, and the protocol revision in
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION`. Like the official everything-client
+//! it connects, lists the tools and calls `test-tool`; every request goes
+//! through the [`Authorizer`], and a 401 or 403 is handed to it, the
+//! request resent while it says a new credential is ready. The scenario
+//! name selects nothing in the OAuth client: only the context (credentials)
+//! reaches it.
+
+use std::io::Read;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use snodo_oauth_client::{HttpRedirectAgent, OAuthClient, OAuthConfig, PreRegistered, UreqHttp};
+use snodo_proto::client::auth::Authorizer;
+
+/// The Client ID Metadata Document URL this client presents where the
+/// authorization server accepts URL client ids (the one the official
+/// everything-client uses; the conformance servers do not fetch it).
+const METADATA_DOCUMENT_URL: &str = "https://conformance-test.local/client-metadata.json";
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+/// Resends of one request after the authorizer says a credential is ready.
+const MAX_RESENDS: usize = 4;
+
+fn main() -> ExitCode {
+    // The runner appends the URL after any arguments of the command.
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: conformance-auth <server-url>");
+        return ExitCode::from(2);
+    };
+    match run(&url) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("conformance-auth: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(url: &str) -> Result<(), String> {
+    let version =
+        std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_else(|_| "2025-11-25".into());
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+
+    let http = Arc::new(UreqHttp::new(Duration::from_secs(20)));
+    let mut config = OAuthConfig::new("snodo-conformance-client", REDIRECT_URI);
+    config.client.metadata_document_url = Some(METADATA_DOCUMENT_URL.into());
+    if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
+        config.pre_registered = Some(PreRegistered {
+            issuer: None,
+            client_id: client_id.to_owned(),
+            client_secret: context
+                .get("client_secret")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        });
+    }
+    let auth = OAuthClient::new(http.clone(), Box::new(HttpRedirectAgent::new(http)), config);
+    let mut session = Session {
+        url: url.to_owned(),
+        version,
+        auth: &auth,
+        agent: ureq::AgentBuilder::new()
+            .timeout(Duration::from_secs(20))
+            .redirects(0)
+            .build(),
+        session_id: None,
+        next_id: 1,
+    };
+
+    if session.stateless() {
+        session.request("tools/list", json!({}))?;
+    } else {
+        session.request(
+            "initialize",
+            json!({
+                "protocolVersion": session.version,
+                "capabilities": {},
+                "clientInfo": {"name": "snodo-conformance-client", "version": env!("CARGO_PKG_VERSION")},
+            }),
+        )?;
+        session.notify("notifications/initialized")?;
+        session.request("tools/list", json!({}))?;
+    }
+    let result = session.request("tools/call", json!({"name": "test-tool", "arguments": {}}))?;
+    eprintln!("tools/call: {result}");
+    Ok(())
+}
+
+struct Session<'a> {
+    url: String,
+    version: String,
+    auth: &'a dyn Authorizer,
+    agent: ureq::Agent,
+    session_id: Option<String>,
+    next_id: u64,
+}
+
+impl Session<'_> {
+    /// 2026-07-28 and later: no initialize, `_meta` on every request.
+    fn stateless(&self) -> bool {
+        self.version.as_str() >= "2026-07-28"
+    }
+
+    fn request(&mut self, method: &str, mut params: Value) -> Result<Value, String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        if self.stateless() {
+            params["_meta"] = json!({
+                "io.modelcontextprotocol/protocolVersion": self.version,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "snodo-conformance-client", "version": env!("CARGO_PKG_VERSION")},
+            });
+        }
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let (status, content_type, text) = self.post(method, name.as_deref(), &body)?;
+        if status != 200 {
+            return Err(format!("{method}: HTTP {status}: {text}"));
+        }
+        let message = find_response(&content_type, &text, id)
+            .ok_or_else(|| format!("{method}: no response with id {id} in: {text}"))?;
+        if let Some(error) = message.get("error") {
+            return Err(format!("{method}: {error}"));
+        }
+        Ok(message.get("result").cloned().unwrap_or(Value::Null))
+    }
+
+    fn notify(&mut self, method: &str) -> Result<(), String> {
+        let body = json!({"jsonrpc": "2.0", "method": method});
+        let (status, _, text) = self.post(method, None, &body)?;
+        if !(200..300).contains(&status) {
+            return Err(format!("{method}: HTTP {status}: {text}"));
+        }
+        Ok(())
+    }
+
+    /// POSTs `body`, handing 401/403 to the authorizer and resending while
+    /// it has a new credential.
+    fn post(
+        &mut self,
+        method: &str,
+        name: Option<&str>,
+        body: &Value,
+    ) -> Result<(u16, String, String), String> {
+        let bytes = serde_json::to_vec(body).map_err(|e| e.to_string())?;
+        for _ in 0..=MAX_RESENDS {
+            let mut req = self
+                .agent
+                .post(&self.url)
+                .set("Content-Type", "application/json")
+                .set("Accept", "application/json, text/event-stream");
+            if method != "initialize" {
+                req = req.set("MCP-Protocol-Version", &self.version);
+            }
+            if self.stateless() {
+                req = req.set("Mcp-Method", method);
+                if let Some(name) = name {
+                    req = req.set("Mcp-Name", name);
+                }
+            }
+            if let Some(id) = &self.session_id {
+                req = req.set("Mcp-Session-Id", id);
+            }
+            if let Some(header) = self.auth.authorization(&self.url) {
+                req = req.set("Authorization", &header);
+            }
+            let response = match req.send_bytes(&bytes) {
+                Ok(r) | Err(ureq::Error::Status(_, r)) => r,
+                Err(e) => return Err(format!("{method}: {e}")),
+            };
+            let status = response.status();
+            if status == 401 || status == 403 {
+                let challenges: Vec<String> = response
+                    .all("www-authenticate")
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                match self.auth.challenged(&self.url, status, &challenges) {
+                    Ok(true) => continue,
+                    Ok(false) => return Err(format!("{method}: HTTP {status}, not authorized")),
+                    Err(e) => return Err(format!("{method}: HTTP {status}: {e}")),
+                }
+            }
+            if let Some(id) = response.header("mcp-session-id") {
+                self.session_id = Some(id.to_owned());
+            }
+            let content_type = response.content_type().to_owned();
+            let mut text = String::new();
+            response
+                .into_reader()
+                .take(1 << 20)
+                .read_to_string(&mut text)
+                .map_err(|e| e.to_string())?;
+            return Ok((status, content_type, text));
+        }
+        Err(format!(
+            "{method}: still challenged after {MAX_RESENDS} new credentials"
+        ))
+    }
+}
+
+/// The JSON-RPC response with `id`, from a JSON body or an SSE stream's
+/// `data:` lines.
+fn find_response(content_type: &str, text: &str, id: u64) -> Option<Value> {
+    let messages: Vec<Value> = if content_type.starts_with("text/event-stream") {
+        let mut out = Vec::new();
+        for event in text.split("\n\n") {
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                .collect();
+            if let Ok(v) = serde_json::from_str(&data.join("\n")) {
+                out.push(v);
+            }
+        }
+        out
+    } else {
+        serde_json::from_str(text).into_iter().collect()
+    };
+    messages
+        .into_iter()
+        .find(|m| m.get("id") == Some(&json!(id)))
+}
