@@ -93,6 +93,10 @@ struct State {
 
 struct Session {
     issuer: String,
+    /// The validated metadata of the server that issued the token.
+    server: ServerMetadata,
+    /// The identity the token was issued to.
+    identity: ClientIdentity,
     resource: String,
     /// The scopes requested for the current token.
     scopes: Vec<String>,
@@ -193,6 +197,10 @@ impl OAuthClient {
         if let Some(previous) = &previous {
             scopes = union(&previous.scopes, &scopes);
         }
+        // `offline_access` only where the server lists it (§ Refresh
+        // Tokens), and only beside other scopes: a selection that is empty
+        // omits `scope`, which leaves the server its default scope, and
+        // `offline_access` alone would narrow that to nothing.
         if self.config.offline_access
             && server.supports_scope("offline_access")
             && !scopes.is_empty()
@@ -205,25 +213,19 @@ impl OAuthClient {
 
         // A 401 at the same server with a refresh token: refresh first.
         if let (Need::Token, Some(previous)) = (need, &previous) {
-            if let Some(refresh) = &previous.tokens.refresh_token {
-                let request =
-                    token_request(&server, &identity, &Grant::RefreshToken(refresh), &resource);
-                let response = self.http.send(&request)?;
-                if let Ok(mut tokens) = parse_token_response(&response, Instant::now()) {
-                    // OAuth 2.1 § 4.3.3: a response without a new refresh
-                    // token leaves the old one in force.
-                    tokens.refresh_token = tokens.refresh_token.or_else(|| Some(refresh.clone()));
-                    state.sessions.insert(
-                        endpoint.to_owned(),
-                        Session {
-                            issuer,
-                            resource,
-                            scopes: previous.scopes.clone(),
-                            tokens,
-                        },
-                    );
-                    return Ok(());
-                }
+            if let Some(tokens) = self.refresh(previous, &server, &identity, &resource) {
+                state.sessions.insert(
+                    endpoint.to_owned(),
+                    Session {
+                        issuer,
+                        server,
+                        identity,
+                        resource,
+                        scopes: previous.scopes.clone(),
+                        tokens,
+                    },
+                );
+                return Ok(());
             }
         }
 
@@ -250,16 +252,40 @@ impl OAuthClient {
         );
         let response = self.http.send(&request)?;
         let tokens = parse_token_response(&response, Instant::now())?;
+        if let Need::Token = need {
+            // A token got through a 401: step-ups count afresh from it.
+            state.step_ups.retain(|(e, _), _| e != endpoint);
+        }
         state.sessions.insert(
             endpoint.to_owned(),
             Session {
                 issuer,
+                server,
+                identity,
                 resource,
                 scopes,
                 tokens,
             },
         );
         Ok(())
+    }
+
+    /// A refresh grant with the session's refresh token, if it has one
+    /// and the server grants it. OAuth 2.1 § 4.3.3: a response without a
+    /// new refresh token leaves the old one in force.
+    fn refresh(
+        &self,
+        session: &Session,
+        server: &ServerMetadata,
+        identity: &ClientIdentity,
+        resource: &str,
+    ) -> Option<Tokens> {
+        let refresh = session.tokens.refresh_token.as_ref()?;
+        let request = token_request(server, identity, &Grant::RefreshToken(refresh), resource);
+        let response = self.http.send(&request).ok()?;
+        let mut tokens = parse_token_response(&response, Instant::now()).ok()?;
+        tokens.refresh_token = tokens.refresh_token.or_else(|| Some(refresh.clone()));
+        Some(tokens)
     }
 
     /// The client identity at `server`: the one obtained there before,
@@ -316,12 +342,27 @@ fn union(a: &[String], b: &[String]) -> Vec<String> {
 }
 
 impl Authorizer for OAuthClient {
+    /// The token in force for `endpoint`. One past its `expires_in` is
+    /// refreshed first when a refresh token is at hand; if that fails the
+    /// old token is still sent, and the server's 401 starts a new flow.
     fn authorization(&self, endpoint: &str) -> Option<String> {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state
-            .sessions
-            .get(endpoint)
-            .map(|s| format!("Bearer {}", s.tokens.access_token))
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let session = state.sessions.get_mut(endpoint)?;
+        let expired = session
+            .tokens
+            .expires_at
+            .is_some_and(|t| t <= Instant::now());
+        if expired {
+            if let Some(tokens) = self.refresh(
+                session,
+                &session.server,
+                &session.identity,
+                &session.resource,
+            ) {
+                session.tokens = tokens;
+            }
+        }
+        Some(format!("Bearer {}", session.tokens.access_token))
     }
 
     fn challenged(

@@ -9,7 +9,7 @@ use std::io::Read;
 use std::time::Duration;
 
 /// The methods the OAuth flows use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
     /// Metadata documents and the authorization endpoint.
     Get,
