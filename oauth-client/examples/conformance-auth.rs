@@ -9,7 +9,9 @@
 //! in `MCP_CONFORMANCE_SCENARIO`, its context (pre-registered credentials)
 //! in `MCP_CONFORMANCE_CONTEXT`, and the protocol revision in
 //! `MCP_CONFORMANCE_PROTOCOL_VERSION`. Like the official everything-client
-//! it connects, lists the tools and calls `test-tool`; every request goes
+//! it connects, lists the tools and calls `test-tool` (or the tool named by
+//! `--tool NAME`, which `evidence/oauth/snodo-client.mjs` uses against
+//! snodo-fixture and a real authorization server); every request goes
 //! through the [`Authorizer`], and a 401 or 403 is handed to it, the
 //! request resent while it says a new credential is ready. The scenario
 //! name selects nothing in the OAuth client: only the context (credentials)
@@ -34,11 +36,16 @@ const MAX_RESENDS: usize = 4;
 
 fn main() -> ExitCode {
     // The runner appends the URL after any arguments of the command.
-    let Some(url) = std::env::args().skip(1).last() else {
-        eprintln!("usage: conformance-auth <server-url>");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let tool = match args.iter().position(|a| a == "--tool") {
+        Some(i) => args.get(i + 1).cloned().unwrap_or_default(),
+        None => "test-tool".to_owned(),
+    };
+    let Some(url) = args.last().filter(|_| !tool.is_empty()) else {
+        eprintln!("usage: conformance-auth [--tool NAME] <server-url>");
         return ExitCode::from(2);
     };
-    match run(&url) {
+    match run(url, &tool) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("conformance-auth: {e}");
@@ -47,7 +54,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(url: &str) -> Result<(), String> {
+fn run(url: &str, tool: &str) -> Result<(), String> {
     let version =
         std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_else(|_| "2025-11-25".into());
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
@@ -95,7 +102,7 @@ fn run(url: &str) -> Result<(), String> {
         session.notify("notifications/initialized")?;
         session.request("tools/list", json!({}))?;
     }
-    let result = session.request("tools/call", json!({"name": "test-tool", "arguments": {}}))?;
+    let result = session.request("tools/call", json!({"name": tool, "arguments": {}}))?;
     eprintln!("tools/call: {result}");
     Ok(())
 }

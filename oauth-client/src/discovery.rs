@@ -41,6 +41,8 @@ pub struct ServerMetadata {
     /// `token_endpoint_auth_methods_supported`; RFC 8414 § 2 makes an
     /// absent list mean `client_secret_basic`.
     pub token_endpoint_auth_methods: Vec<String>,
+    /// `grant_types_supported`, when listed.
+    pub grant_types_supported: Option<Vec<String>>,
     /// RFC 9207: the server puts `iss` in every authorization response.
     pub iss_parameter_supported: bool,
     /// The server accepts URL client ids (Client ID Metadata Documents).
@@ -48,6 +50,16 @@ pub struct ServerMetadata {
 }
 
 impl ServerMetadata {
+    /// Whether the server may grant refresh tokens: it lists `refresh_token`
+    /// in `grant_types_supported`, or lists no grant types at all (many
+    /// servers leave the field out; one that lists them and not this one
+    /// refuses a registration asking for it).
+    pub fn may_refresh(&self) -> bool {
+        self.grant_types_supported
+            .as_ref()
+            .is_none_or(|g| g.iter().any(|x| x == "refresh_token"))
+    }
+
     /// Whether `scope` is among `scopes_supported`.
     pub fn supports_scope(&self, scope: &str) -> bool {
         self.scopes_supported
@@ -149,6 +161,7 @@ pub fn parse_server_metadata(body: &[u8], issuer: &str) -> Result<ServerMetadata
         pkce_s256,
         token_endpoint_auth_methods: strings(&v, "token_endpoint_auth_methods_supported")
             .unwrap_or_else(|| vec!["client_secret_basic".into()]),
+        grant_types_supported: strings(&v, "grant_types_supported"),
         iss_parameter_supported: v
             .get("authorization_response_iss_parameter_supported")
             .and_then(Value::as_bool)

@@ -109,10 +109,16 @@ pub fn registration_request(client: &ClientMetadata, server: &ServerMetadata) ->
     } else {
         choose_auth(methods, true).unwrap_or(TokenAuth::ClientSecretBasic)
     };
+    // `refresh_token` in `grant_types` (§ Refresh Tokens: SHOULD), where
+    // the server may grant it.
+    let mut grant_types = vec!["authorization_code"];
+    if server.may_refresh() {
+        grant_types.push("refresh_token");
+    }
     json!({
         "client_name": client.client_name,
         "redirect_uris": [client.redirect_uri],
-        "grant_types": ["authorization_code", "refresh_token"],
+        "grant_types": grant_types,
         "response_types": ["code"],
         "token_endpoint_auth_method": auth.name(),
         "application_type": client.application_type,
@@ -268,6 +274,16 @@ mod tests {
         );
         let body = registration_request(&client(None), &server(""));
         assert_eq!(body["token_endpoint_auth_method"], "client_secret_basic");
+        // A server listing its grant types without refresh_token is not
+        // asked for it (oidc-provider refuses the registration otherwise).
+        let body = registration_request(
+            &client(None),
+            &server(r#","grant_types_supported":["authorization_code","implicit"]"#),
+        );
+        assert_eq!(
+            body["grant_types"],
+            serde_json::json!(["authorization_code"])
+        );
     }
 
     #[test]
