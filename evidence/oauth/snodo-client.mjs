@@ -6,7 +6,9 @@
 // URL 404s), dynamic registration, the authorization code flow with PKCE
 // and the resource indicator through oidc-provider's login and consent
 // interactions, to tools/list, and a step-up on 403 `insufficient_scope`
-// for `test_simple_text` (scope `mcp:text`); in both protocol dialects.
+// for `test_simple_text` (scope `mcp:text`); in both protocol dialects;
+// then the client credentials grant with the pre-registered service
+// client, stepping up likewise.
 //
 //   node snodo-client.mjs --fixture PATH --client PATH [--runtime R]
 //
@@ -18,7 +20,7 @@ import { createServer as createNetServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 
-import { startAuthorizationServer } from './lib/as.mjs';
+import { SERVICE_CLIENT, startAuthorizationServer } from './lib/as.mjs';
 
 const { values } = parseArgs({
   options: { fixture: { type: 'string' }, client: { type: 'string' }, runtime: { type: 'string' } },
@@ -59,12 +61,16 @@ async function startFixture(issuer) {
   return { endpoint, stop: () => child.kill('SIGTERM') };
 }
 
-/** Runs the client binary; resolves with its exit code and stderr. */
-function runClient(endpoint, version) {
+/**
+ * Runs the client binary; resolves with its exit code and stderr. `env`
+ * adds the conformance variables (a scenario and a context make it the
+ * client credentials client).
+ */
+function runClient(endpoint, version, env = {}) {
   return new Promise((resolve) => {
     const child = spawn(values.client, ['--tool', 'test_simple_text', endpoint], {
       stdio: ['ignore', 'inherit', 'pipe'],
-      env: { ...process.env, MCP_CONFORMANCE_PROTOCOL_VERSION: version },
+      env: { ...process.env, MCP_CONFORMANCE_PROTOCOL_VERSION: version, ...env },
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
@@ -79,19 +85,27 @@ function runClient(endpoint, version) {
 let fixture;
 const as = await startAuthorizationServer({ isResource: (r) => r.startsWith('http://127.0.0.1:') });
 let passed = 0;
-const versions = ['2026-07-28', '2025-11-25'];
+const clientCredentials = {
+  MCP_CONFORMANCE_SCENARIO: 'auth/client-credentials-basic',
+  MCP_CONFORMANCE_CONTEXT: JSON.stringify({ client_id: SERVICE_CLIENT.id, client_secret: SERVICE_CLIENT.secret }),
+};
+const runs = [
+  ['authorization code', '2026-07-28', {}],
+  ['authorization code', '2025-11-25', {}],
+  ['client credentials', '2026-07-28', clientCredentials],
+];
 try {
   fixture = await startFixture(as.issuer);
-  for (const version of versions) {
-    const { code, stderr } = await runClient(fixture.endpoint, version);
+  for (const [grant, version, env] of runs) {
+    const { code, stderr } = await runClient(fixture.endpoint, version, env);
     // The call's result is printed by the client: the tool ran, after the step-up.
     const ok = code === 0 && /tools\/call: .*"text"/.test(stderr);
     if (ok) passed++;
-    console.log(`${ok ? 'ok  ' : 'FAIL'} snodo-oauth-client [${runtime}, ${version}]${ok ? '' : `: exit ${code}\n${stderr}`}`);
+    console.log(`${ok ? 'ok  ' : 'FAIL'} snodo-oauth-client ${grant} [${runtime}, ${version}]${ok ? '' : `: exit ${code}\n${stderr}`}`);
   }
 } finally {
   fixture?.stop();
   await as.close();
 }
-console.log(`snodo-client: ${passed}/${versions.length}`);
-process.exit(passed === versions.length ? 0 : 1);
+console.log(`snodo-client: ${passed}/${runs.length}`);
+process.exit(passed === runs.length ? 0 : 1);

@@ -14,8 +14,11 @@
 //! snodo-fixture and a real authorization server); every request goes
 //! through the [`Authorizer`], and a 401 or 403 is handed to it, the
 //! request resent while it says a new credential is ready. The scenario
-//! name selects nothing in the OAuth client: only the context (credentials)
-//! reaches it.
+//! name selects only what this program is, as in the everything-client:
+//! `auth/client-credentials-basic` makes it a client acting for itself
+//! (the client credentials grant); the context's credentials become
+//! pre-registered ones. Nothing else of the scenario reaches the OAuth
+//! client.
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -23,7 +26,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use snodo_oauth_client::{HttpRedirectAgent, OAuthClient, OAuthConfig, PreRegistered, UreqHttp};
+use snodo_oauth_client::{
+    GrantKind, HttpRedirectAgent, OAuthClient, OAuthConfig, PreRegistered, UreqHttp,
+};
 use snodo_proto::client::auth::Authorizer;
 
 /// The Client ID Metadata Document URL this client presents where the
@@ -63,7 +68,11 @@ fn run(url: &str, tool: &str) -> Result<(), String> {
         .unwrap_or(Value::Null);
 
     let http = Arc::new(UreqHttp::new(Duration::from_secs(20)));
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let mut config = OAuthConfig::new("snodo-conformance-client", REDIRECT_URI);
+    if scenario == "auth/client-credentials-basic" {
+        config.grant = GrantKind::ClientCredentials;
+    }
     config.client.metadata_document_url = Some(METADATA_DOCUMENT_URL.into());
     if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
         config.pre_registered = Some(PreRegistered {

@@ -32,9 +32,23 @@ use crate::registration::{
 };
 use crate::user_agent::UserAgent;
 
+/// Whom the client's tokens act for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantKind {
+    /// A user, through the authorization code flow with PKCE and a
+    /// [`UserAgent`].
+    AuthorizationCode,
+    /// The client itself (the `client_credentials` grant of the
+    /// `io.modelcontextprotocol/oauth-client-credentials` extension), with
+    /// pre-registered credentials; no user agent is involved.
+    ClientCredentials,
+}
+
 /// How the client presents itself and what it asks for.
 #[derive(Debug, Clone)]
 pub struct OAuthConfig {
+    /// The grant the client uses.
+    pub grant: GrantKind,
     /// Name, redirect URI, metadata document URL, application type.
     pub client: ClientMetadata,
     /// Credentials registered out of band, if any.
@@ -53,6 +67,7 @@ impl OAuthConfig {
     /// asking for refresh tokens, allowing two step-ups per operation.
     pub fn new(client_name: &str, redirect_uri: &str) -> Self {
         OAuthConfig {
+            grant: GrantKind::AuthorizationCode,
             client: ClientMetadata {
                 client_name: client_name.to_owned(),
                 redirect_uri: redirect_uri.to_owned(),
@@ -176,6 +191,10 @@ impl OAuthClient {
             .ok_or(OAuthError::NoAuthorizationServer)?
             .clone();
         let server = fetch_server_metadata(self.http.as_ref(), &issuer)?;
+        if self.config.grant == GrantKind::AuthorizationCode && !server.pkce_s256 {
+            // Refused before the server learns anything of the client.
+            return Err(OAuthError::PkceUnsupported);
+        }
 
         // What stays valid from before: only what this same server issued.
         let previous = state
@@ -197,11 +216,12 @@ impl OAuthClient {
         if let Some(previous) = &previous {
             scopes = union(&previous.scopes, &scopes);
         }
-        // `offline_access` only where the server lists it (§ Refresh
-        // Tokens), and only beside other scopes: a selection that is empty
+        // `offline_access` only for a user's tokens, where the server
+        // lists it (§ Refresh Tokens), and only beside other scopes: a selection that is empty
         // omits `scope`, which leaves the server its default scope, and
         // `offline_access` alone would narrow that to nothing.
         if self.config.offline_access
+            && self.config.grant == GrantKind::AuthorizationCode
             && server.supports_scope("offline_access")
             && !scopes.is_empty()
         {
@@ -227,6 +247,29 @@ impl OAuthClient {
                 );
                 return Ok(());
             }
+        }
+
+        if self.config.grant == GrantKind::ClientCredentials {
+            let scope = scopes.join(" ");
+            let grant = Grant::ClientCredentials {
+                scope: (!scope.is_empty()).then_some(scope.as_str()),
+            };
+            let response = self
+                .http
+                .send(&token_request(&server, &identity, &grant, &resource))?;
+            let tokens = parse_token_response(&response, Instant::now())?;
+            state.sessions.insert(
+                endpoint.to_owned(),
+                Session {
+                    issuer,
+                    server,
+                    identity,
+                    resource,
+                    scopes,
+                    tokens,
+                },
+            );
+            return Ok(());
         }
 
         let pending = authorization_request(
@@ -299,10 +342,22 @@ impl OAuthClient {
         if let Some(id) = state.identities.get(&server.issuer) {
             return Ok(id.clone());
         }
+        // A client acting for itself authenticates with a secret: a
+        // metadata-document id (a public client) is not one.
+        let public_off;
+        let client = if self.config.grant == GrantKind::ClientCredentials {
+            public_off = ClientMetadata {
+                metadata_document_url: None,
+                ..self.config.client.clone()
+            };
+            &public_off
+        } else {
+            &self.config.client
+        };
         let id = match static_identity(
             self.config.pre_registered.as_ref(),
             state.pre_registered_issuer.as_deref(),
-            &self.config.client,
+            client,
             server,
         ) {
             Some(id) => {
@@ -317,6 +372,12 @@ impl OAuthClient {
                         .get_or_insert_with(|| server.issuer.clone());
                 }
                 id
+            }
+            None if self.config.grant == GrantKind::ClientCredentials => {
+                return Err(OAuthError::NoRegistration(format!(
+                    "the client credentials grant needs credentials pre-registered at {}",
+                    server.issuer
+                )))
             }
             None => register(self.http.as_ref(), &self.config.client, server)?,
         };

@@ -125,10 +125,8 @@ pub fn parse_resource_metadata(body: &[u8]) -> Result<ResourceMetadata, OAuthErr
 
 /// Parses an authorization server's metadata and validates it against
 /// the issuer its URL was built from: the `issuer` must be identical
-/// (RFC 8414 § 3.3), and PKCE `S256` must be advertised (`basic/
-/// authorization/security-considerations.mdx` § Authorization Code
-/// Protection: without `code_challenge_methods_supported` the client MUST
-/// refuse to proceed).
+/// (RFC 8414 § 3.3). (PKCE support is checked where a code flow starts:
+/// [`authorization_request`](crate::flow::authorization_request).)
 pub fn parse_server_metadata(body: &[u8], issuer: &str) -> Result<ServerMetadata, OAuthError> {
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| OAuthError::Malformed(format!("authorization server metadata: {e}")))?;
@@ -149,9 +147,6 @@ pub fn parse_server_metadata(body: &[u8], issuer: &str) -> Result<ServerMetadata
     };
     let pkce_s256 = strings(&v, "code_challenge_methods_supported")
         .is_some_and(|m| m.iter().any(|m| m == "S256"));
-    if !pkce_s256 {
-        return Err(OAuthError::PkceUnsupported);
-    }
     Ok(ServerMetadata {
         issuer: found.to_owned(),
         authorization_endpoint: endpoint("authorization_endpoint")?,
@@ -336,13 +331,14 @@ mod tests {
     }
 
     #[test]
-    fn no_s256_no_authorization() {
+    fn s256_read_from_the_methods() {
         let plain_only = r#"{"issuer":"https://a","authorization_endpoint":"https://a/x","token_endpoint":"https://a/t","code_challenge_methods_supported":["plain"]}"#;
         let absent = r#"{"issuer":"https://a","authorization_endpoint":"https://a/x","token_endpoint":"https://a/t"}"#;
         for body in [plain_only, absent] {
-            assert_eq!(
-                parse_server_metadata(body.as_bytes(), "https://a"),
-                Err(OAuthError::PkceUnsupported)
+            assert!(
+                !parse_server_metadata(body.as_bytes(), "https://a")
+                    .unwrap()
+                    .pkce_s256
             );
         }
     }

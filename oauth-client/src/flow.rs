@@ -41,7 +41,11 @@ pub struct PendingAuthorization {
 
 /// Builds the authorization request (`response_type=code`, PKCE S256,
 /// `state`, `resource`, and `scope` only when there are scopes: an empty
-/// selection omits the parameter).
+/// selection omits the parameter). A server that does not advertise
+/// `S256` in `code_challenge_methods_supported` is refused (`basic/
+/// authorization/security-considerations.mdx` § Authorization Code
+/// Protection: the client MUST verify PKCE support and refuse to proceed
+/// without it).
 pub fn authorization_request(
     server: &ServerMetadata,
     client: &ClientIdentity,
@@ -49,6 +53,9 @@ pub fn authorization_request(
     scopes: &[String],
     resource: &str,
 ) -> Result<PendingAuthorization, OAuthError> {
+    if !server.pkce_s256 {
+        return Err(OAuthError::PkceUnsupported);
+    }
     let pkce = Pkce::generate()?;
     let state = random_token()?;
     let mut url = Url::parse(&server.authorization_endpoint).map_err(|e| {
@@ -156,6 +163,12 @@ pub enum Grant<'a> {
     },
     /// A refresh token (OAuth 2.1 § 4.3).
     RefreshToken(&'a str),
+    /// The client's own credentials (OAuth 2.1 § 4.2), for a client acting
+    /// on its own behalf; `scope` when any were selected.
+    ClientCredentials {
+        /// The space-separated scopes, if any.
+        scope: Option<&'a str>,
+    },
 }
 
 /// The token request: the grant, `resource` (RFC 8707 § 2.2: in token
@@ -181,6 +194,12 @@ pub fn token_request(
         Grant::RefreshToken(token) => {
             form.append_pair("grant_type", "refresh_token")
                 .append_pair("refresh_token", token);
+        }
+        Grant::ClientCredentials { scope } => {
+            form.append_pair("grant_type", "client_credentials");
+            if let Some(scope) = scope {
+                form.append_pair("scope", scope);
+            }
         }
     }
     form.append_pair("resource", resource);
@@ -328,6 +347,39 @@ mod tests {
         assert_eq!(p.url, expected);
         assert_eq!(p.issuer, "http://localhost:4001");
         assert!(!pending(true).url.contains("scope="));
+    }
+
+    #[test]
+    fn no_s256_no_authorization_request() {
+        let mut s = server(false);
+        s.pkce_s256 = false;
+        assert_eq!(
+            authorization_request(&s, &public(), "http://localhost:3000/callback", &[], "r"),
+            Err(OAuthError::PkceUnsupported)
+        );
+    }
+
+    #[test]
+    fn client_credentials_request() {
+        let client = ClientIdentity {
+            client_id: "svc".into(),
+            client_secret: Some("pw".into()),
+            auth: TokenAuth::ClientSecretBasic,
+        };
+        let r = token_request(
+            &server(false),
+            &client,
+            &Grant::ClientCredentials {
+                scope: Some("mcp mcp:text"),
+            },
+            "http://localhost:4000/mcp",
+        );
+        assert_eq!(
+            String::from_utf8(r.body.clone()).unwrap(),
+            "grant_type=client_credentials&scope=mcp+mcp%3Atext&resource=http%3A%2F%2Flocalhost%3A4000%2Fmcp"
+        );
+        // base64("svc:pw")
+        assert_eq!(r.header("authorization"), Some("Basic c3ZjOnB3"));
     }
 
     #[test]

@@ -58,7 +58,7 @@ pub mod pkce;
 pub mod registration;
 pub mod user_agent;
 
-pub use authorizer::{OAuthClient, OAuthConfig};
+pub use authorizer::{GrantKind, OAuthClient, OAuthConfig};
 pub use error::OAuthError;
 pub use http::{HttpClient, HttpError, HttpRequest, HttpResponse, Method, UreqHttp};
 pub use registration::{ClientIdentity, ClientMetadata, PreRegistered, TokenAuth};

@@ -12,8 +12,8 @@ use base64::Engine;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use snodo_oauth_client::{
-    HttpClient, HttpError, HttpRedirectAgent, HttpRequest, HttpResponse, Method, OAuthClient,
-    OAuthConfig, PreRegistered,
+    GrantKind, HttpClient, HttpError, HttpRedirectAgent, HttpRequest, HttpResponse, Method,
+    OAuthClient, OAuthConfig, PreRegistered,
 };
 use snodo_proto::client::auth::Authorizer;
 use url::Url;
@@ -500,4 +500,63 @@ fn pre_registered_credentials_and_metadata_documents() {
         form(&wire.requests_to("http://as.test/token")[0])["client_id"],
         "https://client.example/meta.json"
     );
+}
+
+#[test]
+fn client_credentials_need_no_user_and_no_registration() {
+    let wire = servers();
+    wire.json(
+        Method::Get,
+        AS_META_URL,
+        200,
+        r#"{
+        "issuer": "http://as.test",
+        "authorization_endpoint": "http://as.test/authorize",
+        "token_endpoint": "http://as.test/token",
+        "registration_endpoint": "http://as.test/register",
+        "grant_types_supported": ["client_credentials"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+        "scopes_supported": ["mcp", "offline_access"]
+    }"#,
+    );
+    let mut cfg = config();
+    cfg.grant = GrantKind::ClientCredentials;
+    cfg.pre_registered = Some(PreRegistered {
+        issuer: Some("http://as.test".into()),
+        client_id: "service".into(),
+        client_secret: Some("service-secret".into()),
+    });
+    let c = client(&wire, cfg.clone());
+    let challenge = vec![format!(
+        r#"Bearer scope="mcp", resource_metadata="{PRM_URL}""#
+    )];
+    assert_eq!(c.challenged(MCP, 401, &challenge), Ok(true));
+    assert_eq!(c.authorization(MCP).as_deref(), Some("Bearer at-1"));
+    assert_eq!(
+        wire.seen(),
+        [
+            format!("Get {PRM_URL}"),
+            format!("Get {AS_META_URL}"),
+            "Post http://as.test/token".into()
+        ]
+    );
+    let token = &wire.requests_to("http://as.test/token")[0];
+    // No offline_access for a client acting for itself.
+    assert_eq!(
+        String::from_utf8(token.body.clone()).unwrap(),
+        "grant_type=client_credentials&scope=mcp&resource=http%3A%2F%2Fmcp.test%2Fmcp"
+    );
+    // base64("service:service-secret")
+    assert_eq!(
+        token.header("authorization"),
+        Some("Basic c2VydmljZTpzZXJ2aWNlLXNlY3JldA==")
+    );
+
+    // Credentials for another server: refused, nothing registered.
+    let wire = servers();
+    cfg.pre_registered.as_mut().unwrap().issuer = Some("http://other.test".into());
+    let c = client(&wire, cfg);
+    assert!(c.challenged(MCP, 401, &challenge).is_err());
+    assert!(wire.requests_to("http://as.test/register").is_empty());
+    assert!(wire.requests_to("http://as.test/token").is_empty());
 }
