@@ -384,12 +384,6 @@ impl OAuthClient {
         state.identities.insert(server.issuer.clone(), id.clone());
         Ok(id)
     }
-
-    /// The resource indicator of the token in force for `endpoint`.
-    pub fn resource(&self, endpoint: &str) -> Option<String> {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.sessions.get(endpoint).map(|s| s.resource.clone())
-    }
 }
 
 fn union(a: &[String], b: &[String]) -> Vec<String> {

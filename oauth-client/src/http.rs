@@ -52,7 +52,8 @@ impl HttpRequest {
 pub struct HttpResponse {
     /// The status code.
     pub status: u16,
-    /// Header names and values, in order.
+    /// Header names and values; every value of a repeated field (each
+    /// `Set-Cookie`) is there, in the order received.
     pub headers: Vec<(String, String)>,
     /// The body, at most [`MAX_BODY`] bytes.
     pub body: Vec<u8>,
@@ -137,8 +138,12 @@ impl HttpClient for UreqHttp {
             Err(ureq::Error::Transport(t)) => return Err(HttpError(t.to_string())),
         };
         let status = response.status();
-        let headers = response
-            .headers_names()
+        // `headers_names` repeats a name once per field; each name's
+        // values are read once.
+        let mut names = response.headers_names();
+        names.sort_by_key(|n| n.to_ascii_lowercase());
+        names.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
+        let headers = names
             .into_iter()
             .flat_map(|name| {
                 response
