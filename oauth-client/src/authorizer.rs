@@ -21,7 +21,9 @@ use snodo_proto::client::auth::{Authorizer, AuthorizerError};
 use url::Url;
 
 use crate::challenge::{parse_bearer, split_scopes, BearerChallenge};
-use crate::discovery::{fetch_resource_metadata, fetch_server_metadata, ServerMetadata};
+use crate::discovery::{
+    fetch_resource_metadata, fetch_server_metadata, secure_url, ServerMetadata,
+};
 use crate::error::OAuthError;
 use crate::flow::{
     authorization_code, authorization_request, parse_token_response, token_request, Grant, Tokens,
@@ -191,9 +193,16 @@ impl OAuthClient {
             .ok_or(OAuthError::NoAuthorizationServer)?
             .clone();
         let server = fetch_server_metadata(self.http.as_ref(), &issuer)?;
-        if self.config.grant == GrantKind::AuthorizationCode && !server.pkce_s256 {
+        if self.config.grant == GrantKind::AuthorizationCode {
             // Refused before the server learns anything of the client.
-            return Err(OAuthError::PkceUnsupported);
+            if !server.pkce_s256 {
+                return Err(OAuthError::PkceUnsupported);
+            }
+            if !secure_url(&self.config.client.redirect_uri) {
+                return Err(OAuthError::Insecure(
+                    self.config.client.redirect_uri.clone(),
+                ));
+            }
         }
 
         // What stays valid from before: only what this same server issued.
@@ -272,6 +281,11 @@ impl OAuthClient {
             return Ok(());
         }
 
+        if !secure_url(&self.config.client.redirect_uri) {
+            return Err(OAuthError::Insecure(
+                self.config.client.redirect_uri.clone(),
+            ));
+        }
         let pending = authorization_request(
             &server,
             &identity,

@@ -103,6 +103,27 @@ pub fn server_metadata_urls(issuer: &Url) -> Vec<String> {
     }
 }
 
+/// Whether `url` may carry OAuth traffic: HTTPS (`basic/authorization/
+/// security-considerations.mdx` § Communication Security: all
+/// authorization server endpoints MUST be served over HTTPS, redirect URIs
+/// MUST be HTTPS or `localhost`), or plain HTTP to a loopback host, where
+/// nothing crosses a network (development servers, test suites).
+pub fn secure_url(url: &str) -> bool {
+    let Ok(url) = Url::parse(url) else {
+        return false;
+    };
+    match url.scheme() {
+        "https" => true,
+        "http" => match url.host() {
+            Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        },
+        _ => false,
+    }
+}
+
 fn origin_of(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
@@ -125,7 +146,8 @@ pub fn parse_resource_metadata(body: &[u8]) -> Result<ResourceMetadata, OAuthErr
 
 /// Parses an authorization server's metadata and validates it against
 /// the issuer its URL was built from: the `issuer` must be identical
-/// (RFC 8414 § 3.3). (PKCE support is checked where a code flow starts:
+/// (RFC 8414 § 3.3), and its endpoints must pass [`secure_url`]. (PKCE
+/// support is checked where a code flow starts:
 /// [`authorization_request`](crate::flow::authorization_request).)
 pub fn parse_server_metadata(body: &[u8], issuer: &str) -> Result<ServerMetadata, OAuthError> {
     let v: Value = serde_json::from_slice(body)
@@ -147,11 +169,21 @@ pub fn parse_server_metadata(body: &[u8], issuer: &str) -> Result<ServerMetadata
     };
     let pkce_s256 = strings(&v, "code_challenge_methods_supported")
         .is_some_and(|m| m.iter().any(|m| m == "S256"));
+    let secure = |url: String| {
+        if secure_url(&url) {
+            Ok(url)
+        } else {
+            Err(OAuthError::Insecure(url))
+        }
+    };
     Ok(ServerMetadata {
         issuer: found.to_owned(),
-        authorization_endpoint: endpoint("authorization_endpoint")?,
-        token_endpoint: endpoint("token_endpoint")?,
-        registration_endpoint: endpoint("registration_endpoint").ok(),
+        authorization_endpoint: secure(endpoint("authorization_endpoint")?)?,
+        token_endpoint: secure(endpoint("token_endpoint")?)?,
+        registration_endpoint: endpoint("registration_endpoint")
+            .ok()
+            .map(secure)
+            .transpose()?,
         scopes_supported: strings(&v, "scopes_supported"),
         pkce_s256,
         token_endpoint_auth_methods: strings(&v, "token_endpoint_auth_methods_supported")
@@ -234,6 +266,9 @@ pub fn fetch_server_metadata(
 ) -> Result<ServerMetadata, OAuthError> {
     let parsed =
         Url::parse(issuer).map_err(|e| OAuthError::Malformed(format!("issuer {issuer}: {e}")))?;
+    if !secure_url(issuer) {
+        return Err(OAuthError::Insecure(issuer.to_owned()));
+    }
     let mut tried = Vec::new();
     for url in server_metadata_urls(&parsed) {
         let response = http.send(&HttpRequest::get_json(&url))?;
@@ -341,6 +376,34 @@ mod tests {
                     .pkce_s256
             );
         }
+    }
+
+    #[test]
+    fn https_or_loopback_only() {
+        for ok in [
+            "https://auth.example.com/token",
+            "http://localhost:3000/callback",
+            "http://LOCALHOST/x",
+            "http://127.0.0.1:8080/",
+            "http://127.9.9.9/",
+            "http://[::1]:3000/cb",
+        ] {
+            assert!(secure_url(ok), "{ok}");
+        }
+        for bad in [
+            "http://auth.example.com/token",
+            "http://localhost.evil.com/",
+            "http://10.0.0.1/",
+            "ftp://localhost/",
+            "not a url",
+        ] {
+            assert!(!secure_url(bad), "{bad}");
+        }
+        let body = r#"{"issuer":"https://a","authorization_endpoint":"https://a/x","token_endpoint":"http://a.example/t","code_challenge_methods_supported":["S256"]}"#;
+        assert_eq!(
+            parse_server_metadata(body.as_bytes(), "https://a"),
+            Err(OAuthError::Insecure("http://a.example/t".into()))
+        );
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub enum OAuthError {
         /// The document's `issuer`.
         found: String,
     },
+    /// An authorization server endpoint or the redirect URI is neither
+    /// HTTPS nor loopback.
+    Insecure(String),
     /// The server does not advertise `S256` PKCE.
     PkceUnsupported,
     /// A document or response was not what the RFC says.
@@ -73,6 +76,10 @@ impl fmt::Display for OAuthError {
             OAuthError::IssuerMismatch { expected, found } => write!(
                 f,
                 "authorization server metadata has issuer {found}, expected {expected}"
+            ),
+            OAuthError::Insecure(url) => write!(
+                f,
+                "{url} is neither HTTPS nor a loopback address (security-considerations § Communication Security)"
             ),
             OAuthError::PkceUnsupported => {
                 f.write_str("the authorization server does not advertise PKCE S256")

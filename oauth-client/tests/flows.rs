@@ -121,13 +121,13 @@ fn approve(iss: Option<&'static str>) -> impl Fn(&HttpRequest) -> HttpResponse +
 
 const MCP: &str = "http://mcp.test/mcp";
 const PRM_URL: &str = "http://mcp.test/.well-known/oauth-protected-resource/mcp";
-const PRM: &str = r#"{"resource":"http://mcp.test/mcp","authorization_servers":["http://as.test"],"scopes_supported":["mcp:basic"]}"#;
-const AS_META_URL: &str = "http://as.test/.well-known/oauth-authorization-server";
+const PRM: &str = r#"{"resource":"http://mcp.test/mcp","authorization_servers":["https://as.test"],"scopes_supported":["mcp:basic"]}"#;
+const AS_META_URL: &str = "https://as.test/.well-known/oauth-authorization-server";
 const AS_META: &str = r#"{
-    "issuer": "http://as.test",
-    "authorization_endpoint": "http://as.test/authorize",
-    "token_endpoint": "http://as.test/token",
-    "registration_endpoint": "http://as.test/register",
+    "issuer": "https://as.test",
+    "authorization_endpoint": "https://as.test/authorize",
+    "token_endpoint": "https://as.test/token",
+    "registration_endpoint": "https://as.test/register",
     "response_types_supported": ["code"],
     "code_challenge_methods_supported": ["S256"],
     "token_endpoint_auth_methods_supported": ["none"],
@@ -148,18 +148,18 @@ fn servers() -> Arc<Wire> {
     wire.json(Method::Get, AS_META_URL, 200, AS_META);
     wire.json(
         Method::Post,
-        "http://as.test/register",
+        "https://as.test/register",
         201,
         r#"{"client_id":"dyn-client","client_name":"t","redirect_uris":["http://localhost:3000/callback"]}"#,
     );
     wire.route(
         Method::Get,
-        "http://as.test/authorize",
-        approve(Some("http://as.test")),
+        "https://as.test/authorize",
+        approve(Some("https://as.test")),
     );
     wire.json(
         Method::Post,
-        "http://as.test/token",
+        "https://as.test/token",
         200,
         r#"{"access_token":"at-1","token_type":"Bearer","expires_in":3600}"#,
     );
@@ -190,14 +190,14 @@ fn first_401_runs_the_whole_flow() {
         [
             format!("Get {PRM_URL}"),
             format!("Get {AS_META_URL}"),
-            "Post http://as.test/register".into(),
-            "Get http://as.test/authorize".into(),
-            "Post http://as.test/token".into(),
+            "Post https://as.test/register".into(),
+            "Get https://as.test/authorize".into(),
+            "Post https://as.test/token".into(),
         ]
     );
 
     let reg: Value =
-        serde_json::from_slice(&wire.requests_to("http://as.test/register")[0].body).unwrap();
+        serde_json::from_slice(&wire.requests_to("https://as.test/register")[0].body).unwrap();
     assert_eq!(reg["application_type"], "native");
     assert_eq!(reg["token_endpoint_auth_method"], "none");
     assert_eq!(
@@ -205,7 +205,7 @@ fn first_401_runs_the_whole_flow() {
         serde_json::json!(["authorization_code", "refresh_token"])
     );
 
-    let auth = query(&wire.requests_to("http://as.test/authorize")[0].url);
+    let auth = query(&wire.requests_to("https://as.test/authorize")[0].url);
     assert_eq!(auth["response_type"], "code");
     assert_eq!(auth["client_id"], "dyn-client");
     assert_eq!(auth["resource"], "http://mcp.test/mcp");
@@ -214,7 +214,7 @@ fn first_401_runs_the_whole_flow() {
     // offline_access because the authorization server lists it.
     assert_eq!(auth["scope"], "mcp:basic offline_access");
 
-    let token = form(&wire.requests_to("http://as.test/token")[0]);
+    let token = form(&wire.requests_to("https://as.test/token")[0]);
     assert_eq!(token["grant_type"], "authorization_code");
     assert_eq!(token["code"], "code-1");
     assert_eq!(token["resource"], "http://mcp.test/mcp");
@@ -232,7 +232,7 @@ fn well_known_fallback_path_then_root_and_challenge_scope() {
         Method::Get,
         "http://mcp.test/.well-known/oauth-protected-resource",
         200,
-        r#"{"resource":"http://mcp.test","authorization_servers":["http://as.test"]}"#,
+        r#"{"resource":"http://mcp.test","authorization_servers":["https://as.test"]}"#,
     );
     let c = client(&wire, config());
     let challenge = vec![r#"Bearer scope="mcp:write""#.to_owned()];
@@ -244,7 +244,7 @@ fn well_known_fallback_path_then_root_and_challenge_scope() {
             "Get http://mcp.test/.well-known/oauth-protected-resource".to_owned(),
         ]
     );
-    let auth = query(&wire.requests_to("http://as.test/authorize")[0].url);
+    let auth = query(&wire.requests_to("https://as.test/authorize")[0].url);
     assert_eq!(auth["scope"], "mcp:write offline_access");
     // The root document names the resource by its origin: that is the
     // indicator sent.
@@ -259,7 +259,7 @@ fn refusals_stop_before_the_authorization_server_sees_the_client() {
         Method::Get,
         PRM_URL,
         200,
-        r#"{"resource":"https://evil.example.com/mcp","authorization_servers":["http://as.test"]}"#,
+        r#"{"resource":"https://evil.example.com/mcp","authorization_servers":["https://as.test"]}"#,
     );
     let c = client(&wire, config());
     assert!(c
@@ -271,14 +271,14 @@ fn refusals_stop_before_the_authorization_server_sees_the_client() {
 
     // The metadata's issuer is not the issuer asked for.
     let wire = servers();
-    wire.json(Method::Get, AS_META_URL, 200, r#"{"issuer":"https://attacker.example.com","authorization_endpoint":"http://as.test/authorize","token_endpoint":"http://as.test/token","registration_endpoint":"http://as.test/register","code_challenge_methods_supported":["S256"]}"#);
+    wire.json(Method::Get, AS_META_URL, 200, r#"{"issuer":"https://attacker.example.com","authorization_endpoint":"https://as.test/authorize","token_endpoint":"https://as.test/token","registration_endpoint":"https://as.test/register","code_challenge_methods_supported":["S256"]}"#);
     let c = client(&wire, config());
     assert!(c.challenged(MCP, 401, &challenge_401()).is_err());
     assert_eq!(wire.seen().len(), 2);
 
     // No PKCE S256.
     let wire = servers();
-    wire.json(Method::Get, AS_META_URL, 200, r#"{"issuer":"http://as.test","authorization_endpoint":"http://as.test/authorize","token_endpoint":"http://as.test/token","registration_endpoint":"http://as.test/register"}"#);
+    wire.json(Method::Get, AS_META_URL, 200, r#"{"issuer":"https://as.test","authorization_endpoint":"https://as.test/authorize","token_endpoint":"https://as.test/token","registration_endpoint":"https://as.test/register"}"#);
     let c = client(&wire, config());
     assert!(c.challenged(MCP, 401, &challenge_401()).is_err());
     assert_eq!(wire.seen().len(), 2);
@@ -288,13 +288,39 @@ fn refusals_stop_before_the_authorization_server_sees_the_client() {
     let wire = servers();
     wire.route(
         Method::Get,
-        "http://as.test/authorize",
-        approve(Some("http://as.test/")),
+        "https://as.test/authorize",
+        approve(Some("https://as.test/")),
     );
     let c = client(&wire, config());
     assert!(c.challenged(MCP, 401, &challenge_401()).is_err());
-    assert!(wire.requests_to("http://as.test/token").is_empty());
+    assert!(wire.requests_to("https://as.test/token").is_empty());
     assert_eq!(c.authorization(MCP), None);
+}
+
+#[test]
+fn plain_http_off_loopback_is_refused() {
+    // The PRM names an authorization server over plain HTTP.
+    let wire = servers();
+    wire.json(
+        Method::Get,
+        PRM_URL,
+        200,
+        r#"{"resource":"http://mcp.test/mcp","authorization_servers":["http://as.test"]}"#,
+    );
+    let c = client(&wire, config());
+    let e = c.challenged(MCP, 401, &challenge_401()).unwrap_err();
+    assert!(e.0.contains("http://as.test"), "{e}");
+    assert_eq!(wire.seen(), [format!("Get {PRM_URL}")]);
+
+    // A redirect URI that is neither HTTPS nor loopback: no authorization
+    // request is made.
+    let wire = servers();
+    let c = client(
+        &wire,
+        OAuthConfig::new("t", "http://client.example/callback"),
+    );
+    assert!(c.challenged(MCP, 401, &challenge_401()).is_err());
+    assert!(wire.requests_to("https://as.test/authorize").is_empty());
 }
 
 #[test]
@@ -313,7 +339,7 @@ fn step_up_unions_scopes_and_stops_after_the_limit() {
     let e = c.challenged(MCP, 403, &forbidden).unwrap_err();
     assert!(e.0.contains("insufficient_scope"), "{e}");
     let scopes: Vec<String> = wire
-        .requests_to("http://as.test/authorize")
+        .requests_to("https://as.test/authorize")
         .iter()
         .map(|r| query(&r.url)["scope"].clone())
         .collect();
@@ -327,7 +353,7 @@ fn step_up_unions_scopes_and_stops_after_the_limit() {
     );
     // One registration for all of it, and a 403 without
     // insufficient_scope is not the client's to fix.
-    assert_eq!(wire.requests_to("http://as.test/register").len(), 1);
+    assert_eq!(wire.requests_to("https://as.test/register").len(), 1);
     assert_eq!(
         c.challenged(MCP, 403, &[r#"Bearer error="invalid_token""#.to_owned()]),
         Ok(false)
@@ -339,7 +365,7 @@ fn a_401_with_a_refresh_token_refreshes() {
     let wire = servers();
     let calls = Arc::new(AtomicUsize::new(0));
     let n = calls.clone();
-    wire.route(Method::Post, "http://as.test/token", move |_| {
+    wire.route(Method::Post, "https://as.test/token", move |_| {
         match n.fetch_add(1, Ordering::SeqCst) {
             0 => json(
                 200,
@@ -352,8 +378,8 @@ fn a_401_with_a_refresh_token_refreshes() {
     assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
     assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
     assert_eq!(c.authorization(MCP).as_deref(), Some("Bearer at-2"));
-    assert_eq!(wire.requests_to("http://as.test/authorize").len(), 1);
-    let refresh = form(&wire.requests_to("http://as.test/token")[1]);
+    assert_eq!(wire.requests_to("https://as.test/authorize").len(), 1);
+    let refresh = form(&wire.requests_to("https://as.test/token")[1]);
     assert_eq!(refresh["grant_type"], "refresh_token");
     assert_eq!(refresh["refresh_token"], "rt-1");
     assert_eq!(refresh["resource"], "http://mcp.test/mcp");
@@ -361,10 +387,10 @@ fn a_401_with_a_refresh_token_refreshes() {
     // refreshes again instead of sending the user back.
     assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
     assert_eq!(
-        form(&wire.requests_to("http://as.test/token")[2])["refresh_token"],
+        form(&wire.requests_to("https://as.test/token")[2])["refresh_token"],
         "rt-1"
     );
-    assert_eq!(wire.requests_to("http://as.test/authorize").len(), 1);
+    assert_eq!(wire.requests_to("https://as.test/authorize").len(), 1);
 }
 
 #[test]
@@ -376,7 +402,7 @@ fn a_new_authorization_server_gets_a_new_registration() {
         if m.load(Ordering::SeqCst) {
             json(
                 200,
-                r#"{"resource":"http://mcp.test/mcp","authorization_servers":["http://as2.test"]}"#,
+                r#"{"resource":"http://mcp.test/mcp","authorization_servers":["https://as2.test"]}"#,
             )
         } else {
             json(200, PRM)
@@ -384,27 +410,27 @@ fn a_new_authorization_server_gets_a_new_registration() {
     });
     wire.json(
         Method::Get,
-        "http://as2.test/.well-known/oauth-authorization-server",
+        "https://as2.test/.well-known/oauth-authorization-server",
         200,
         r#"{
-        "issuer": "http://as2.test",
-        "authorization_endpoint": "http://as2.test/authorize",
-        "token_endpoint": "http://as2.test/token",
-        "registration_endpoint": "http://as2.test/register",
+        "issuer": "https://as2.test",
+        "authorization_endpoint": "https://as2.test/authorize",
+        "token_endpoint": "https://as2.test/token",
+        "registration_endpoint": "https://as2.test/register",
         "code_challenge_methods_supported": ["S256"],
         "token_endpoint_auth_methods_supported": ["client_secret_post"]
     }"#,
     );
     wire.json(
         Method::Post,
-        "http://as2.test/register",
+        "https://as2.test/register",
         201,
         r#"{"client_id":"as2-client","client_secret":"as2-secret"}"#,
     );
-    wire.route(Method::Get, "http://as2.test/authorize", approve(None));
+    wire.route(Method::Get, "https://as2.test/authorize", approve(None));
     wire.json(
         Method::Post,
-        "http://as2.test/token",
+        "https://as2.test/token",
         200,
         r#"{"access_token":"as2-token","token_type":"Bearer"}"#,
     );
@@ -415,10 +441,10 @@ fn a_new_authorization_server_gets_a_new_registration() {
     assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
     assert_eq!(c.authorization(MCP).as_deref(), Some("Bearer as2-token"));
     assert_eq!(
-        query(&wire.requests_to("http://as2.test/authorize")[0].url)["client_id"],
+        query(&wire.requests_to("https://as2.test/authorize")[0].url)["client_id"],
         "as2-client"
     );
-    let token = form(&wire.requests_to("http://as2.test/token")[0]);
+    let token = form(&wire.requests_to("https://as2.test/token")[0]);
     assert_eq!(
         (token["client_id"].as_str(), token["client_secret"].as_str()),
         ("as2-client", "as2-secret")
@@ -429,7 +455,7 @@ fn a_new_authorization_server_gets_a_new_registration() {
         .lock()
         .unwrap()
         .iter()
-        .filter(|r| r.url.starts_with("http://as2.test"))
+        .filter(|r| r.url.starts_with("https://as2.test"))
     {
         assert!(
             !r.url.contains("dyn-client")
@@ -447,9 +473,9 @@ fn pre_registered_credentials_and_metadata_documents() {
         AS_META_URL,
         200,
         r#"{
-        "issuer": "http://as.test",
-        "authorization_endpoint": "http://as.test/authorize",
-        "token_endpoint": "http://as.test/token",
+        "issuer": "https://as.test",
+        "authorization_endpoint": "https://as.test/authorize",
+        "token_endpoint": "https://as.test/token",
         "code_challenge_methods_supported": ["S256"],
         "token_endpoint_auth_methods_supported": ["client_secret_basic"]
     }"#,
@@ -462,8 +488,8 @@ fn pre_registered_credentials_and_metadata_documents() {
     });
     let c = client(&wire, cfg);
     assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
-    assert!(wire.requests_to("http://as.test/register").is_empty());
-    let token = &wire.requests_to("http://as.test/token")[0];
+    assert!(wire.requests_to("https://as.test/register").is_empty());
+    let token = &wire.requests_to("https://as.test/token")[0];
     // base64("pre-registered-client:pre-registered-secret")
     assert_eq!(
         token.header("authorization"),
@@ -479,10 +505,10 @@ fn pre_registered_credentials_and_metadata_documents() {
         AS_META_URL,
         200,
         r#"{
-        "issuer": "http://as.test",
-        "authorization_endpoint": "http://as.test/authorize",
-        "token_endpoint": "http://as.test/token",
-        "registration_endpoint": "http://as.test/register",
+        "issuer": "https://as.test",
+        "authorization_endpoint": "https://as.test/authorize",
+        "token_endpoint": "https://as.test/token",
+        "registration_endpoint": "https://as.test/register",
         "code_challenge_methods_supported": ["S256"],
         "client_id_metadata_document_supported": true
     }"#,
@@ -491,13 +517,13 @@ fn pre_registered_credentials_and_metadata_documents() {
     cfg.client.metadata_document_url = Some("https://client.example/meta.json".into());
     let c = client(&wire, cfg);
     assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
-    assert!(wire.requests_to("http://as.test/register").is_empty());
+    assert!(wire.requests_to("https://as.test/register").is_empty());
     assert_eq!(
-        query(&wire.requests_to("http://as.test/authorize")[0].url)["client_id"],
+        query(&wire.requests_to("https://as.test/authorize")[0].url)["client_id"],
         "https://client.example/meta.json"
     );
     assert_eq!(
-        form(&wire.requests_to("http://as.test/token")[0])["client_id"],
+        form(&wire.requests_to("https://as.test/token")[0])["client_id"],
         "https://client.example/meta.json"
     );
 }
@@ -510,10 +536,10 @@ fn client_credentials_need_no_user_and_no_registration() {
         AS_META_URL,
         200,
         r#"{
-        "issuer": "http://as.test",
-        "authorization_endpoint": "http://as.test/authorize",
-        "token_endpoint": "http://as.test/token",
-        "registration_endpoint": "http://as.test/register",
+        "issuer": "https://as.test",
+        "authorization_endpoint": "https://as.test/authorize",
+        "token_endpoint": "https://as.test/token",
+        "registration_endpoint": "https://as.test/register",
         "grant_types_supported": ["client_credentials"],
         "token_endpoint_auth_methods_supported": ["client_secret_basic"],
         "scopes_supported": ["mcp", "offline_access"]
@@ -522,7 +548,7 @@ fn client_credentials_need_no_user_and_no_registration() {
     let mut cfg = config();
     cfg.grant = GrantKind::ClientCredentials;
     cfg.pre_registered = Some(PreRegistered {
-        issuer: Some("http://as.test".into()),
+        issuer: Some("https://as.test".into()),
         client_id: "service".into(),
         client_secret: Some("service-secret".into()),
     });
@@ -537,10 +563,10 @@ fn client_credentials_need_no_user_and_no_registration() {
         [
             format!("Get {PRM_URL}"),
             format!("Get {AS_META_URL}"),
-            "Post http://as.test/token".into()
+            "Post https://as.test/token".into()
         ]
     );
-    let token = &wire.requests_to("http://as.test/token")[0];
+    let token = &wire.requests_to("https://as.test/token")[0];
     // No offline_access for a client acting for itself.
     assert_eq!(
         String::from_utf8(token.body.clone()).unwrap(),
@@ -554,9 +580,9 @@ fn client_credentials_need_no_user_and_no_registration() {
 
     // Credentials for another server: refused, nothing registered.
     let wire = servers();
-    cfg.pre_registered.as_mut().unwrap().issuer = Some("http://other.test".into());
+    cfg.pre_registered.as_mut().unwrap().issuer = Some("https://other.test".into());
     let c = client(&wire, cfg);
     assert!(c.challenged(MCP, 401, &challenge).is_err());
-    assert!(wire.requests_to("http://as.test/register").is_empty());
-    assert!(wire.requests_to("http://as.test/token").is_empty());
+    assert!(wire.requests_to("https://as.test/register").is_empty());
+    assert!(wire.requests_to("https://as.test/token").is_empty());
 }
