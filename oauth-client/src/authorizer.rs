@@ -118,6 +118,19 @@ struct Session {
     /// The scopes requested for the current token.
     scopes: Vec<String>,
     tokens: Tokens,
+    /// How the token was obtained.
+    origin: Origin,
+    /// How many requests it was handed to.
+    sent: u32,
+}
+
+/// Where a session's token came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// A whole flow (authorization code or client credentials).
+    Flow,
+    /// A refresh grant.
+    Refresh,
 }
 
 /// What a challenge calls for.
@@ -154,6 +167,19 @@ impl OAuthClient {
             _ => return Ok(false),
         };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Need::Token, Some(session)) = (&need, state.sessions.get(endpoint)) {
+            if session.origin == Origin::Flow && session.sent <= 1 {
+                // The token a whole flow just produced was refused on its
+                // first use: another flow would produce the same refusal,
+                // and a transport that resends would loop through the
+                // user agent without end.
+                let issuer = session.issuer.clone();
+                state.sessions.remove(endpoint);
+                return Err(OAuthError::Token(format!(
+                    "{endpoint} refused the token {issuer} just issued for it"
+                )));
+            }
+        }
         if let Need::StepUp(scopes) = &need {
             let mut key_scopes = scopes.clone();
             key_scopes.sort();
@@ -241,8 +267,12 @@ impl OAuthClient {
         let resource = resource_metadata.resource;
 
         // A 401 at the same server with a refresh token: refresh first.
+        let refused_at_once = |p: &Session| p.sent <= 1 && p.origin == Origin::Refresh;
         if let (Need::Token, Some(previous)) = (need, &previous) {
-            if let Some(tokens) = self.refresh(previous, &server, &identity, &resource) {
+            if refused_at_once(previous) {
+                // A token refreshed just now was refused: refreshing
+                // again would loop; fall through to a whole flow.
+            } else if let Some(tokens) = self.refresh(previous, &server, &identity, &resource) {
                 state.sessions.insert(
                     endpoint.to_owned(),
                     Session {
@@ -252,6 +282,8 @@ impl OAuthClient {
                         resource,
                         scopes: previous.scopes.clone(),
                         tokens,
+                        origin: Origin::Refresh,
+                        sent: 0,
                     },
                 );
                 return Ok(());
@@ -276,6 +308,8 @@ impl OAuthClient {
                     resource,
                     scopes,
                     tokens,
+                    origin: Origin::Flow,
+                    sent: 0,
                 },
             );
             return Ok(());
@@ -322,6 +356,8 @@ impl OAuthClient {
                 resource,
                 scopes,
                 tokens,
+                origin: Origin::Flow,
+                sent: 0,
             },
         );
         Ok(())
@@ -421,6 +457,7 @@ impl Authorizer for OAuthClient {
             .tokens
             .expires_at
             .is_some_and(|t| t <= Instant::now());
+        session.sent = session.sent.saturating_add(1);
         if expired {
             if let Some(tokens) = self.refresh(
                 session,

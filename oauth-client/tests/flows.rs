@@ -376,7 +376,11 @@ fn a_401_with_a_refresh_token_refreshes() {
     });
     let c = client(&wire, config());
     assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
+    // Two requests carry the token, then the server turns it down.
+    assert_eq!(c.authorization(MCP).as_deref(), Some("Bearer at-1"));
+    assert_eq!(c.authorization(MCP).as_deref(), Some("Bearer at-1"));
     assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
+    assert_eq!(c.authorization(MCP).as_deref(), Some("Bearer at-2"));
     assert_eq!(c.authorization(MCP).as_deref(), Some("Bearer at-2"));
     assert_eq!(wire.requests_to("https://as.test/authorize").len(), 1);
     let refresh = form(&wire.requests_to("https://as.test/token")[1]);
@@ -437,6 +441,10 @@ fn a_new_authorization_server_gets_a_new_registration() {
 
     let c = client(&wire, config());
     assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
+    // The first server's token served two requests; then the resource
+    // moved.
+    c.authorization(MCP);
+    c.authorization(MCP);
     moved.store(true, Ordering::SeqCst);
     assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
     assert_eq!(c.authorization(MCP).as_deref(), Some("Bearer as2-token"));
@@ -585,4 +593,46 @@ fn client_credentials_need_no_user_and_no_registration() {
     assert!(c.challenged(MCP, 401, &challenge).is_err());
     assert!(wire.requests_to("https://as.test/register").is_empty());
     assert!(wire.requests_to("https://as.test/token").is_empty());
+}
+
+#[test]
+fn a_token_refused_on_first_use_ends_the_loop() {
+    // A flow's token refused at once: no second trip through the user
+    // agent.
+    let wire = servers();
+    let c = client(&wire, config());
+    assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
+    assert_eq!(c.authorization(MCP).as_deref(), Some("Bearer at-1"));
+    let e = c.challenged(MCP, 401, &challenge_401()).unwrap_err();
+    assert!(e.0.contains("refused the token"), "{e}");
+    assert_eq!(wire.requests_to("https://as.test/authorize").len(), 1);
+    // The next request goes without it, and its 401 starts afresh.
+    assert_eq!(c.authorization(MCP), None);
+    assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
+    assert_eq!(wire.requests_to("https://as.test/authorize").len(), 2);
+
+    // A refreshed token refused at once: no second refresh, a whole flow.
+    let wire = servers();
+    wire.json(
+        Method::Post,
+        "https://as.test/token",
+        200,
+        r#"{"access_token":"at-r","token_type":"Bearer","refresh_token":"rt"}"#,
+    );
+    let c = client(&wire, config());
+    assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
+    c.authorization(MCP);
+    c.authorization(MCP);
+    assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true)); // refresh
+    c.authorization(MCP);
+    assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true)); // flow
+    let grants: Vec<String> = wire
+        .requests_to("https://as.test/token")
+        .iter()
+        .map(|r| form(r)["grant_type"].clone())
+        .collect();
+    assert_eq!(
+        grants,
+        ["authorization_code", "refresh_token", "authorization_code"]
+    );
 }
