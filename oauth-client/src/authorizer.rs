@@ -199,6 +199,10 @@ impl OAuthClient {
         Ok(true)
     }
 
+    /// Runs the flow `need` calls for and puts its token in force. On
+    /// failure the token in force before stays, if the same server issued
+    /// it (a refused step-up leaves the operations it covered working); a
+    /// token of another server never does.
     fn authorize(
         &self,
         state: &mut State,
@@ -206,36 +210,66 @@ impl OAuthClient {
         challenge: &BearerChallenge,
         need: &Need,
     ) -> Result<(), OAuthError> {
+        let previous = state.sessions.remove(endpoint);
+        match self.obtain(state, endpoint, challenge, need, previous.as_ref()) {
+            Ok(session) => {
+                if let (Need::Token, Origin::Flow) = (need, session.origin) {
+                    // A token got through a 401: step-ups count afresh.
+                    state.step_ups.retain(|(e, _), _| e != endpoint);
+                }
+                state.sessions.insert(endpoint.to_owned(), session);
+                Ok(())
+            }
+            Err((e, same_server)) => {
+                if let (Some(previous), true) = (previous, same_server) {
+                    state.sessions.insert(endpoint.to_owned(), previous);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Discovery, registration and the grant. The error carries whether
+    /// the authorization server is still the one of `previous`.
+    fn obtain(
+        &self,
+        state: &mut State,
+        endpoint: &str,
+        challenge: &BearerChallenge,
+        need: &Need,
+        previous: Option<&Session>,
+    ) -> Result<Session, (OAuthError, bool)> {
+        let unchanged = |e: OAuthError| (e, true);
         let endpoint_url = Url::parse(endpoint)
-            .map_err(|e| OAuthError::Malformed(format!("endpoint {endpoint}: {e}")))?;
+            .map_err(|e| unchanged(OAuthError::Malformed(format!("endpoint {endpoint}: {e}"))))?;
         let resource_metadata = fetch_resource_metadata(
             self.http.as_ref(),
             &endpoint_url,
             challenge.resource_metadata.as_deref(),
-        )?;
+        )
+        .map_err(unchanged)?;
         let issuer = resource_metadata
             .authorization_servers
             .first()
-            .ok_or(OAuthError::NoAuthorizationServer)?
+            .ok_or((OAuthError::NoAuthorizationServer, true))?
             .clone();
-        let server = fetch_server_metadata(self.http.as_ref(), &issuer)?;
+        // What stays valid from before: only what this same server issued.
+        let previous = previous.filter(|s| s.issuer == issuer);
+        let same = previous.is_some();
+        let fail = move |e: OAuthError| (e, same);
+
+        let server = fetch_server_metadata(self.http.as_ref(), &issuer).map_err(fail)?;
         if self.config.grant == GrantKind::AuthorizationCode {
             // Refused before the server learns anything of the client.
             if !server.pkce_s256 {
-                return Err(OAuthError::PkceUnsupported);
+                return Err(fail(OAuthError::PkceUnsupported));
             }
             if !secure_url(&self.config.client.redirect_uri) {
-                return Err(OAuthError::Insecure(
+                return Err(fail(OAuthError::Insecure(
                     self.config.client.redirect_uri.clone(),
-                ));
+                )));
             }
         }
-
-        // What stays valid from before: only what this same server issued.
-        let previous = state
-            .sessions
-            .remove(endpoint)
-            .filter(|s| s.issuer == issuer);
 
         // Scope selection (§ Scope Selection Strategy, § Step-Up).
         let mut scopes = match need {
@@ -248,13 +282,14 @@ impl OAuthClient {
                     .unwrap_or_default(),
             },
         };
-        if let Some(previous) = &previous {
+        if let Some(previous) = previous {
             scopes = union(&previous.scopes, &scopes);
         }
         // `offline_access` only for a user's tokens, where the server
-        // lists it (§ Refresh Tokens), and only beside other scopes: a selection that is empty
-        // omits `scope`, which leaves the server its default scope, and
-        // `offline_access` alone would narrow that to nothing.
+        // lists it (§ Refresh Tokens), and only beside other scopes: a
+        // selection that is empty omits `scope`, which leaves the server
+        // its default scope, and `offline_access` alone would narrow that
+        // to nothing.
         if self.config.offline_access
             && self.config.grant == GrantKind::AuthorizationCode
             && server.supports_scope("offline_access")
@@ -263,104 +298,66 @@ impl OAuthClient {
             scopes = union(&scopes, &["offline_access".to_owned()]);
         }
 
-        let identity = self.identity(state, &server)?;
+        let identity = self.identity(state, &server).map_err(fail)?;
         let resource = resource_metadata.resource;
+        let session = |tokens, scopes, origin| Session {
+            issuer: issuer.clone(),
+            server: server.clone(),
+            identity: identity.clone(),
+            resource: resource.clone(),
+            scopes,
+            tokens,
+            origin,
+            sent: 0,
+        };
 
-        // A 401 at the same server with a refresh token: refresh first.
-        let refused_at_once = |p: &Session| p.sent <= 1 && p.origin == Origin::Refresh;
-        if let (Need::Token, Some(previous)) = (need, &previous) {
-            if refused_at_once(previous) {
-                // A token refreshed just now was refused: refreshing
-                // again would loop; fall through to a whole flow.
-            } else if let Some(tokens) = self.refresh(previous, &server, &identity, &resource) {
-                state.sessions.insert(
-                    endpoint.to_owned(),
-                    Session {
-                        issuer,
-                        server,
-                        identity,
-                        resource,
-                        scopes: previous.scopes.clone(),
-                        tokens,
-                        origin: Origin::Refresh,
-                        sent: 0,
-                    },
-                );
-                return Ok(());
+        // A 401 at the same server with a refresh token: refresh first,
+        // unless the token refused was a refresh's own, used once (a
+        // second refresh would loop).
+        if let (Need::Token, Some(previous)) = (need, previous) {
+            let refused_at_once = previous.sent <= 1 && previous.origin == Origin::Refresh;
+            if !refused_at_once {
+                if let Some(tokens) = self.refresh(previous, &server, &identity, &resource) {
+                    return Ok(session(tokens, previous.scopes.clone(), Origin::Refresh));
+                }
             }
         }
 
-        if self.config.grant == GrantKind::ClientCredentials {
-            let scope = scopes.join(" ");
-            let grant = Grant::ClientCredentials {
-                scope: (!scope.is_empty()).then_some(scope.as_str()),
-            };
-            let response = self
-                .http
-                .send(&token_request(&server, &identity, &grant, &resource))?;
-            let tokens = parse_token_response(&response, Instant::now())?;
-            state.sessions.insert(
-                endpoint.to_owned(),
-                Session {
-                    issuer,
-                    server,
-                    identity,
-                    resource,
-                    scopes,
-                    tokens,
-                    origin: Origin::Flow,
-                    sent: 0,
-                },
-            );
-            return Ok(());
-        }
-
-        if !secure_url(&self.config.client.redirect_uri) {
-            return Err(OAuthError::Insecure(
-                self.config.client.redirect_uri.clone(),
-            ));
-        }
-        let pending = authorization_request(
-            &server,
-            &identity,
-            &self.config.client.redirect_uri,
-            &scopes,
-            &resource,
-        )?;
-        let redirect = self
-            .agent
-            .authorize(&pending.url, &self.config.client.redirect_uri)?;
-        let code = authorization_code(&pending, &redirect)?;
-        let request = token_request(
-            &server,
-            &identity,
-            &Grant::AuthorizationCode {
-                code: &code,
-                verifier: &pending.pkce.verifier,
-                redirect_uri: &pending.redirect_uri,
-            },
-            &resource,
-        );
-        let response = self.http.send(&request)?;
-        let tokens = parse_token_response(&response, Instant::now())?;
-        if let Need::Token = need {
-            // A token got through a 401: step-ups count afresh from it.
-            state.step_ups.retain(|(e, _), _| e != endpoint);
-        }
-        state.sessions.insert(
-            endpoint.to_owned(),
-            Session {
-                issuer,
-                server,
-                identity,
-                resource,
-                scopes,
-                tokens,
-                origin: Origin::Flow,
-                sent: 0,
-            },
-        );
-        Ok(())
+        let tokens = match self.config.grant {
+            GrantKind::ClientCredentials => {
+                let scope = scopes.join(" ");
+                let grant = Grant::ClientCredentials {
+                    scope: (!scope.is_empty()).then_some(scope.as_str()),
+                };
+                let response = self
+                    .http
+                    .send(&token_request(&server, &identity, &grant, &resource))
+                    .map_err(|e| fail(e.into()))?;
+                parse_token_response(&response, Instant::now()).map_err(fail)?
+            }
+            GrantKind::AuthorizationCode => {
+                let redirect_uri = &self.config.client.redirect_uri;
+                let pending =
+                    authorization_request(&server, &identity, redirect_uri, &scopes, &resource)
+                        .map_err(fail)?;
+                let redirect = self
+                    .agent
+                    .authorize(&pending.url, redirect_uri)
+                    .map_err(fail)?;
+                let code = authorization_code(&pending, &redirect).map_err(fail)?;
+                let grant = Grant::AuthorizationCode {
+                    code: &code,
+                    verifier: &pending.pkce.verifier,
+                    redirect_uri: &pending.redirect_uri,
+                };
+                let response = self
+                    .http
+                    .send(&token_request(&server, &identity, &grant, &resource))
+                    .map_err(|e| fail(e.into()))?;
+                parse_token_response(&response, Instant::now()).map_err(fail)?
+            }
+        };
+        Ok(session(tokens, scopes, Origin::Flow))
     }
 
     /// A refresh grant with the session's refresh token, if it has one

@@ -636,3 +636,30 @@ fn a_token_refused_on_first_use_ends_the_loop() {
         ["authorization_code", "refresh_token", "authorization_code"]
     );
 }
+
+#[test]
+fn a_refused_step_up_keeps_the_token_in_force() {
+    let wire = servers();
+    let c = client(&wire, config());
+    assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
+    c.authorization(MCP);
+    // The user turns the wider scope down.
+    wire.route(Method::Get, "https://as.test/authorize", |r| {
+        let q = query(&r.url);
+        HttpResponse {
+            status: 302,
+            headers: vec![(
+                "Location".into(),
+                format!(
+                    "{}?error=access_denied&state={}&iss=https%3A%2F%2Fas.test",
+                    q["redirect_uri"], q["state"]
+                ),
+            )],
+            body: vec![],
+        }
+    });
+    let forbidden = vec![r#"Bearer error="insufficient_scope", scope="mcp:write""#.to_owned()];
+    let e = c.challenged(MCP, 403, &forbidden).unwrap_err();
+    assert!(e.0.contains("access_denied"), "{e}");
+    assert_eq!(c.authorization(MCP).as_deref(), Some("Bearer at-1"));
+}
