@@ -12,17 +12,26 @@
 //!   well-known URLs (path-aware, then root), its `resource` checked
 //!   against the server; authorization server metadata from the RFC 8414
 //!   and OpenID Connect URLs in the specification's order, its `issuer`
-//!   required to be identical, PKCE `S256` required;
+//!   required to be identical; HTTPS (or loopback) for every
+//!   authorization server endpoint and the redirect URI;
 //! - [`registration`]: pre-registered credentials, Client ID Metadata
 //!   Documents, dynamic registration (RFC 7591), and the token endpoint
 //!   authentication (`client_secret_basic`, `client_secret_post`, `none`);
-//! - [`flow`]: the authorization code grant with PKCE, `resource`
-//!   (RFC 8707) on both requests, `state`, the RFC 9207 `iss` check, code
-//!   exchange and refresh;
+//! - [`flow`]: the authorization code grant with PKCE (`S256` required),
+//!   `resource` (RFC 8707) on both requests, `state`, the RFC 9207 `iss`
+//!   check, code exchange, refresh, and the client credentials grant;
 //! - [`user_agent`]: the step that needs a user, as a trait;
 //!   [`HttpRedirectAgent`] follows redirects with plain GETs for servers
 //!   that approve without one;
 //! - [`http`]: the HTTP it needs, as a trait; [`UreqHttp`] on ureq.
+//!
+//! [`OAuthClient`] ties them together: scope selection (the challenge's,
+//! else the resource's `scopes_supported`, else none; `offline_access`
+//! only where the server lists it), step-up on 403 `insufficient_scope`
+//! with the union of scopes and a limit, refresh before a new flow,
+//! registrations and tokens kept per authorization server (a resource that
+//! moves to another server gets a new registration), and an end to loops
+//! (a token refused on its first use is not fetched again the same way).
 //!
 //! No crypto of its own: SHA-256 from `sha2`, randomness from `getrandom`.
 //!
