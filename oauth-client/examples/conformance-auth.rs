@@ -15,9 +15,9 @@
 //! through the [`Authorizer`], and a 401 or 403 is handed to it, the
 //! request resent while it says a new credential is ready. The scenario
 //! name selects only what this program is, as in the everything-client:
-//! `auth/client-credentials-basic` makes it a client acting for itself
-//! (the client credentials grant); the context's credentials become
-//! pre-registered ones. Nothing else of the scenario reaches the OAuth
+//! `auth/client-credentials-*` makes it a client acting for itself (the
+//! client credentials grant); the context's credentials (a secret, or a
+//! private key for `private_key_jwt`) become pre-registered ones. Nothing else of the scenario reaches the OAuth
 //! client.
 
 use std::io::Read;
@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use snodo_oauth_client::{
-    GrantKind, HttpRedirectAgent, OAuthClient, OAuthConfig, PreRegistered, UreqHttp,
+    AssertionKey, GrantKind, HttpRedirectAgent, OAuthClient, OAuthConfig, PreRegistered, UreqHttp,
 };
 use snodo_proto::client::auth::Authorizer;
 
@@ -70,18 +70,23 @@ fn run(url: &str, tool: &str) -> Result<(), String> {
     let http = Arc::new(UreqHttp::new(Duration::from_secs(20)));
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let mut config = OAuthConfig::new("snodo-conformance-client", REDIRECT_URI);
-    if scenario == "auth/client-credentials-basic" {
+    if scenario.starts_with("auth/client-credentials-") {
         config.grant = GrantKind::ClientCredentials;
     }
     config.client.metadata_document_url = Some(METADATA_DOCUMENT_URL.into());
     if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
+        let text = |name: &str| context.get(name).and_then(Value::as_str);
+        let assertion_key = match (text("private_key_pem"), text("signing_algorithm")) {
+            (Some(pem), alg) => Some(
+                AssertionKey::from_pem(pem, alg.unwrap_or("ES256")).map_err(|e| e.to_string())?,
+            ),
+            _ => None,
+        };
         config.pre_registered = Some(PreRegistered {
             issuer: None,
             client_id: client_id.to_owned(),
-            client_secret: context
-                .get("client_secret")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
+            client_secret: text("client_secret").map(str::to_owned),
+            assertion_key,
         });
     }
     let auth = OAuthClient::new(http.clone(), Box::new(HttpRedirectAgent::new(http)), config);

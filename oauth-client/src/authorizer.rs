@@ -26,7 +26,8 @@ use crate::discovery::{
 };
 use crate::error::OAuthError;
 use crate::flow::{
-    authorization_code, authorization_request, parse_token_response, token_request, Grant, Tokens,
+    authorization_code, authorization_request, parse_token_response, token_request, unix_now,
+    Grant, Tokens,
 };
 use crate::http::HttpClient;
 use crate::registration::{
@@ -331,7 +332,10 @@ impl OAuthClient {
                 };
                 let response = self
                     .http
-                    .send(&token_request(&server, &identity, &grant, &resource))
+                    .send(
+                        &token_request(&server, &identity, &grant, &resource, unix_now())
+                            .map_err(fail)?,
+                    )
                     .map_err(|e| fail(e.into()))?;
                 parse_token_response(&response, Instant::now()).map_err(fail)?
             }
@@ -352,7 +356,10 @@ impl OAuthClient {
                 };
                 let response = self
                     .http
-                    .send(&token_request(&server, &identity, &grant, &resource))
+                    .send(
+                        &token_request(&server, &identity, &grant, &resource, unix_now())
+                            .map_err(fail)?,
+                    )
                     .map_err(|e| fail(e.into()))?;
                 parse_token_response(&response, Instant::now()).map_err(fail)?
             }
@@ -371,7 +378,14 @@ impl OAuthClient {
         resource: &str,
     ) -> Option<Tokens> {
         let refresh = session.tokens.refresh_token.as_ref()?;
-        let request = token_request(server, identity, &Grant::RefreshToken(refresh), resource);
+        let request = token_request(
+            server,
+            identity,
+            &Grant::RefreshToken(refresh),
+            resource,
+            unix_now(),
+        )
+        .ok()?;
         let response = self.http.send(&request).ok()?;
         let mut tokens = parse_token_response(&response, Instant::now()).ok()?;
         tokens.refresh_token = tokens.refresh_token.or_else(|| Some(refresh.clone()));

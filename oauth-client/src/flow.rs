@@ -172,13 +172,16 @@ pub enum Grant<'a> {
 }
 
 /// The token request: the grant, `resource` (RFC 8707 § 2.2: in token
-/// requests too), and the client's authentication.
+/// requests too), and the client's authentication. `now` (seconds since
+/// the Unix epoch) dates a `private_key_jwt` assertion, which is the only
+/// thing that can fail here.
 pub fn token_request(
     server: &ServerMetadata,
     client: &ClientIdentity,
     grant: &Grant<'_>,
     resource: &str,
-) -> HttpRequest {
+    now: u64,
+) -> Result<HttpRequest, OAuthError> {
     let mut form = form_urlencoded::Serializer::new(String::new());
     match grant {
         Grant::AuthorizationCode {
@@ -229,13 +232,61 @@ pub fn token_request(
         TokenAuth::None => {
             form.append_pair("client_id", &client.client_id);
         }
+        TokenAuth::PrivateKeyJwt => {
+            let assertion = client_assertion(client, &server.issuer, now)?;
+            form.append_pair(
+                "client_assertion_type",
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            )
+            .append_pair("client_assertion", &assertion);
+        }
     }
-    HttpRequest {
+    Ok(HttpRequest {
         method: Method::Post,
         url: server.token_endpoint.clone(),
         headers,
         body: form.finish().into_bytes(),
-    }
+    })
+}
+
+/// How long a client assertion is valid: long enough for one request.
+pub const ASSERTION_LIFETIME_SECS: u64 = 300;
+
+/// A `private_key_jwt` client assertion (RFC 7523 § 3): `iss` and `sub`
+/// the client id, `aud` the authorization server's issuer (the value
+/// RFC 7523's successor draft makes the only one accepted, and which every
+/// server accepts), a short `exp`, `iat`, and a random `jti`.
+pub fn client_assertion(
+    client: &ClientIdentity,
+    issuer: &str,
+    now: u64,
+) -> Result<String, OAuthError> {
+    let key = client
+        .assertion_key
+        .as_ref()
+        .ok_or_else(|| OAuthError::Token("private_key_jwt without a private key".into()))?;
+    let claims = serde_json::json!({
+        "iss": client.client_id,
+        "sub": client.client_id,
+        "aud": issuer,
+        "iat": now,
+        "exp": now + ASSERTION_LIFETIME_SECS,
+        "jti": random_token()?,
+    });
+    jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(key.algorithm()),
+        &claims,
+        key.encoding_key(),
+    )
+    .map_err(|e| OAuthError::Token(format!("signing the client assertion: {e}")))
+}
+
+/// Seconds since the Unix epoch, for [`token_request`].
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 /// The tokens of a successful token response (OAuth 2.1 § 3.2.3).
@@ -314,6 +365,7 @@ mod tests {
         ClientIdentity {
             client_id: "c 1".into(),
             client_secret: None,
+            assertion_key: None,
             auth: TokenAuth::None,
         }
     }
@@ -364,6 +416,7 @@ mod tests {
         let client = ClientIdentity {
             client_id: "svc".into(),
             client_secret: Some("pw".into()),
+            assertion_key: None,
             auth: TokenAuth::ClientSecretBasic,
         };
         let r = token_request(
@@ -373,13 +426,91 @@ mod tests {
                 scope: Some("mcp mcp:text"),
             },
             "http://localhost:4000/mcp",
-        );
+            0,
+        )
+        .unwrap();
         assert_eq!(
             String::from_utf8(r.body.clone()).unwrap(),
             "grant_type=client_credentials&scope=mcp+mcp%3Atext&resource=http%3A%2F%2Flocalhost%3A4000%2Fmcp"
         );
         // base64("svc:pw")
         assert_eq!(r.header("authorization"), Some("Basic c3ZjOnB3"));
+    }
+
+    /// A P-256 key pair made with `openssl genpkey -algorithm EC -pkeyopt
+    /// ec_paramgen_curve:P-256` for this test.
+    const PRIVATE: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgyoLeWhMiEDhvTWLv
+cDZomrNcc5n6lGQzq0wpCuRDMd6hRANCAAT6SGi35VmrJb1nzxnwncbGVpLTTYLN
+j2EX89PVWnVOVkKI9nJOK/xfjzfR9/ApwXWcBOKbUEhW0PUPV0oQNt+k
+-----END PRIVATE KEY-----
+";
+    const PUBLIC: &str = "-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE+khot+VZqyW9Z88Z8J3GxlaS002C
+zY9hF/PT1Vp1TlZCiPZyTiv8X4830ffwKcF1nATim1BIVtD1D1dKEDbfpA==
+-----END PUBLIC KEY-----
+";
+
+    #[test]
+    fn private_key_jwt_assertion() {
+        use crate::registration::AssertionKey;
+        let client = ClientIdentity {
+            client_id: "svc".into(),
+            client_secret: None,
+            assertion_key: Some(AssertionKey::from_pem(PRIVATE, "ES256").unwrap()),
+            auth: TokenAuth::PrivateKeyJwt,
+        };
+        let now = unix_now();
+        let r = token_request(
+            &server(false),
+            &client,
+            &Grant::ClientCredentials { scope: None },
+            "http://localhost:4000/mcp",
+            now,
+        )
+        .unwrap();
+        assert!(r.header("authorization").is_none());
+        let form: std::collections::HashMap<String, String> =
+            form_urlencoded::parse(&r.body).into_owned().collect();
+        assert_eq!(
+            form["client_assertion_type"],
+            "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+        );
+        assert!(!form.contains_key("client_id"));
+        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+        validation.set_audience(&["http://localhost:4001"]);
+        validation.set_issuer(&["svc"]);
+        let decoded = jsonwebtoken::decode::<Value>(
+            &form["client_assertion"],
+            &jsonwebtoken::DecodingKey::from_ec_pem(PUBLIC.as_bytes()).unwrap(),
+            &validation,
+        )
+        .unwrap();
+        assert_eq!(decoded.claims["sub"], "svc");
+        assert_eq!(
+            decoded.claims["exp"].as_u64(),
+            Some(now + ASSERTION_LIFETIME_SECS)
+        );
+        assert_eq!(decoded.claims["jti"].as_str().map(str::len), Some(43));
+
+        // No key: no request.
+        let keyless = ClientIdentity {
+            assertion_key: None,
+            ..client
+        };
+        assert!(token_request(
+            &server(false),
+            &keyless,
+            &Grant::RefreshToken("r"),
+            "r",
+            now
+        )
+        .is_err());
+        assert!(AssertionKey::from_pem(PRIVATE, "HS256").is_err());
+        assert!(AssertionKey::from_pem("not a key", "ES256").is_err());
+        // The key never prints.
+        let shown = format!("{:?}", AssertionKey::from_pem(PRIVATE, "ES256").unwrap());
+        assert!(shown.starts_with("AssertionKey(ES256, sha256 ") && !shown.contains("MIG"));
     }
 
     #[test]
@@ -460,9 +591,10 @@ mod tests {
         let mut client = ClientIdentity {
             client_id: "id:1".into(),
             client_secret: Some("s&2".into()),
+            assertion_key: None,
             auth: TokenAuth::ClientSecretBasic,
         };
-        let r = token_request(&s, &client, &grant, "http://localhost:4000/mcp");
+        let r = token_request(&s, &client, &grant, "http://localhost:4000/mcp", 0).unwrap();
         assert_eq!(r.url, "http://localhost:4001/token");
         assert_eq!(
             String::from_utf8(r.body).unwrap(),
@@ -480,14 +612,16 @@ mod tests {
             &client,
             &Grant::RefreshToken("rt"),
             "http://localhost:4000/mcp",
-        );
+            0,
+        )
+        .unwrap();
         assert_eq!(
             String::from_utf8(r.body.clone()).unwrap(),
             "grant_type=refresh_token&refresh_token=rt&resource=http%3A%2F%2Flocalhost%3A4000%2Fmcp&client_id=id%3A1&client_secret=s%262"
         );
         assert!(r.header("authorization").is_none());
 
-        let r = token_request(&s, &public(), &Grant::RefreshToken("rt"), "r");
+        let r = token_request(&s, &public(), &Grant::RefreshToken("rt"), "r", 0).unwrap();
         assert!(String::from_utf8(r.body.clone())
             .unwrap()
             .ends_with("&client_id=c+1"));

@@ -4,7 +4,11 @@
 //! how the client authenticates at the token endpoint
 //! (`client_secret_basic`, `client_secret_post` or `none`).
 
+use std::fmt;
+
+use jsonwebtoken::{Algorithm, EncodingKey};
 use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 
 use crate::discovery::ServerMetadata;
 use crate::error::OAuthError;
@@ -19,6 +23,8 @@ pub enum TokenAuth {
     ClientSecretPost,
     /// A public client: `client_id` in the form body, no secret.
     None,
+    /// A JWT signed with the client's private key (RFC 7523 § 2.2).
+    PrivateKeyJwt,
 }
 
 impl TokenAuth {
@@ -28,6 +34,7 @@ impl TokenAuth {
             TokenAuth::ClientSecretBasic => "client_secret_basic",
             TokenAuth::ClientSecretPost => "client_secret_post",
             TokenAuth::None => "none",
+            TokenAuth::PrivateKeyJwt => "private_key_jwt",
         }
     }
 
@@ -36,6 +43,7 @@ impl TokenAuth {
             "client_secret_basic" => Some(TokenAuth::ClientSecretBasic),
             "client_secret_post" => Some(TokenAuth::ClientSecretPost),
             "none" => Some(TokenAuth::None),
+            "private_key_jwt" => Some(TokenAuth::PrivateKeyJwt),
             _ => None,
         }
     }
@@ -48,9 +56,80 @@ pub struct ClientIdentity {
     pub client_id: String,
     /// The secret, for a confidential client.
     pub client_secret: Option<String>,
+    /// The key of `private_key_jwt`, for a client that has one.
+    pub assertion_key: Option<AssertionKey>,
     /// How it authenticates at the token endpoint.
     pub auth: TokenAuth,
 }
+
+/// A private key the client signs its `private_key_jwt` assertions with.
+/// It never prints (its `Debug` names the algorithm and a fingerprint).
+#[derive(Clone)]
+pub struct AssertionKey {
+    key: EncodingKey,
+    algorithm: Algorithm,
+    fingerprint: [u8; 32],
+}
+
+impl AssertionKey {
+    /// A key from its PEM (PKCS#8 for EC and Ed25519 keys, PKCS#1 or
+    /// PKCS#8 for RSA) and the JWS algorithm name (`ES256`, `RS256`, …).
+    pub fn from_pem(pem: &str, algorithm: &str) -> Result<Self, OAuthError> {
+        let algorithm: Algorithm = algorithm
+            .parse()
+            .map_err(|_| OAuthError::Malformed(format!("unknown JWS algorithm {algorithm}")))?;
+        let bytes = pem.as_bytes();
+        let key = match algorithm {
+            Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(bytes),
+            Algorithm::RS256
+            | Algorithm::RS384
+            | Algorithm::RS512
+            | Algorithm::PS256
+            | Algorithm::PS384
+            | Algorithm::PS512 => EncodingKey::from_rsa_pem(bytes),
+            Algorithm::EdDSA => EncodingKey::from_ed_pem(bytes),
+            // HMAC is a shared secret, not a private key.
+            Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512 => {
+                return Err(OAuthError::Malformed(
+                    "private_key_jwt needs an asymmetric algorithm".into(),
+                ))
+            }
+        }
+        .map_err(|e| OAuthError::Malformed(format!("private key: {e}")))?;
+        Ok(AssertionKey {
+            key,
+            algorithm,
+            fingerprint: Sha256::digest(bytes).into(),
+        })
+    }
+
+    /// The JWS algorithm.
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    pub(crate) fn encoding_key(&self) -> &EncodingKey {
+        &self.key
+    }
+}
+
+impl fmt::Debug for AssertionKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "AssertionKey({:?}, sha256 ", self.algorithm)?;
+        for b in &self.fingerprint[..4] {
+            write!(f, "{b:02x}")?;
+        }
+        f.write_str("…)")
+    }
+}
+
+impl PartialEq for AssertionKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.algorithm == other.algorithm && self.fingerprint == other.fingerprint
+    }
+}
+
+impl Eq for AssertionKey {}
 
 /// Credentials registered out of band (§ Pre-registration), bound to the
 /// authorization server that issued them (§ Authorization Server Binding).
@@ -63,6 +142,8 @@ pub struct PreRegistered {
     pub client_id: String,
     /// The secret, if the client is confidential.
     pub client_secret: Option<String>,
+    /// A private key registered with the server for `private_key_jwt`.
+    pub assertion_key: Option<AssertionKey>,
 }
 
 /// What the client says about itself when registering, and its redirect.
@@ -157,9 +238,15 @@ pub fn parse_registration(
             auth.name()
         )));
     }
+    if auth == TokenAuth::PrivateKeyJwt {
+        return Err(OAuthError::Registration(
+            "private_key_jwt was not asked for and the client has no registered key".into(),
+        ));
+    }
     Ok(ClientIdentity {
         client_id,
         client_secret,
+        assertion_key: None,
         auth,
     })
 }
@@ -210,16 +297,26 @@ pub fn static_identity(
         let issuer = pre.issuer.as_deref().or(bound_issuer);
         if issuer.is_none_or(|i| i == server.issuer) {
             let has_secret = pre.client_secret.is_some();
-            let auth = choose_auth(&server.token_endpoint_auth_methods, has_secret).unwrap_or(
-                if has_secret {
-                    TokenAuth::ClientSecretBasic
-                } else {
-                    TokenAuth::None
-                },
-            );
+            let key_accepted = pre.assertion_key.is_some()
+                && server
+                    .token_endpoint_auth_methods
+                    .iter()
+                    .any(|m| m == "private_key_jwt");
+            let auth = if key_accepted {
+                TokenAuth::PrivateKeyJwt
+            } else {
+                choose_auth(&server.token_endpoint_auth_methods, has_secret).unwrap_or(
+                    if has_secret {
+                        TokenAuth::ClientSecretBasic
+                    } else {
+                        TokenAuth::None
+                    },
+                )
+            };
             return Some(ClientIdentity {
                 client_id: pre.client_id.clone(),
                 client_secret: pre.client_secret.clone(),
+                assertion_key: pre.assertion_key.clone(),
                 auth,
             });
         }
@@ -228,6 +325,7 @@ pub fn static_identity(
         Some(url) if server.client_id_metadata_document_supported => Some(ClientIdentity {
             client_id: url.clone(),
             client_secret: None,
+            assertion_key: None,
             auth: TokenAuth::None,
         }),
         _ => None,
@@ -318,6 +416,7 @@ mod tests {
             issuer: None,
             client_id: "pre".into(),
             client_secret: Some("sec".into()),
+            assertion_key: None,
         };
         let s = server(r#","token_endpoint_auth_methods_supported":["client_secret_basic"]"#);
         let id = static_identity(Some(&pre), None, &client(None), &s).unwrap();
@@ -334,6 +433,32 @@ mod tests {
             ..pre
         };
         assert_eq!(static_identity(Some(&bound), None, &client(None), &s), None);
+    }
+
+    #[test]
+    fn a_registered_key_where_the_server_takes_private_key_jwt() {
+        // The P-256 test key of `flow`'s tests.
+        let pem = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgyoLeWhMiEDhvTWLv
+cDZomrNcc5n6lGQzq0wpCuRDMd6hRANCAAT6SGi35VmrJb1nzxnwncbGVpLTTYLN
+j2EX89PVWnVOVkKI9nJOK/xfjzfR9/ApwXWcBOKbUEhW0PUPV0oQNt+k
+-----END PRIVATE KEY-----
+";
+        let pre = PreRegistered {
+            issuer: None,
+            client_id: "svc".into(),
+            client_secret: Some("sec".into()),
+            assertion_key: Some(AssertionKey::from_pem(pem, "ES256").unwrap()),
+        };
+        let jwt = server(
+            r#","token_endpoint_auth_methods_supported":["private_key_jwt","client_secret_basic"]"#,
+        );
+        let id = static_identity(Some(&pre), None, &client(None), &jwt).unwrap();
+        assert_eq!(id.auth, TokenAuth::PrivateKeyJwt);
+        assert_eq!(id.assertion_key, pre.assertion_key);
+        let basic = server(r#","token_endpoint_auth_methods_supported":["client_secret_basic"]"#);
+        let id = static_identity(Some(&pre), None, &client(None), &basic).unwrap();
+        assert_eq!(id.auth, TokenAuth::ClientSecretBasic);
     }
 
     #[test]

@@ -493,6 +493,7 @@ fn pre_registered_credentials_and_metadata_documents() {
         issuer: None,
         client_id: "pre-registered-client".into(),
         client_secret: Some("pre-registered-secret".into()),
+        assertion_key: None,
     });
     let c = client(&wire, cfg);
     assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
@@ -559,6 +560,7 @@ fn client_credentials_need_no_user_and_no_registration() {
         issuer: Some("https://as.test".into()),
         client_id: "service".into(),
         client_secret: Some("service-secret".into()),
+        assertion_key: None,
     });
     let c = client(&wire, cfg.clone());
     let challenge = vec![format!(
