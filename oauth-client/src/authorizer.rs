@@ -4,7 +4,8 @@
 //! On a 401 it discovers (or rediscovers) the Protected Resource Metadata,
 //! picks the first authorization server, validates that server's metadata,
 //! gets a client identity there, and then either refreshes (same server, a
-//! refresh token in hand) or runs the authorization code flow. On a 403
+//! refresh token in hand) or runs the authorization code flow (or the
+//! client credentials grant, for a client acting for itself). On a 403
 //! `insufficient_scope` it re-authorizes with the union of the scopes
 //! asked before and the challenged ones, a bounded number of times per
 //! operation (§ Step-Up Authorization Flow). Everything bound to an
@@ -12,6 +13,15 @@
 //! issuer, so when the resource moves to another server nothing of the old
 //! one is reused (`client-registration.mdx` § Authorization Server
 //! Binding).
+//!
+//! It counts how many requests each token was handed to, which settles
+//! three cases without asking the transport which token a refused request
+//! carried: a token no request has carried yet answers a challenge at once
+//! (a concurrent request was refused with the previous one); a whole
+//! flow's token refused on its first use ends in an error, not another
+//! flow; a refreshed token refused on its first use leads to a whole flow,
+//! not another refresh. A failed flow leaves the token in force when the
+//! same server issued it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -168,6 +178,18 @@ impl OAuthClient {
             _ => return Ok(false),
         };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(session) = state.sessions.get(endpoint) {
+            // A token no request has carried yet cannot be the one refused:
+            // the request went out before another challenge's flow ended
+            // (concurrent requests). Resending with it is the answer.
+            let covers = match &need {
+                Need::Token => true,
+                Need::StepUp(scopes) => scopes.iter().all(|s| session.scopes.contains(s)),
+            };
+            if session.sent == 0 && covers {
+                return Ok(true);
+            }
+        }
         if let (Need::Token, Some(session)) = (&need, state.sessions.get(endpoint)) {
             if session.origin == Origin::Flow && session.sent <= 1 {
                 // The token a whole flow just produced was refused on its

@@ -320,7 +320,10 @@ fn plain_http_off_loopback_is_refused() {
         OAuthConfig::new("t", "http://client.example/callback"),
     );
     assert!(c.challenged(MCP, 401, &challenge_401()).is_err());
-    assert!(wire.requests_to("https://as.test/authorize").is_empty());
+    assert_eq!(
+        wire.seen(),
+        [format!("Get {PRM_URL}"), format!("Get {AS_META_URL}")]
+    );
 }
 
 #[test]
@@ -331,11 +334,14 @@ fn step_up_unions_scopes_and_stops_after_the_limit() {
         r#"Bearer scope="mcp:basic", resource_metadata="{PRM_URL}""#
     )];
     assert_eq!(c.challenged(MCP, 401, &first), Ok(true));
+    c.authorization(MCP);
     let forbidden = vec![format!(
         r#"Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="{PRM_URL}", error_description="write needed""#
     )];
     assert_eq!(c.challenged(MCP, 403, &forbidden), Ok(true));
+    c.authorization(MCP);
     assert_eq!(c.challenged(MCP, 403, &forbidden), Ok(true));
+    c.authorization(MCP);
     let e = c.challenged(MCP, 403, &forbidden).unwrap_err();
     assert!(e.0.contains("insufficient_scope"), "{e}");
     let scopes: Vec<String> = wire
@@ -664,4 +670,23 @@ fn a_refused_step_up_keeps_the_token_in_force() {
     let e = c.challenged(MCP, 403, &forbidden).unwrap_err();
     assert!(e.0.contains("access_denied"), "{e}");
     assert_eq!(c.authorization(MCP).as_deref(), Some("Bearer at-1"));
+}
+
+#[test]
+fn concurrent_refusals_share_one_flow() {
+    // Two requests went out without a token and both got 401: the first
+    // challenge runs the flow, the second finds a token nobody has sent.
+    let wire = servers();
+    let c = client(&wire, config());
+    assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
+    assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
+    assert_eq!(wire.requests_to("https://as.test/authorize").len(), 1);
+    // Likewise a 403 for scopes the fresh token already asked for.
+    let forbidden = vec![r#"Bearer error="insufficient_scope", scope="mcp:basic""#.to_owned()];
+    assert_eq!(c.challenged(MCP, 403, &forbidden), Ok(true));
+    assert_eq!(wire.requests_to("https://as.test/authorize").len(), 1);
+    // But not one for a scope it lacks.
+    let wider = vec![r#"Bearer error="insufficient_scope", scope="mcp:write""#.to_owned()];
+    assert_eq!(c.challenged(MCP, 403, &wider), Ok(true));
+    assert_eq!(wire.requests_to("https://as.test/authorize").len(), 2);
 }
