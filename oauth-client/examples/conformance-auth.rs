@@ -67,29 +67,8 @@ fn run(url: &str, tool: &str) -> Result<(), String> {
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
 
-    let http = Arc::new(UreqHttp::new(Duration::from_secs(20)));
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    let mut config = OAuthConfig::new("snodo-conformance-client", REDIRECT_URI);
-    if scenario.starts_with("auth/client-credentials-") {
-        config.grant = GrantKind::ClientCredentials;
-    }
-    config.client.metadata_document_url = Some(METADATA_DOCUMENT_URL.into());
-    if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
-        let text = |name: &str| context.get(name).and_then(Value::as_str);
-        let assertion_key = match (text("private_key_pem"), text("signing_algorithm")) {
-            (Some(pem), alg) => Some(
-                AssertionKey::from_pem(pem, alg.unwrap_or("ES256")).map_err(|e| e.to_string())?,
-            ),
-            _ => None,
-        };
-        config.pre_registered = Some(PreRegistered {
-            issuer: None,
-            client_id: client_id.to_owned(),
-            client_secret: text("client_secret").map(str::to_owned),
-            assertion_key,
-        });
-    }
-    let auth = OAuthClient::new(http.clone(), Box::new(HttpRedirectAgent::new(http)), config);
+    let auth = authorizer(&scenario, &context)?;
     let mut session = Session {
         url: url.to_owned(),
         version,
@@ -119,6 +98,38 @@ fn run(url: &str, tool: &str) -> Result<(), String> {
     let result = session.request("tools/call", json!({"name": tool, "arguments": {}}))?;
     eprintln!("tools/call: {result}");
     Ok(())
+}
+
+/// The OAuth client this program is for `scenario`, with the context's
+/// credentials pre-registered. (The shape the conformance binary's
+/// `authorizer(scenario, context)` hook takes, to move there as it is.)
+fn authorizer(scenario: &str, context: &Value) -> Result<OAuthClient, String> {
+    let http = Arc::new(UreqHttp::new(Duration::from_secs(20)));
+    let mut config = OAuthConfig::new("snodo-conformance-client", REDIRECT_URI);
+    if scenario.starts_with("auth/client-credentials-") {
+        config.grant = GrantKind::ClientCredentials;
+    }
+    config.client.metadata_document_url = Some(METADATA_DOCUMENT_URL.into());
+    if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
+        let text = |name: &str| context.get(name).and_then(Value::as_str);
+        let assertion_key = match (text("private_key_pem"), text("signing_algorithm")) {
+            (Some(pem), alg) => Some(
+                AssertionKey::from_pem(pem, alg.unwrap_or("ES256")).map_err(|e| e.to_string())?,
+            ),
+            _ => None,
+        };
+        config.pre_registered = Some(PreRegistered {
+            issuer: None,
+            client_id: client_id.to_owned(),
+            client_secret: text("client_secret").map(str::to_owned),
+            assertion_key,
+        });
+    }
+    Ok(OAuthClient::new(
+        http.clone(),
+        Box::new(HttpRedirectAgent::new(http)),
+        config,
+    ))
 }
 
 struct Session<'a> {
