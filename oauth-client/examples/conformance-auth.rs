@@ -16,8 +16,11 @@
 //! request resent while it says a new credential is ready. The scenario
 //! name selects only what this program is, as in the everything-client:
 //! `auth/client-credentials-*` makes it a client acting for itself (the
-//! client credentials grant); the context's credentials (a secret, or a
-//! private key for `private_key_jwt`) become pre-registered ones. Nothing else of the scenario reaches the OAuth
+//! client credentials grant), `auth/wif-jwt-bearer` a workload presenting
+//! its platform token, `auth/enterprise-managed-authorization` a client
+//! exchanging the user's ID token at the identity provider; the context's
+//! credentials (a secret, or a private key for `private_key_jwt`) become
+//! pre-registered ones, its tokens the assertions. Nothing else of the scenario reaches the OAuth
 //! client.
 
 use std::io::Read;
@@ -26,6 +29,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use snodo_oauth_client::assertion::{IdJagExchange, WorkloadToken};
 use snodo_oauth_client::{
     AssertionKey, GrantKind, HttpRedirectAgent, OAuthClient, OAuthConfig, PreRegistered, UreqHttp,
 };
@@ -106,12 +110,29 @@ fn run(url: &str, tool: &str) -> Result<(), String> {
 fn authorizer(scenario: &str, context: &Value) -> Result<OAuthClient, String> {
     let http = Arc::new(UreqHttp::new(Duration::from_secs(20)));
     let mut config = OAuthConfig::new("snodo-conformance-client", REDIRECT_URI);
-    if scenario.starts_with("auth/client-credentials-") {
-        config.grant = GrantKind::ClientCredentials;
+    let text = |name: &str| context.get(name).and_then(Value::as_str);
+    match scenario {
+        s if s.starts_with("auth/client-credentials-") => {
+            config.grant = GrantKind::ClientCredentials;
+        }
+        // A workload with a platform-issued token (SEP-1933).
+        "auth/wif-jwt-bearer" => {
+            let token = text("valid_jwt").ok_or("the context has no valid_jwt")?;
+            config.grant = GrantKind::JwtBearer(Arc::new(WorkloadToken(token.to_owned())));
+        }
+        // A user signed in at the enterprise identity provider (SEP-990).
+        "auth/enterprise-managed-authorization" => {
+            let need = |name: &str| text(name).ok_or(format!("the context has no {name}"));
+            config.grant = GrantKind::JwtBearer(Arc::new(IdJagExchange {
+                token_endpoint: need("idp_token_endpoint")?.to_owned(),
+                client_id: need("idp_client_id")?.to_owned(),
+                id_token: need("idp_id_token")?.to_owned(),
+            }));
+        }
+        _ => {}
     }
     config.client.metadata_document_url = Some(METADATA_DOCUMENT_URL.into());
-    if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
-        let text = |name: &str| context.get(name).and_then(Value::as_str);
+    if let Some(client_id) = text("client_id") {
         let assertion_key = match (text("private_key_pem"), text("signing_algorithm")) {
             (Some(pem), alg) => Some(
                 AssertionKey::from_pem(pem, alg.unwrap_or("ES256")).map_err(|e| e.to_string())?,

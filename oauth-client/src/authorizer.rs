@@ -30,6 +30,7 @@ use std::time::Instant;
 use snodo_proto::client::auth::{Authorizer, AuthorizerError};
 use url::Url;
 
+use crate::assertion::AssertionSource;
 use crate::challenge::{parse_bearer, split_scopes, BearerChallenge};
 use crate::discovery::{
     fetch_resource_metadata, fetch_server_metadata, secure_url, ServerMetadata,
@@ -45,8 +46,8 @@ use crate::registration::{
 };
 use crate::user_agent::UserAgent;
 
-/// Whom the client's tokens act for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Whom the client's tokens act for, and on what authority.
+#[derive(Debug, Clone)]
 pub enum GrantKind {
     /// A user, through the authorization code flow with PKCE and a
     /// [`UserAgent`].
@@ -55,6 +56,17 @@ pub enum GrantKind {
     /// `io.modelcontextprotocol/oauth-client-credentials` extension), with
     /// pre-registered credentials; no user agent is involved.
     ClientCredentials,
+    /// An identity from elsewhere, presented as a JWT bearer assertion
+    /// (RFC 7523) with the pre-registered client id: a workload token, or
+    /// an ID-JAG from the enterprise identity provider (see
+    /// [`crate::assertion`]).
+    JwtBearer(Arc<dyn AssertionSource>),
+}
+
+impl GrantKind {
+    fn for_user(&self) -> bool {
+        matches!(self, GrantKind::AuthorizationCode)
+    }
 }
 
 /// How the client presents itself and what it asks for.
@@ -282,7 +294,7 @@ impl OAuthClient {
         let fail = move |e: OAuthError| (e, same);
 
         let server = fetch_server_metadata(self.http.as_ref(), &issuer).map_err(fail)?;
-        if self.config.grant == GrantKind::AuthorizationCode {
+        if self.config.grant.for_user() {
             // Refused before the server learns anything of the client.
             if !server.pkce_s256 {
                 return Err(fail(OAuthError::PkceUnsupported));
@@ -314,7 +326,7 @@ impl OAuthClient {
         // its default scope, and `offline_access` alone would narrow that
         // to nothing.
         if self.config.offline_access
-            && self.config.grant == GrantKind::AuthorizationCode
+            && self.config.grant.for_user()
             && server.supports_scope("offline_access")
             && !scopes.is_empty()
         {
@@ -346,20 +358,26 @@ impl OAuthClient {
             }
         }
 
-        let tokens = match self.config.grant {
+        let tokens = match &self.config.grant {
             GrantKind::ClientCredentials => {
                 let scope = scopes.join(" ");
                 let grant = Grant::ClientCredentials {
                     scope: (!scope.is_empty()).then_some(scope.as_str()),
                 };
-                let response = self
-                    .http
-                    .send(
-                        &token_request(&server, &identity, &grant, &resource, unix_now())
-                            .map_err(fail)?,
-                    )
-                    .map_err(|e| fail(e.into()))?;
-                parse_token_response(&response, Instant::now()).map_err(fail)?
+                self.token(&server, &identity, &grant, &resource)
+                    .map_err(fail)?
+            }
+            GrantKind::JwtBearer(source) => {
+                let assertion = source
+                    .assertion(self.http.as_ref(), &server.issuer, &resource)
+                    .map_err(fail)?;
+                let scope = scopes.join(" ");
+                let grant = Grant::JwtBearer {
+                    assertion: &assertion,
+                    scope: (!scope.is_empty()).then_some(scope.as_str()),
+                };
+                self.token(&server, &identity, &grant, &resource)
+                    .map_err(fail)?
             }
             GrantKind::AuthorizationCode => {
                 let redirect_uri = &self.config.client.redirect_uri;
@@ -376,17 +394,24 @@ impl OAuthClient {
                     verifier: &pending.pkce.verifier,
                     redirect_uri: &pending.redirect_uri,
                 };
-                let response = self
-                    .http
-                    .send(
-                        &token_request(&server, &identity, &grant, &resource, unix_now())
-                            .map_err(fail)?,
-                    )
-                    .map_err(|e| fail(e.into()))?;
-                parse_token_response(&response, Instant::now()).map_err(fail)?
+                self.token(&server, &identity, &grant, &resource)
+                    .map_err(fail)?
             }
         };
         Ok(session(tokens, scopes, Origin::Flow))
+    }
+
+    /// One token request and its response.
+    fn token(
+        &self,
+        server: &ServerMetadata,
+        identity: &ClientIdentity,
+        grant: &Grant<'_>,
+        resource: &str,
+    ) -> Result<Tokens, OAuthError> {
+        let request = token_request(server, identity, grant, resource, unix_now())?;
+        let response = self.http.send(&request)?;
+        parse_token_response(&response, Instant::now())
     }
 
     /// A refresh grant with the session's refresh token, if it has one
@@ -428,7 +453,7 @@ impl OAuthClient {
         // A client acting for itself authenticates with a secret: a
         // metadata-document id (a public client) is not one.
         let public_off;
-        let client = if self.config.grant == GrantKind::ClientCredentials {
+        let client = if !self.config.grant.for_user() {
             public_off = ClientMetadata {
                 metadata_document_url: None,
                 ..self.config.client.clone()
@@ -456,9 +481,9 @@ impl OAuthClient {
                 }
                 id
             }
-            None if self.config.grant == GrantKind::ClientCredentials => {
+            None if !self.config.grant.for_user() => {
                 return Err(OAuthError::NoRegistration(format!(
-                    "the client credentials grant needs credentials pre-registered at {}",
+                    "a client acting without a user needs credentials pre-registered at {}",
                     server.issuer
                 )))
             }

@@ -169,6 +169,13 @@ pub enum Grant<'a> {
         /// The space-separated scopes, if any.
         scope: Option<&'a str>,
     },
+    /// A JWT bearer assertion (RFC 7523 § 2.1).
+    JwtBearer {
+        /// The assertion.
+        assertion: &'a str,
+        /// The space-separated scopes, if any.
+        scope: Option<&'a str>,
+    },
 }
 
 /// The token request: the grant, `resource` (RFC 8707 § 2.2: in token
@@ -200,6 +207,13 @@ pub fn token_request(
         }
         Grant::ClientCredentials { scope } => {
             form.append_pair("grant_type", "client_credentials");
+            if let Some(scope) = scope {
+                form.append_pair("scope", scope);
+            }
+        }
+        Grant::JwtBearer { assertion, scope } => {
+            form.append_pair("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer")
+                .append_pair("assertion", assertion);
             if let Some(scope) = scope {
                 form.append_pair("scope", scope);
             }

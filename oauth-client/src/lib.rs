@@ -20,6 +20,9 @@
 //! - [`flow`]: the authorization code grant with PKCE (`S256` required),
 //!   `resource` (RFC 8707) on both requests, `state`, the RFC 9207 `iss`
 //!   check, code exchange, refresh, and the client credentials grant;
+//! - [`assertion`]: where a JWT-bearer grant's assertion comes from (a
+//!   workload token; an ID-JAG by token exchange at the enterprise
+//!   identity provider);
 //! - [`user_agent`]: the step that needs a user, as a trait;
 //!   [`HttpRedirectAgent`] follows redirects with plain GETs for servers
 //!   that approve without one;
@@ -57,6 +60,7 @@
 
 #![warn(missing_docs)]
 
+pub mod assertion;
 mod authorizer;
 pub mod challenge;
 pub mod discovery;

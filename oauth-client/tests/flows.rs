@@ -11,6 +11,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use snodo_oauth_client::assertion::{IdJagExchange, WorkloadToken};
 use snodo_oauth_client::{
     GrantKind, HttpClient, HttpError, HttpRedirectAgent, HttpRequest, HttpResponse, Method,
     OAuthClient, OAuthConfig, PreRegistered,
@@ -689,4 +690,108 @@ fn concurrent_refusals_share_one_flow() {
     let wider = vec![r#"Bearer error="insufficient_scope", scope="mcp:write""#.to_owned()];
     assert_eq!(c.challenged(MCP, 403, &wider), Ok(true));
     assert_eq!(wire.requests_to("https://as.test/authorize").len(), 2);
+}
+
+#[test]
+fn jwt_bearer_with_an_id_jag_from_the_identity_provider() {
+    let wire = servers();
+    wire.json(
+        Method::Get,
+        AS_META_URL,
+        200,
+        r#"{
+        "issuer": "https://as.test",
+        "authorization_endpoint": "https://as.test/authorize",
+        "token_endpoint": "https://as.test/token",
+        "grant_types_supported": ["urn:ietf:params:oauth:grant-type:jwt-bearer"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic"]
+    }"#,
+    );
+    wire.json(
+        Method::Post,
+        "https://idp.test/token",
+        200,
+        r#"{"access_token":"the-id-jag","issued_token_type":"urn:ietf:params:oauth:token-type:id-jag","token_type":"N_A"}"#,
+    );
+    let mut cfg = config();
+    cfg.grant = GrantKind::JwtBearer(Arc::new(IdJagExchange {
+        token_endpoint: "https://idp.test/token".into(),
+        client_id: "idp-client".into(),
+        id_token: "the-id-token".into(),
+    }));
+    cfg.pre_registered = Some(PreRegistered {
+        issuer: None,
+        client_id: "xaa-client".into(),
+        client_secret: Some("xaa-secret".into()),
+        assertion_key: None,
+    });
+    let c = client(&wire, cfg);
+    assert_eq!(c.challenged(MCP, 401, &challenge_401()), Ok(true));
+    assert_eq!(
+        wire.seen(),
+        [
+            format!("Get {PRM_URL}"),
+            format!("Get {AS_META_URL}"),
+            "Post https://idp.test/token".into(),
+            "Post https://as.test/token".into(),
+        ]
+    );
+    let exchange = form(&wire.requests_to("https://idp.test/token")[0]);
+    assert_eq!(exchange["audience"], "https://as.test");
+    assert_eq!(exchange["resource"], "http://mcp.test/mcp");
+    assert_eq!(exchange["subject_token"], "the-id-token");
+    let token = &wire.requests_to("https://as.test/token")[0];
+    let body = form(token);
+    assert_eq!(
+        body["grant_type"],
+        "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    );
+    assert_eq!(body["assertion"], "the-id-jag");
+    assert_eq!(body["scope"], "mcp:basic");
+    // base64("xaa-client:xaa-secret")
+    assert_eq!(
+        token.header("authorization"),
+        Some("Basic eGFhLWNsaWVudDp4YWEtc2VjcmV0")
+    );
+}
+
+#[test]
+fn jwt_bearer_with_a_workload_token_and_its_refusal() {
+    let wire = servers();
+    wire.json(
+        Method::Get,
+        AS_META_URL,
+        200,
+        r#"{
+        "issuer": "https://as.test",
+        "authorization_endpoint": "https://as.test/authorize",
+        "token_endpoint": "https://as.test/token",
+        "token_endpoint_auth_methods_supported": ["none"]
+    }"#,
+    );
+    wire.json(
+        Method::Post,
+        "https://as.test/token",
+        400,
+        r#"{"error":"invalid_grant","error_description":"JWT assertion is expired"}"#,
+    );
+    let mut cfg = config();
+    cfg.grant = GrantKind::JwtBearer(Arc::new(WorkloadToken("workload.jwt".into())));
+    cfg.pre_registered = Some(PreRegistered {
+        issuer: None,
+        client_id: "workload".into(),
+        client_secret: None,
+        assertion_key: None,
+    });
+    let c = client(&wire, cfg);
+    let e = c.challenged(MCP, 401, &challenge_401()).unwrap_err();
+    assert!(e.0.contains("invalid_grant"), "{e}");
+    // Once, with the workload's token and its public client id; no other
+    // grant tried, no registration, no user agent.
+    let token = wire.requests_to("https://as.test/token");
+    assert_eq!(token.len(), 1);
+    let body = form(&token[0]);
+    assert_eq!(body["assertion"], "workload.jwt");
+    assert_eq!(body["client_id"], "workload");
+    assert_eq!(wire.seen().len(), 3);
 }
