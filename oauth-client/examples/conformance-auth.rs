@@ -20,8 +20,9 @@
 //! its platform token, `auth/enterprise-managed-authorization` a client
 //! exchanging the user's ID token at the identity provider; the context's
 //! credentials (a secret, or a private key for `private_key_jwt`) become
-//! pre-registered ones, its tokens the assertions. Nothing else of the scenario reaches the OAuth
-//! client.
+//! pre-registered ones, its tokens the assertions. Nothing else of the
+//! scenario reaches the OAuth client. (`auth/dpop*` fail: a DPoP proof is
+//! a header of every MCP request, which the `Authorizer` hook cannot add.)
 
 use std::io::Read;
 use std::process::ExitCode;
