@@ -8,12 +8,21 @@
 // server-to-client requests) from the same factory.
 //
 //   node server.mjs --stdio
-//   node server.mjs --http      # prints "listening http://127.0.0.1:PORT/mcp"
+//   node server.mjs --http           # prints "listening http://127.0.0.1:PORT/mcp"
+//   node server.mjs --http-sessions  # the same, 2025 traffic sessionful
+//
+// `--http` serves the 2025 era the way `createMcpHandler` does by default:
+// statelessly, a fresh server per POST. `--http-sessions` is the
+// composition the SDK documents for keeping a sessionful 2025 deployment
+// next to a strict modern endpoint: `isLegacyRequest` routes 2025 traffic
+// to a `WebStandardStreamableHTTPServerTransport` per `Mcp-Session-Id`, the
+// rest to `createMcpHandler(factory, { legacy: 'reject' })`.
 //
 // snodo's driver (client/examples/interop.rs) holds the expected answers
 // written out on its own side; nothing here is shaped for it beyond being a
 // small server with one of each kind of thing.
 
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 
 import {
@@ -27,8 +36,11 @@ import {
     createMcpHandler,
     inputRequired,
     inputResponse,
+    isInitializeRequest,
+    isLegacyRequest,
     McpServer,
-    ResourceTemplate
+    ResourceTemplate,
+    WebStandardStreamableHTTPServerTransport
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import * as z from 'zod';
@@ -273,15 +285,52 @@ function buildServer({ era }) {
     return server;
 }
 
+/**
+ * The 2025 era served with sessions: an `initialize` POST opens one (a
+ * fresh server and transport, the id minted by the transport), every later
+ * request names it in `Mcp-Session-Id`. The pattern of the SDK's stateful
+ * transport examples, on the web-standard transport so it composes with
+ * `createMcpHandler` behind one `toNodeHandler`.
+ */
+function sessionfulLegacy() {
+    const sessions = new Map();
+    const refuse = (status, code, message) =>
+        Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+    return async request => {
+        const id = request.headers.get('mcp-session-id');
+        if (id !== null) {
+            const transport = sessions.get(id);
+            return transport === undefined ? refuse(404, -32001, 'Session not found') : transport.handleRequest(request);
+        }
+        const body = request.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
+        if (!isInitializeRequest(body)) return refuse(400, -32000, 'Bad Request: no valid session ID');
+        const transport = new WebStandardStreamableHTTPServerTransport({
+            sessionIdGenerator: () => randomUUID(),
+            onsessioninitialized: sid => void sessions.set(sid, transport),
+            onsessionclosed: sid => void sessions.delete(sid)
+        });
+        await buildServer({ era: 'legacy' }).connect(transport);
+        return transport.handleRequest(request);
+    };
+}
+
 const mode = process.argv[2];
 const onerror = error => console.error(`server-interop server: ${error?.stack ?? error}`);
 
 if (mode === '--stdio') {
     serveStdio(buildServer, { onerror });
-} else if (mode === '--http') {
+} else if (mode === '--http' || mode === '--http-sessions') {
     // The documented node:http wiring: loopback only, Host and Origin
     // guards in front, the web-standard handler adapted with toNodeHandler.
-    const handler = toNodeHandler(createMcpHandler(buildServer, { onerror }));
+    let mcp;
+    if (mode === '--http') {
+        mcp = createMcpHandler(buildServer, { onerror });
+    } else {
+        const modern = createMcpHandler(buildServer, { legacy: 'reject', onerror });
+        const legacy = sessionfulLegacy();
+        mcp = { fetch: async request => ((await isLegacyRequest(request)) ? legacy(request) : modern.fetch(request)) };
+    }
+    const handler = toNodeHandler(mcp);
     const validateHost = localhostHostValidation();
     const validateOrigin = localhostOriginValidation();
     const http = createServer(async (req, res) => {
@@ -299,6 +348,6 @@ if (mode === '--stdio') {
     process.stdin.on('end', () => process.exit(0));
     process.stdin.resume();
 } else {
-    console.error('usage: node server.mjs --stdio | --http');
+    console.error('usage: node server.mjs --stdio | --http | --http-sessions');
     process.exit(2);
 }
