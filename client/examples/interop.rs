@@ -1,16 +1,19 @@
 //! snodo-client against a server built on the released official
-//! TypeScript SDK (`evidence/server-interop/server.mjs`), over stdio and
-//! Streamable HTTP (2025 traffic stateless, and sessionful), at 2026-07-28 (stateless: `server/discover`,
+//! TypeScript SDK (`evidence/server-interop/server.mjs`, run by
+//! `evidence/server-interop/run`): over stdio and Streamable HTTP (its 2025
+//! leg stateless, and sessionful), at 2026-07-28 (`server/discover`,
 //! per-request `_meta`, input as MRTR rounds) and 2025-11-25 (`initialize`,
 //! input as server requests).
 //!
 //! ```text
-//! interop --node NODE --server server.mjs [--transport stdio|http|http-sessions]... [--revision R]...
+//! interop --node NODE --server server.mjs [--transport stdio|http|http-sessions]...
+//!         [--revision 2026-07-28|2025-11-25]... [--gaps]
 //! ```
 //!
 //! Every expected value (names, texts, schema fields) is written here, not
 //! read back from the server. Prints one line per check and
 //! `<transport> <revision>: passed/total` per cell; exits 1 on any failure.
+//! Known gaps of the client are printed and not run unless `--gaps`.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -137,8 +140,9 @@ enum Input {
     OnPostStream,
     /// Yes; on 2025-11-25 the SDK sends it unrelated to the POST
     /// (`ctx.mcpReq.elicitInput`, `requestSampling`): over HTTP that is the
-    /// standalone GET stream (`basic/transports.mdx` of 2025-11-25,
-    /// "Listening for Messages from the Server").
+    /// standalone stream a client opens with GET
+    /// (`basic/transports/streamable-http.mdx` § Earlier Streamable HTTP
+    /// Revisions, and 2025-11-25's Streamable HTTP).
     Standalone,
 }
 
