@@ -201,6 +201,11 @@ fn checks<T: Transport>() -> Vec<(&'static str, Input, Check<T>)> {
         ("resources/templates/list", No, templates_list::<T>),
         ("resources/read: static", No, read_readme::<T>),
         ("resources/read: template", No, read_greeting::<T>),
+        (
+            "resources/read: unknown URI refused",
+            No,
+            unknown_resource::<T>,
+        ),
         ("prompts/list: arguments", No, prompts_list::<T>),
         ("prompts/get", No, prompts_get::<T>),
         (
@@ -374,21 +379,37 @@ fn region_utf8<T: Transport>(s: &mut Session<T, Answers>) -> Verdict {
     expect_eq("text", &text(&result), &json!("region: Zürich  "))
 }
 
-/// A tool the server does not have: a JSON-RPC error (`-32602`,
-/// `server/tools.mdx` § Error Handling) or a tool error result.
+/// A tool the server does not have: a protocol error, `-32602`
+/// (`server/tools.mdx` § Error Handling).
 fn unknown_tool<T: Transport>(s: &mut Session<T, Answers>) -> Verdict {
     match s.call_tool("no_such_tool", json!({})) {
         Err(Error::Client(ClientError::Rpc { code: -32602, .. })) => Ok(()),
-        Ok(result) if result["isError"] == json!(true) => Ok(()),
-        other => Err(format!("want an error, got {other:?}")),
+        other => Err(format!("want error -32602, got {other:?}")),
     }
 }
 
+/// Arguments that fail the tool's input schema: a tool execution error
+/// (`isError: true`) the model can correct (`server/tools.mdx` § Error
+/// Handling, "Input validation errors").
 fn bad_arguments<T: Transport>(s: &mut Session<T, Answers>) -> Verdict {
-    match s.call_tool("add", json!({"a": "two", "b": 3})) {
+    let result = call(s, "add", json!({"a": "two", "b": 3}))?;
+    expect_eq("isError", &result["isError"], &json!(true))?;
+    if result.get("structuredContent").is_some() {
+        return Err(format!("a failed call with structuredContent: {result}"));
+    }
+    Ok(())
+}
+
+/// A resource that does not exist: `-32602` (`server/resources.mdx` §
+/// Error Handling; `-32002` is the code of earlier revisions, which
+/// clients should also accept).
+fn unknown_resource<T: Transport>(s: &mut Session<T, Answers>) -> Verdict {
+    match s.request("resources/read", json!({"uri": "docs://missing"})) {
         Err(Error::Client(ClientError::Rpc { code: -32602, .. })) => Ok(()),
-        Ok(result) if result["isError"] == json!(true) => Ok(()),
-        other => Err(format!("want an error, got {other:?}")),
+        Err(Error::Client(ClientError::Rpc { code: -32002, .. })) if !s.client().is_stateless() => {
+            Ok(())
+        }
+        other => Err(format!("want error -32602, got {other:?}")),
     }
 }
 
