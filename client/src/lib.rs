@@ -34,6 +34,7 @@ mod handler;
 mod http;
 mod session;
 mod stdio;
+mod tasks;
 
 pub use error::{Error, TransportError};
 pub use handler::{Handler, NoInput};
@@ -41,3 +42,4 @@ pub use http::HttpTransport;
 pub use session::{Ended, Pump, Session, Step, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};
 pub use stdio::StdioTransport;
+pub use tasks::{with_tasks, TASKS};

@@ -52,9 +52,17 @@ pub enum Step {
         /// The input requests, by the server's keys.
         requests: Map<String, Value>,
     },
-    /// The answer is a task handle (Tasks extension declared): finish it
-    /// with [`Session::await_task`].
+    /// The answer is a task handle (the Tasks extension declared, see
+    /// [`with_tasks`](crate::with_tasks)): finish it with
+    /// [`Session::await_task`].
     Task(Value),
+    /// The answer has another `resultType` a declared extension adds.
+    Extension {
+        /// The `resultType`.
+        result_type: String,
+        /// The result object.
+        result: Value,
+    },
 }
 
 /// The most MRTR rounds [`Session::request`] answers for one operation
@@ -138,6 +146,7 @@ impl<T: Transport, H: Handler> Session<T, H> {
             match step {
                 Step::Done(result) => return Ok(result),
                 Step::Task(task) => return self.await_task(task),
+                Step::Extension { result, .. } => return Ok(result),
                 Step::InputRequired { op, requests } => {
                     let responses = self.answer_inputs(&requests);
                     step = self.resume(op, responses)?;
@@ -147,6 +156,7 @@ impl<T: Transport, H: Handler> Session<T, H> {
         match step {
             Step::Done(result) => Ok(result),
             Step::Task(task) => self.await_task(task),
+            Step::Extension { result, .. } => Ok(result),
             Step::InputRequired { op, .. } => {
                 self.client.cancel(op, Some("too many input rounds"));
                 let _ = self.flush();
@@ -277,9 +287,11 @@ impl<T: Transport, H: Handler> Session<T, H> {
     fn finish(&mut self, op: OpId) -> Result<Value, Error> {
         match self.run(op)? {
             Step::Done(result) => Ok(result),
-            Step::Task(_) | Step::InputRequired { .. } => Err(Error::Client(
-                snodo_proto::client::ClientError::Malformed(String::from("input required")),
-            )),
+            Step::Task(_) | Step::Extension { .. } | Step::InputRequired { .. } => {
+                Err(Error::Client(snodo_proto::client::ClientError::Malformed(
+                    String::from("input required"),
+                )))
+            }
         }
     }
 
@@ -305,7 +317,17 @@ impl<T: Transport, H: Handler> Session<T, H> {
                     Event::InputRequired { op, requests } => {
                         Ok(Step::InputRequired { op, requests })
                     }
-                    Event::Task { task, .. } => Ok(Step::Task(task)),
+                    Event::ExtensionResult {
+                        result_type,
+                        result,
+                        ..
+                    } => Ok(match result_type.as_str() {
+                        "task" => Step::Task(result),
+                        _ => Step::Extension {
+                            result_type,
+                            result,
+                        },
+                    }),
                     _ => unreachable!("only outcomes are parked"),
                 };
             }
@@ -423,7 +445,7 @@ fn drain<H: Handler>(
             Event::Completed { op, .. }
             | Event::Failed { op, .. }
             | Event::InputRequired { op, .. }
-            | Event::Task { op, .. } => {
+            | Event::ExtensionResult { op, .. } => {
                 parked.insert(op, event);
             }
             Event::Notification { op, message } => match op.map(|o| (o, tap(o, &message))) {
