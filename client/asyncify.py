@@ -8,7 +8,7 @@ src = open('client/src/session.rs').read()
 current = open('client/src/async_session.rs').read()
 src_header = current[:current.index("/// A connected client.")]
 IO = ["connect","close","request","request_with","start","resume","await_task","call_tool","list_tools",
-      "list_all","flush","finish","run","run_inner","send","send_tapped","listen","receive"]
+      "list_all","flush","finish","run","run_inner","send","send_tapped","listen","receive","follow_task"]
 
 # 1. keep from `pub struct Session` to the end of its impl block (before `/// How a`)
 start = src.index("/// A connected client.")
@@ -51,7 +51,7 @@ body = body.replace("std::thread::sleep(", "self.transport.sleep(")
 body = re.sub(r"self\.transport\.sleep\(([^;]*)\);", r"self.transport.sleep(\1).await;", body)
 body = body.replace("let mut tap = |", "let mut tap = move |") if False else body
 # request -> await_task -> request: a recursive async fn is boxed.
-body = body.replace("self.await_task(task).await", "Box::pin(self.await_task(task)).await")
+body = body.replace("self.follow_task(method, task).await", "Box::pin(self.follow_task(method, task)).await")
 body = body.replace("tap: TapFn<'_>", "tap: AsyncTapFn<'_>")
 header = src_header
 open('client/src/async_session.rs','w').write(header + body)

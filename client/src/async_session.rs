@@ -12,7 +12,6 @@ use std::future::Future;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use snodo_proto::client::task::{TaskFollow, TaskStep};
 use snodo_proto::client::{
     Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit,
 };
@@ -20,6 +19,7 @@ use snodo_proto::client::{
 use crate::error::{Error, TransportError};
 use crate::handler::Handler;
 use crate::session::{drain, Ended, Step, Tap, MAX_ROUNDS};
+use crate::tasks::{TaskFollow, TaskStep};
 
 /// Moves the machine's messages on an async runtime; see
 /// [`AsyncHttpTransport`](crate::AsyncHttpTransport) and
@@ -130,7 +130,8 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
         for _ in 0..MAX_ROUNDS {
             match step {
                 Step::Done(result) => return Ok(result),
-                Step::Task(task) => return Box::pin(self.await_task(task)).await,
+                Step::Task(task) => return Box::pin(self.follow_task(method, task)).await,
+                Step::Extension { result, .. } => return Ok(result),
                 Step::InputRequired { op, requests } => {
                     let responses = self.answer_inputs(&requests);
                     step = self.resume(op, responses).await?;
@@ -139,7 +140,8 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
         }
         match step {
             Step::Done(result) => Ok(result),
-            Step::Task(task) => Box::pin(self.await_task(task)).await,
+            Step::Task(task) => Box::pin(self.follow_task(method, task)).await,
+            Step::Extension { result, .. } => Ok(result),
             Step::InputRequired { op, .. } => {
                 self.client.cancel(op, Some("too many input rounds"));
                 let _ = self.flush().await;
@@ -166,7 +168,14 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
     /// key once) answered by the handler through `tasks/update`; the tool's result
     /// once `completed`, its error once `failed`.
     pub async fn await_task(&mut self, task: Value) -> Result<Value, Error> {
-        let mut follow = TaskFollow::from_result("tools/call", &task)?
+        self.follow_task("tools/call", task).await
+    }
+
+    /// [`await_task`](AsyncSession::await_task) for the task a `method` request
+    /// was answered with: only a request the extension lists may become a
+    /// task (`tasks.md` § Supported Methods).
+    async fn follow_task(&mut self, method: &str, task: Value) -> Result<Value, Error> {
+        let mut follow = TaskFollow::from_result(method, &task)?
             .ok_or_else(|| Error::Client(ClientError::Malformed(String::from("not a task"))))?;
         let mut state = task;
         let mut rounds = 0;
@@ -251,9 +260,11 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
     async fn finish(&mut self, op: OpId) -> Result<Value, Error> {
         match self.run(op).await? {
             Step::Done(result) => Ok(result),
-            Step::Task(_) | Step::InputRequired { .. } => Err(Error::Client(
-                snodo_proto::client::ClientError::Malformed(String::from("input required")),
-            )),
+            Step::Task(_) | Step::Extension { .. } | Step::InputRequired { .. } => {
+                Err(Error::Client(snodo_proto::client::ClientError::Malformed(
+                    String::from("input required"),
+                )))
+            }
         }
     }
 
@@ -279,7 +290,17 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
                     Event::InputRequired { op, requests } => {
                         Ok(Step::InputRequired { op, requests })
                     }
-                    Event::Task { task, .. } => Ok(Step::Task(task)),
+                    Event::ExtensionResult {
+                        result_type,
+                        result,
+                        ..
+                    } => Ok(match result_type.as_str() {
+                        "task" => Step::Task(result),
+                        _ => Step::Extension {
+                            result_type,
+                            result,
+                        },
+                    }),
                     _ => unreachable!("only outcomes are parked"),
                 };
             }

@@ -45,6 +45,7 @@ mod session;
 #[cfg(feature = "smol")]
 mod smol;
 mod stdio;
+mod tasks;
 #[cfg(feature = "tokio")]
 mod tokio;
 
@@ -62,3 +63,6 @@ pub use runtime::{ChildProcess, ClientRuntime, Reader, Writer};
 pub use session::{Ended, Pump, Session, Step, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};
 pub use stdio::StdioTransport;
+pub use tasks::{
+    with_tasks, TaskFollow, TaskStep, DEFAULT_POLL_INTERVAL, MIN_POLL_INTERVAL, TASKS,
+};

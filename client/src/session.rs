@@ -3,13 +3,13 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
-use snodo_proto::client::task::{TaskFollow, TaskStep};
 use snodo_proto::client::{
     Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit,
 };
 
 use crate::error::{Error, TransportError};
 use crate::handler::Handler;
+use crate::tasks::{TaskFollow, TaskStep};
 
 /// Moves the machine's messages; see [`HttpTransport`](crate::HttpTransport)
 /// and [`StdioTransport`](crate::StdioTransport).
@@ -55,9 +55,17 @@ pub enum Step {
         /// The input requests, by the server's keys.
         requests: Map<String, Value>,
     },
-    /// The answer is a task handle (Tasks extension declared): finish it
-    /// with [`Session::await_task`].
+    /// The answer is a task handle (the Tasks extension declared, see
+    /// [`with_tasks`](crate::with_tasks)): finish it with
+    /// [`Session::await_task`].
     Task(Value),
+    /// The answer has another `resultType` a declared extension adds.
+    Extension {
+        /// The `resultType`.
+        result_type: String,
+        /// The result object.
+        result: Value,
+    },
 }
 
 /// The most MRTR rounds [`Session::request`] answers for one operation
@@ -140,7 +148,8 @@ impl<T: Transport, H: Handler> Session<T, H> {
         for _ in 0..MAX_ROUNDS {
             match step {
                 Step::Done(result) => return Ok(result),
-                Step::Task(task) => return self.await_task(task),
+                Step::Task(task) => return self.follow_task(method, task),
+                Step::Extension { result, .. } => return Ok(result),
                 Step::InputRequired { op, requests } => {
                     let responses = self.answer_inputs(&requests);
                     step = self.resume(op, responses)?;
@@ -149,7 +158,8 @@ impl<T: Transport, H: Handler> Session<T, H> {
         }
         match step {
             Step::Done(result) => Ok(result),
-            Step::Task(task) => self.await_task(task),
+            Step::Task(task) => self.follow_task(method, task),
+            Step::Extension { result, .. } => Ok(result),
             Step::InputRequired { op, .. } => {
                 self.client.cancel(op, Some("too many input rounds"));
                 let _ = self.flush();
@@ -176,7 +186,14 @@ impl<T: Transport, H: Handler> Session<T, H> {
     /// key once) answered by the handler through `tasks/update`; the tool's result
     /// once `completed`, its error once `failed`.
     pub fn await_task(&mut self, task: Value) -> Result<Value, Error> {
-        let mut follow = TaskFollow::from_result("tools/call", &task)?
+        self.follow_task("tools/call", task)
+    }
+
+    /// [`await_task`](Session::await_task) for the task a `method` request
+    /// was answered with: only a request the extension lists may become a
+    /// task (`tasks.md` § Supported Methods).
+    fn follow_task(&mut self, method: &str, task: Value) -> Result<Value, Error> {
+        let mut follow = TaskFollow::from_result(method, &task)?
             .ok_or_else(|| Error::Client(ClientError::Malformed(String::from("not a task"))))?;
         let mut state = task;
         let mut rounds = 0;
@@ -260,9 +277,11 @@ impl<T: Transport, H: Handler> Session<T, H> {
     fn finish(&mut self, op: OpId) -> Result<Value, Error> {
         match self.run(op)? {
             Step::Done(result) => Ok(result),
-            Step::Task(_) | Step::InputRequired { .. } => Err(Error::Client(
-                snodo_proto::client::ClientError::Malformed(String::from("input required")),
-            )),
+            Step::Task(_) | Step::Extension { .. } | Step::InputRequired { .. } => {
+                Err(Error::Client(snodo_proto::client::ClientError::Malformed(
+                    String::from("input required"),
+                )))
+            }
         }
     }
 
@@ -288,7 +307,17 @@ impl<T: Transport, H: Handler> Session<T, H> {
                     Event::InputRequired { op, requests } => {
                         Ok(Step::InputRequired { op, requests })
                     }
-                    Event::Task { task, .. } => Ok(Step::Task(task)),
+                    Event::ExtensionResult {
+                        result_type,
+                        result,
+                        ..
+                    } => Ok(match result_type.as_str() {
+                        "task" => Step::Task(result),
+                        _ => Step::Extension {
+                            result_type,
+                            result,
+                        },
+                    }),
                     _ => unreachable!("only outcomes are parked"),
                 };
             }
@@ -406,7 +435,7 @@ pub(crate) fn drain<H: Handler>(
             Event::Completed { op, .. }
             | Event::Failed { op, .. }
             | Event::InputRequired { op, .. }
-            | Event::Task { op, .. } => {
+            | Event::ExtensionResult { op, .. } => {
                 parked.insert(op, event);
             }
             Event::Notification { op, message } => match op.map(|o| (o, tap(o, &message))) {

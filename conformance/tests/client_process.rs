@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use snodo_client::{Handler, Session, StdioTransport};
-use snodo_proto::client::{ClientConfig, Wire, TASKS_EXTENSION};
+use snodo_proto::client::{ClientConfig, Wire};
 use snodo_proto::ErrorObject;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_snodo-fixture");
@@ -103,8 +103,11 @@ fn initialize_dialect_over_stdio_answers_server_requests() {
 /// a task's input request through `tasks/update`.
 #[test]
 fn tasks_are_polled_to_their_result_and_their_input_answered() {
-    let config = ClientConfig::new("client-process-test", "1.0.0", Wire::Stdio)
-        .with_extension(TASKS_EXTENSION, json!({}));
+    let config = snodo_client::with_tasks(ClientConfig::new(
+        "client-process-test",
+        "1.0.0",
+        Wire::Stdio,
+    ));
     let mut s = connect(config);
     let step = s
         .start(
@@ -176,8 +179,11 @@ impl Drop for Listening {
 #[test]
 fn tasks_over_streamable_http() {
     let server = Listening::start();
-    let mut config = ClientConfig::new("client-process-test", "1.0.0", Wire::Http)
-        .with_extension(TASKS_EXTENSION, json!({}));
+    let mut config = snodo_client::with_tasks(ClientConfig::new(
+        "client-process-test",
+        "1.0.0",
+        Wire::Http,
+    ));
     config.capabilities.insert("elicitation".into(), json!({}));
     let transport = snodo_client::HttpTransport::new(&server.url).unwrap();
     let mut s = Session::connect(transport, config, Answers::default()).unwrap();

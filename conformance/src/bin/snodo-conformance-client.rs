@@ -124,6 +124,7 @@ fn finish_rounds(session: &mut Client, mut step: Step) -> Result<Value, Error> {
         match step {
             Step::Done(result) => return Ok(result),
             Step::Task(task) => return session.await_task(task),
+            Step::Extension { result, .. } => return Ok(result),
             Step::InputRequired { op, requests } => {
                 let responses = session.answer_inputs(&requests);
                 step = session.resume(op, responses)?;

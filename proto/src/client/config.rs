@@ -11,10 +11,6 @@ pub const SUPPORTED_VERSIONS: [&str; 3] = ["2026-07-28", "2025-11-25", "2025-06-
 /// `_meta` (`basic/index.mdx` § `_meta`).
 const STATELESS_SINCE: &str = "2026-07-28";
 
-/// The Tasks extension's identifier: a client that declares it in
-/// `clientCapabilities.extensions` accepts `resultType: "task"`.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-
 /// Whether `version` is a revision without `initialize` (versions are
 /// dates, so they order as strings).
 pub fn is_stateless(version: &str) -> bool {
@@ -46,11 +42,21 @@ pub struct ClientConfig {
     pub versions: Vec<String>,
     /// The wire.
     pub wire: Wire,
+    /// `resultType` values the declared extensions add (`basic/index.mdx`
+    /// § ResultType: the client's set is the core's plus those of the
+    /// extensions it supports; any other value is invalid). A result of
+    /// one of these is an [`Event::ExtensionResult`](super::Event::ExtensionResult).
+    pub result_types: Vec<String>,
+    /// Extension methods whose `Mcp-Name` header mirrors a `params` field,
+    /// `(method, field)`, as the core's `tools/call` mirrors `name`.
+    pub named_methods: Vec<(String, String)>,
 }
 
 impl ClientConfig {
-    /// Declare extension `id` in `clientCapabilities.extensions` (with
-    /// [`TASKS_EXTENSION`], results may be task handles: [`Event::Task`](super::Event::Task)).
+    /// Declare extension `id` in `clientCapabilities.extensions`
+    /// (`basic/versioning.mdx` § Extension Negotiation); what it adds to
+    /// the wire is [`result_types`](ClientConfig::result_types) and
+    /// [`named_methods`](ClientConfig::named_methods).
     pub fn with_extension(mut self, id: &str, settings: Value) -> Self {
         let extensions = self
             .capabilities
@@ -70,6 +76,8 @@ impl ClientConfig {
             capabilities: Map::new(),
             versions: alloc::vec![String::from(STATELESS_SINCE)],
             wire,
+            result_types: Vec::new(),
+            named_methods: Vec::new(),
         }
     }
 }

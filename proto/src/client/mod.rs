@@ -38,8 +38,9 @@
 //! `notifications/initialized`, keeps the `Mcp-Session-Id`, and starts a
 //! new session when a request carrying the old one is answered 404.
 //! Subscriptions ([`Client::listen`]) tie each notification to the
-//! operation that opened the stream, and with the Tasks extension
-//! declared a task handle is an [`Event::Task`].
+//! operation that opened the stream; an extension the application
+//! declares may add result types ([`Event::ExtensionResult`]) and
+//! methods that mirror a field in `Mcp-Name`, and the core names none.
 //!
 //! It opens no socket and reads no clock: timeouts are the transport's.
 
@@ -60,12 +61,9 @@ pub mod exchange;
 pub mod http;
 mod outcome;
 pub mod sse;
-pub mod task;
 
 pub use auth::{Authorizer, AuthorizerError};
-pub use config::{
-    is_stateless, ClientConfig, OpId, RequestOptions, Wire, SUPPORTED_VERSIONS, TASKS_EXTENSION,
-};
+pub use config::{is_stateless, ClientConfig, OpId, RequestOptions, Wire, SUPPORTED_VERSIONS};
 pub use outcome::{AnswerError, ClientError, Event, MessageError};
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -621,26 +619,19 @@ impl Client {
             .get("resultType")
             .and_then(Value::as_str)
             .unwrap_or("complete");
-        // `basic/index.mdx` § ResultType: a value the client does not
-        // recognize MUST be considered invalid; "task" is recognized only
-        // with the Tasks extension declared.
-        let tasks = self
-            .config
-            .capabilities
-            .get("extensions")
-            .and_then(|e| e.get(TASKS_EXTENSION))
-            .is_some();
+        // `basic/index.mdx` § ResultType: the core's values, those of the
+        // extensions the client declared, and nothing else.
         match kind {
             "complete" | "input_required" => {}
-            "task" if tasks => {
-                let method = self.ops.remove(&op).map(|e| e.method).unwrap_or_default();
-                let task = Value::Object(result);
-                // Only a request the extension lists may become a task
-                // (`tasks.md` § Supported Methods).
-                match task::TaskFollow::from_result(&method, &task) {
-                    Ok(_) => self.events.push_back(Event::Task { op, task }),
-                    Err(error) => self.events.push_back(Event::Failed { op, error }),
-                }
+            other if self.config.result_types.iter().any(|t| t == other) => {
+                let result_type = String::from(other);
+                self.ops.remove(&op);
+                let result = Value::Object(result);
+                self.events.push_back(Event::ExtensionResult {
+                    op,
+                    result_type,
+                    result,
+                });
                 return;
             }
             other => {
@@ -953,10 +944,13 @@ impl Client {
         let name = match method {
             "tools/call" | "prompts/get" => params["name"].as_str(),
             "resources/read" => params["uri"].as_str(),
-            // The Tasks extension's methods name their task the same way
-            // (`params.taskId`; its servers check it like `Mcp-Name`).
-            "tasks/get" | "tasks/update" | "tasks/cancel" => params["taskId"].as_str(),
-            _ => None,
+            // An extension's methods name their subject the same way.
+            other => self
+                .config
+                .named_methods
+                .iter()
+                .find(|(m, _)| m == other)
+                .and_then(|(_, field)| params[field.as_str()].as_str()),
         };
         if let Some(name) = name {
             out.push(("Mcp-Name".into(), headers::encode_value(name).into_owned()));

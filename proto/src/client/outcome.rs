@@ -96,15 +96,16 @@ pub enum Event {
         /// The params (`null` when absent).
         params: Value,
     },
-    /// The operation's answer is a task handle (`resultType: "task"`, the
-    /// Tasks extension, only when the client declared it): the work goes
-    /// on at the server, polled with `tasks/get` by `taskId`. The
-    /// operation itself is over.
-    Task {
+    /// The operation's answer has a `resultType` an extension the
+    /// client declared adds ([`ClientConfig::result_types`](super::ClientConfig::result_types)):
+    /// what follows is that extension's business. The operation is over.
+    ExtensionResult {
         /// The operation.
         op: OpId,
-        /// The task (`taskId`, `status`, `pollIntervalMs`, ...).
-        task: Value,
+        /// The `resultType`.
+        result_type: String,
+        /// The result object.
+        result: Value,
     },
     /// A tool of a `tools/list` result was dropped: its `x-mcp-header`
     /// annotations break the rules of `basic/transports/streamable-http.mdx`

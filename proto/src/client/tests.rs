@@ -639,39 +639,51 @@ fn an_expired_session_is_replaced_and_the_call_resent() {
 }
 
 /// `basic/index.mdx` § ResultType: an unrecognized `resultType` is
-/// invalid; `"task"` is recognized only with the Tasks extension declared.
+/// invalid; one an extension the client declared adds is that
+/// extension's, and its methods' `Mcp-Name` mirrors the field it names.
+/// (A made-up extension: the core names none.)
 #[test]
 fn result_types_the_client_does_not_know_are_invalid() {
-    const TASK: &[u8] = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t-1","status":"working","pollIntervalMs":100}}"#;
+    const JOB: &[u8] = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"job","jobId":"j-1","state":"running"}}"#;
     let mut c = http_client();
     let op = c.request("tools/call", json!({"name": "slow"}));
     c.poll_transmit().unwrap();
-    c.handle_message(TASK).unwrap();
+    c.handle_message(JOB).unwrap();
     assert!(matches!(
         &events(&mut c)[..],
-        [Event::Failed { op: o, error: ClientError::Malformed(why) }] if *o == op && why.contains("task")
+        [Event::Failed { op: o, error: ClientError::Malformed(why) }] if *o == op && why.contains("job")
     ));
 
-    let config = ClientConfig::new("c", "1", Wire::Http).with_extension(TASKS_EXTENSION, json!({}));
+    let mut config =
+        ClientConfig::new("c", "1", Wire::Http).with_extension("com.example/jobs", json!({}));
+    config.result_types.push("job".into());
+    config
+        .named_methods
+        .push(("jobs/poll".into(), "jobId".into()));
     let mut c = Client::new(config);
     let op = c.request("tools/call", json!({"name": "slow"}));
     let t = c.poll_transmit().unwrap();
     assert_eq!(
         body(&t)["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
-        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+        json!({"extensions": {"com.example/jobs": {}}})
     );
-    c.handle_message(TASK).unwrap();
+    c.handle_message(JOB).unwrap();
     let evs = events(&mut c);
-    let [Event::Task { op: o, task }] = &evs[..] else {
+    let [Event::ExtensionResult {
+        op: o,
+        result_type,
+        result,
+    }] = &evs[..]
+    else {
         panic!("{evs:?}")
     };
-    assert_eq!(*o, op);
-    assert_eq!(task["taskId"], "t-1");
+    assert_eq!((*o, result_type.as_str()), (op, "job"));
+    assert_eq!(result["jobId"], "j-1");
     assert!(!c.is_live(op));
-    c.request("tasks/get", json!({"taskId": "t-1"}));
+    c.request("jobs/poll", json!({"jobId": "j-1"}));
     let t = c.poll_transmit().unwrap();
-    assert_eq!(header(&t, "mcp-name"), Some("t-1"));
-    c.handle_message(br#"{"jsonrpc":"2.0","id":2,"result":{"taskId":"t-1","status":"working"}}"#)
+    assert_eq!(header(&t, "mcp-name"), Some("j-1"));
+    c.handle_message(br#"{"jsonrpc":"2.0","id":2,"result":{"jobId":"j-1","state":"running"}}"#)
         .unwrap();
     events(&mut c);
 

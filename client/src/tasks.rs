@@ -1,21 +1,34 @@
-//! Following a task to its end: the client's side of the Tasks extension
-//! (`io.modelcontextprotocol/tasks`, `tasks.md`), sans-I/O.
-//!
-//! A server that negotiated the extension may answer `tools/call` with a
-//! `CreateTaskResult` (`resultType: "task"`, § Polymorphic Results)
-//! instead of the call's result. [`TaskFollow`] turns each state of the
-//! task the client sees (the seed, a `tasks/get` result, a
-//! `notifications/tasks` notification) into what to do next: wait and
-//! poll, answer input requests with `tasks/update`, or stop with the
-//! outcome. The waiting and the requests are the caller's.
+//! The Tasks extension (`io.modelcontextprotocol/tasks`, `tasks.md`) from
+//! the client's side. The core machine names no extension; this declares
+//! what Tasks adds to the wire ([`with_tasks`]), and [`TaskFollow`] turns
+//! each state of a task the client sees (the `CreateTaskResult` seed, a
+//! `tasks/get` result, a `notifications/tasks`) into what to do next, so
+//! [`Session::await_task`](crate::Session::await_task) and its async twin
+//! only send and wait.
 
-use alloc::collections::BTreeSet;
-use alloc::string::{String, ToString};
-use core::time::Duration;
+use std::collections::BTreeSet;
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
+use snodo_proto::client::{ClientConfig, ClientError};
 
-use super::ClientError;
+/// The extension's identifier.
+pub const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// `config` declaring the Tasks extension: a task-capable tool may then
+/// answer with a task handle (`resultType: "task"`, a
+/// [`Step::Task`](crate::Step::Task)), and `tasks/get`, `tasks/update` and
+/// `tasks/cancel` name their task in `Mcp-Name` (`params.taskId`).
+pub fn with_tasks(config: ClientConfig) -> ClientConfig {
+    let mut config = config.with_extension(TASKS, json!({}));
+    config.result_types.push(String::from("task"));
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        config
+            .named_methods
+            .push((String::from(method), String::from("taskId")));
+    }
+    config
+}
 
 /// The poll interval when the server suggests none.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
@@ -71,7 +84,7 @@ impl TaskFollow {
             return Ok(None);
         }
         if method != "tools/call" {
-            return Err(ClientError::Malformed(alloc::format!(
+            return Err(ClientError::Malformed(format!(
                 "a task in answer to {method}"
             )));
         }
@@ -250,25 +263,26 @@ mod tests {
         );
     }
 
-    /// The machine holds the same rule: a task handle in answer to a
-    /// request the extension does not list fails that request.
+    /// The machine hands a declared extension's result out as it is; the
+    /// session holds it to the rule before following it.
     #[test]
-    fn the_machine_refuses_a_task_for_prompts_get() {
-        use crate::client::{Client, ClientConfig, Event, Wire};
-        let config = ClientConfig::new("c", "1", Wire::Stdio)
-            .with_extension("io.modelcontextprotocol/tasks", json!({}));
-        let mut client = Client::new(config);
+    fn a_task_for_prompts_get_is_refused_before_it_is_followed() {
+        use snodo_proto::client::{Client, Event, Wire};
+        let mut client = Client::new(with_tasks(ClientConfig::new("c", "1", Wire::Stdio)));
         let op = client.request("prompts/get", json!({"name": "p"}));
         let _ = client.poll_transmit();
         client
             .handle_message(br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t","status":"working"}}"#)
             .unwrap();
+        let Some(Event::ExtensionResult { op: o, result, .. }) = client.poll_event() else {
+            panic!("an extension result")
+        };
+        assert_eq!(o, op);
         assert_eq!(
-            client.poll_event(),
-            Some(Event::Failed {
-                op,
-                error: ClientError::Malformed("a task in answer to prompts/get".into())
-            })
+            TaskFollow::from_result("prompts/get", &result),
+            Err(ClientError::Malformed(
+                "a task in answer to prompts/get".into()
+            ))
         );
     }
 
