@@ -394,9 +394,7 @@ impl snodo_driver::Listener for Acceptor {
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(%peer, error = %e, "could not set TCP_NODELAY");
         }
-        let socket = Arc::new(stream);
-        let reader = ThreadReader::start(Socket(socket.clone()), self.chunk, Some(socket.clone()))?;
-        let writer = ThreadWriter::start(Socket(socket.clone()), Some(socket))?;
+        let (reader, writer) = split_tcp(stream, self.chunk)?;
         Poll::Ready(Ok((reader, writer, peer)))
     }
 }
@@ -413,6 +411,17 @@ impl Drop for Acceptor {
             let _ = thread.join();
         }
     }
+}
+
+/// A connected socket as the driver's halves, each on a thread of its
+/// own, reading `chunk` bytes at a time at most. Dropping the reader shuts
+/// the socket for reading (its thread leaves a blocked read); the writer
+/// shuts it for writing at its end.
+pub fn split_tcp(stream: TcpStream, chunk: usize) -> io::Result<(ThreadReader, ThreadWriter)> {
+    let socket = Arc::new(stream);
+    let reader = ThreadReader::start(Socket(socket.clone()), chunk, Some(socket.clone()))?;
+    let writer = ThreadWriter::start(Socket(socket.clone()), Some(socket))?;
+    Ok((reader, writer))
 }
 
 /// Where a listener bound to a wildcard address can be reached.

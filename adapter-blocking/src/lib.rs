@@ -52,7 +52,7 @@ mod io;
 mod runtime;
 mod serve;
 
-pub use io::{Acceptor, ThreadReader, ThreadWriter};
+pub use io::{split_tcp, Acceptor, ThreadReader, ThreadWriter};
 pub use runtime::{block_on, Threads, Timer, DEFAULT_WORKERS};
 pub use serve::{bind_http, serve_http, serve_stdio, serve_stream, serve_tcp};
 pub use snodo_driver::{Options, Shutdown};

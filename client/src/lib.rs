@@ -28,37 +28,39 @@
 
 #![warn(missing_docs)]
 
-#[cfg(any(feature = "tokio", feature = "smol"))]
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_http;
-#[cfg(any(feature = "tokio", feature = "smol"))]
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_session;
-#[cfg(any(feature = "tokio", feature = "smol"))]
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_stdio;
 mod endpoint;
 mod error;
 mod get_stream;
 mod handler;
 mod http;
-#[cfg(any(feature = "tokio", feature = "smol"))]
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod runtime;
 mod session;
 #[cfg(feature = "smol")]
 mod smol;
 mod stdio;
 mod tasks;
+#[cfg(feature = "threads")]
+mod threads;
 #[cfg(feature = "tokio")]
 mod tokio;
 
-#[cfg(any(feature = "tokio", feature = "smol"))]
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use async_http::AsyncHttpTransport;
-#[cfg(any(feature = "tokio", feature = "smol"))]
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use async_session::{AsyncPump, AsyncSession, AsyncTransport};
-#[cfg(any(feature = "tokio", feature = "smol"))]
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use async_stdio::AsyncStdioTransport;
 pub use error::{Error, TransportError};
 pub use handler::{Handler, NoInput};
 pub use http::HttpTransport;
-#[cfg(any(feature = "tokio", feature = "smol"))]
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use runtime::{ChildProcess, ClientRuntime, Reader, Writer};
 pub use session::{Ended, Pump, Session, Step, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};

@@ -8,20 +8,87 @@
 //! name picks only *what to do* (which tools to call, in which order);
 //! *how* (headers, `_meta`, MRTR, version negotiation, tool filtering) is
 //! snodo-client's and the same for every scenario.
-
+//!
+//! One [`AsyncSession`] does it on `--runtime tokio`, `smol` or `blocking`
+//! (the same session and transports on plain threads), so the leg scores
+//! each runtime. `auth/*` scenarios hand every 401/403 to
+//! snodo-oauth-client's [`OAuthClient`]. `--tool NAME` names the tool an
+//! auth flow ends by calling (`evidence/oauth/snodo-client.mjs` runs this
+//! binary against snodo-fixture and a real authorization server).
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use snodo_client::{Authorizer, Error, Handler, HttpTransport, Session, Step};
+use snodo_client::{
+    AsyncHttpTransport, AsyncSession, Authorizer, ClientRuntime, Error, Handler, Step,
+};
+use snodo_oauth_client::assertion::{IdJagExchange, WorkloadToken};
+use snodo_oauth_client::{
+    AssertionKey, GrantKind, HttpRedirectAgent, OAuthClient, OAuthConfig, PreRegistered, UreqHttp,
+};
 use snodo_proto::client::{ClientConfig, Wire, SUPPORTED_VERSIONS};
 use snodo_proto::ErrorObject;
 
-/// The authorization hook for the `auth/*` scenarios; `None` until the
-/// OAuth client is wired in.
-fn authorizer(scenario: &str, context: &Value) -> Option<Arc<dyn Authorizer>> {
-    let _ = (scenario, context);
-    None
+/// The Client ID Metadata Document URL this client presents where the
+/// authorization server accepts URL client ids (the one the official
+/// everything-client uses; the conformance servers do not fetch it).
+const METADATA_DOCUMENT_URL: &str = "https://conformance-test.local/client-metadata.json";
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+/// The OAuth client this program is for an `auth/*` `scenario`, with the
+/// context's credentials pre-registered. The scenario name selects only
+/// what this program is, as in the official everything-client:
+/// `auth/client-credentials-*` a client acting for itself (the client
+/// credentials grant), `auth/wif-jwt-bearer` a workload presenting its
+/// platform token, `auth/enterprise-managed-authorization` a client
+/// exchanging the user's ID token at the identity provider. Nothing else of
+/// the scenario reaches the OAuth client. (`auth/dpop*`, unscored
+/// extensions, fail: a DPoP proof is a header of every MCP request, which
+/// the `Authorizer` hook cannot add.)
+fn authorizer(scenario: &str, context: &Value) -> Result<OAuthClient, String> {
+    let http = Arc::new(UreqHttp::new(Duration::from_secs(20)));
+    let mut config = OAuthConfig::new("snodo-conformance-client", REDIRECT_URI);
+    let text = |name: &str| context.get(name).and_then(Value::as_str);
+    match scenario {
+        s if s.starts_with("auth/client-credentials-") => {
+            config.grant = GrantKind::ClientCredentials;
+        }
+        // A workload with a platform-issued token (SEP-1933).
+        "auth/wif-jwt-bearer" => {
+            let token = text("valid_jwt").ok_or("the context has no valid_jwt")?;
+            config.grant = GrantKind::JwtBearer(Arc::new(WorkloadToken(token.to_owned())));
+        }
+        // A user signed in at the enterprise identity provider (SEP-990).
+        "auth/enterprise-managed-authorization" => {
+            let need = |name: &str| text(name).ok_or(format!("the context has no {name}"));
+            config.grant = GrantKind::JwtBearer(Arc::new(IdJagExchange {
+                token_endpoint: need("idp_token_endpoint")?.to_owned(),
+                client_id: need("idp_client_id")?.to_owned(),
+                id_token: need("idp_id_token")?.to_owned(),
+            }));
+        }
+        _ => {}
+    }
+    config.client.metadata_document_url = Some(METADATA_DOCUMENT_URL.into());
+    if let Some(client_id) = text("client_id") {
+        let assertion_key = match (text("private_key_pem"), text("signing_algorithm")) {
+            (Some(pem), alg) => Some(
+                AssertionKey::from_pem(pem, alg.unwrap_or("ES256")).map_err(|e| e.to_string())?,
+            ),
+            _ => None,
+        };
+        config.pre_registered = Some(PreRegistered {
+            issuer: None,
+            client_id: client_id.to_owned(),
+            client_secret: text("client_secret").map(str::to_owned),
+            assertion_key,
+        });
+    }
+    Ok(OAuthClient::new(
+        http.clone(),
+        Box::new(HttpRedirectAgent::new(http)),
+        config,
+    ))
 }
 
 /// Answers input requests the way a consenting user would: elicitation
@@ -69,7 +136,7 @@ impl Handler for Consenting {
     }
 }
 
-type Client = Session<HttpTransport, Consenting>;
+type Client<R> = AsyncSession<AsyncHttpTransport<R>, Consenting>;
 
 /// Arguments for a tool from its schema's required properties: a plain
 /// value of each type (the tool is called to show it was kept, not for
@@ -91,10 +158,10 @@ fn sample_arguments(tool: &Value) -> Value {
     Value::Object(args)
 }
 
-fn call_every_tool(session: &mut Client) -> Result<(), Error> {
-    for tool in session.list_tools()? {
+async fn call_every_tool<R: ClientRuntime>(session: &mut Client<R>) -> Result<(), Error> {
+    for tool in session.list_tools().await? {
         let name = tool["name"].as_str().unwrap_or_default().to_string();
-        session.call_tool(&name, sample_arguments(&tool))?;
+        session.call_tool(&name, sample_arguments(&tool)).await?;
     }
     Ok(())
 }
@@ -102,79 +169,117 @@ fn call_every_tool(session: &mut Client) -> Result<(), Error> {
 /// `sep-2322-client-request-state`: an MRTR round with state, another
 /// tool called while that round waits, a round without state, and a
 /// result without `resultType`.
-fn mrtr_rounds(session: &mut Client) -> Result<(), Error> {
-    session.list_tools()?;
-    let echo = session.start(
-        "tools/call",
-        json!({"name": "test_mrtr_echo_state", "arguments": {}}),
-    )?;
-    session.call_tool("test_mrtr_unrelated", json!({}))?;
-    finish_rounds(session, echo)?;
-    let no_state = session.start(
-        "tools/call",
-        json!({"name": "test_mrtr_no_state", "arguments": {}}),
-    )?;
-    finish_rounds(session, no_state)?;
-    session.call_tool("test_mrtr_no_result_type", json!({}))?;
+async fn mrtr_rounds<R: ClientRuntime>(session: &mut Client<R>) -> Result<(), Error> {
+    session.list_tools().await?;
+    let echo = session
+        .start(
+            "tools/call",
+            json!({"name": "test_mrtr_echo_state", "arguments": {}}),
+        )
+        .await?;
+    session.call_tool("test_mrtr_unrelated", json!({})).await?;
+    finish_rounds(session, echo).await?;
+    let no_state = session
+        .start(
+            "tools/call",
+            json!({"name": "test_mrtr_no_state", "arguments": {}}),
+        )
+        .await?;
+    finish_rounds(session, no_state).await?;
+    session
+        .call_tool("test_mrtr_no_result_type", json!({}))
+        .await?;
     Ok(())
 }
 
-fn finish_rounds(session: &mut Client, mut step: Step) -> Result<Value, Error> {
+async fn finish_rounds<R: ClientRuntime>(
+    session: &mut Client<R>,
+    mut step: Step,
+) -> Result<Value, Error> {
     loop {
         match step {
             Step::Done(result) => return Ok(result),
-            Step::Task(task) => return session.await_task(task),
+            Step::Task(task) => return session.await_task(task).await,
             Step::Extension { result, .. } => return Ok(result),
             Step::InputRequired { op, requests } => {
                 let responses = session.answer_inputs(&requests);
-                step = session.resume(op, responses)?;
+                step = session.resume(op, responses).await?;
             }
         }
     }
 }
 
 /// `http-standard-headers`: one request of each named method.
-fn every_method(session: &mut Client) -> Result<(), Error> {
-    for tool in session.list_tools()? {
+async fn every_method<R: ClientRuntime>(session: &mut Client<R>) -> Result<(), Error> {
+    for tool in session.list_tools().await? {
         let name = tool["name"].as_str().unwrap_or_default().to_string();
-        session.call_tool(&name, json!({}))?;
+        session.call_tool(&name, json!({})).await?;
     }
-    for resource in session.list_all("resources/list", "resources")? {
-        session.request("resources/read", json!({"uri": resource["uri"]}))?;
+    for resource in session.list_all("resources/list", "resources").await? {
+        session
+            .request("resources/read", json!({"uri": resource["uri"]}))
+            .await?;
     }
-    for prompt in session.list_all("prompts/list", "prompts")? {
-        session.request("prompts/get", json!({"name": prompt["name"]}))?;
+    for prompt in session.list_all("prompts/list", "prompts").await? {
+        session
+            .request("prompts/get", json!({"name": prompt["name"]}))
+            .await?;
     }
     Ok(())
 }
 
 /// The calls the scenario's context lists (`http-custom-headers`).
-fn context_calls(session: &mut Client, context: &Value) -> Result<(), Error> {
-    session.list_tools()?;
+async fn context_calls<R: ClientRuntime>(
+    session: &mut Client<R>,
+    context: &Value,
+) -> Result<(), Error> {
+    session.list_tools().await?;
     for call in context["toolCalls"].as_array().into_iter().flatten() {
         let name = call["name"].as_str().unwrap_or_default();
-        session.call_tool(name, call["arguments"].clone())?;
+        session.call_tool(name, call["arguments"].clone()).await?;
     }
     Ok(())
 }
 
 /// `json-schema-2020-12-preservation`: hand the focal tool's
 /// `inputSchema`, as this client holds it, back to the echo tool.
-fn echo_schema(session: &mut Client) -> Result<(), Error> {
-    let tools = session.list_tools()?;
+async fn echo_schema<R: ClientRuntime>(session: &mut Client<R>) -> Result<(), Error> {
+    let tools = session.list_tools().await?;
     let focal = tools
         .iter()
         .find(|t| t["name"] == "json_schema_2020_12_tool")
         .map(|t| t["inputSchema"].clone())
         .unwrap_or(Value::Null);
-    session.call_tool("json_schema_echo", json!({"schema": focal}))?;
+    session
+        .call_tool("json_schema_echo", json!({"schema": focal}))
+        .await?;
     Ok(())
 }
 
-fn run(scenario: &str, url: &str, version: &str, context: &Value) -> Result<(), Error> {
-    let mut transport = HttpTransport::new(url)?;
-    if let Some(auth) = authorizer(scenario, context) {
-        transport = transport.with_authorizer(auth);
+/// What the runner asked for.
+struct Invocation {
+    scenario: String,
+    url: String,
+    version: String,
+    context: Value,
+    /// The tool an `auth/*` flow ends by calling.
+    tool: String,
+}
+
+/// An `auth/*` scenario: connect, list the tools and call one, every
+/// request through the OAuth client (as the everything-client does).
+async fn auth_flow<R: ClientRuntime>(session: &mut Client<R>, tool: &str) -> Result<(), Error> {
+    session.list_tools().await?;
+    session.call_tool(tool, json!({})).await?;
+    Ok(())
+}
+
+async fn run<R: ClientRuntime>(runtime: R, call: &Invocation) -> Result<(), String> {
+    let mut transport = AsyncHttpTransport::new(runtime, &call.url).map_err(|e| e.to_string())?;
+    let oauth = call.scenario.starts_with("auth/");
+    if oauth {
+        let client: Arc<dyn Authorizer> = Arc::new(authorizer(&call.scenario, &call.context)?);
+        transport = transport.with_authorizer(client);
     }
     let mut config = ClientConfig::new(
         "snodo-conformance-client",
@@ -186,48 +291,89 @@ fn run(scenario: &str, url: &str, version: &str, context: &Value) -> Result<(), 
     config.capabilities.insert("roots".into(), json!({}));
     // The runner's version first; the others this client speaks after it,
     // for a server that answers -32022 with a list.
+    let version = call.version.as_str();
     config.versions = std::iter::once(version)
         .chain(SUPPORTED_VERSIONS.iter().copied().filter(|v| *v != version))
         .map(String::from)
         .collect();
-    let mut session = Session::connect(transport, config, Consenting)?;
-    match scenario {
+    let mut session = AsyncSession::connect(transport, config, Consenting)
+        .await
+        .map_err(|e| e.to_string())?;
+    let done = match call.scenario.as_str() {
+        _ if oauth => auth_flow(&mut session, &call.tool).await,
         "tools_call" => {
-            for tool in session.list_tools()? {
+            let mut outcome = Ok(());
+            for tool in session.list_tools().await.map_err(|e| e.to_string())? {
                 if tool["name"] == "add_numbers" {
-                    session.call_tool("add_numbers", json!({"a": 5, "b": 3}))?;
+                    outcome = session
+                        .call_tool("add_numbers", json!({"a": 5, "b": 3}))
+                        .await
+                        .map(|_| ());
                 }
             }
-            Ok(())
+            outcome
         }
-        "sep-2322-client-request-state" => mrtr_rounds(&mut session),
-        "http-standard-headers" => every_method(&mut session),
-        "http-custom-headers" => context_calls(&mut session, context),
-        "http-invalid-tool-headers" => call_every_tool(&mut session),
-        "json-schema-2020-12-preservation" => echo_schema(&mut session),
+        "sep-2322-client-request-state" => mrtr_rounds(&mut session).await,
+        "http-standard-headers" => every_method(&mut session).await,
+        "http-custom-headers" => context_calls(&mut session, &call.context).await,
+        "http-invalid-tool-headers" => call_every_tool(&mut session).await,
+        "json-schema-2020-12-preservation" => echo_schema(&mut session).await,
         // request-metadata, json-schema-ref-no-deref, and the rest: list.
-        _ => session.list_tools().map(|_| ()),
-    }
+        _ => session.list_tools().await.map(|_| ()),
+    };
+    done.map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {
-    let Some(url) = std::env::args().skip(1).last() else {
-        eprintln!("usage: snodo-conformance-client <server-url>");
+    // The runner appends the URL after the command's own arguments.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let option = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let runtime = option("--runtime").unwrap_or_else(|| String::from("tokio"));
+    let tool = option("--tool").unwrap_or_else(|| String::from("test-tool"));
+    let Some(url) = args.last().filter(|u| u.starts_with("http")).cloned() else {
+        eprintln!("usage: snodo-conformance-client [--runtime tokio|smol|blocking] [--tool NAME] <server-url>");
         return ExitCode::from(2);
     };
-    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    let version = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION")
-        .ok()
-        .filter(|v| SUPPORTED_VERSIONS.contains(&v.as_str()))
-        .unwrap_or_else(|| String::from(SUPPORTED_VERSIONS[0]));
-    let context = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|c| serde_json::from_str(&c).ok())
-        .unwrap_or(Value::Null);
-    match run(&scenario, &url, &version, &context) {
+    let call = Invocation {
+        scenario: std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default(),
+        url,
+        version: std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION")
+            .ok()
+            .filter(|v| SUPPORTED_VERSIONS.contains(&v.as_str()))
+            .unwrap_or_else(|| String::from(SUPPORTED_VERSIONS[0])),
+        context: std::env::var("MCP_CONFORMANCE_CONTEXT")
+            .ok()
+            .and_then(|c| serde_json::from_str(&c).ok())
+            .unwrap_or(Value::Null),
+        tool,
+    };
+    let outcome = match runtime.as_str() {
+        "tokio" => match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt.block_on(run(snodo_tokio::Tokio, &call)),
+            Err(e) => Err(e.to_string()),
+        },
+        "smol" => {
+            let ex = Arc::new(smol::Executor::new());
+            let runtime = snodo_smol::Smol(ex.clone());
+            smol::block_on(ex.run(run(runtime, &call)))
+        }
+        "blocking" => match snodo_blocking::Threads::new(1) {
+            Ok(threads) => snodo_blocking::block_on(run(threads, &call)),
+            Err(e) => Err(e.to_string()),
+        },
+        other => Err(format!("unknown runtime {other} (tokio, smol or blocking)")),
+    };
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{scenario}: {e}");
+            eprintln!("{}: {e}", call.scenario);
             ExitCode::FAILURE
         }
     }

@@ -1,0 +1,97 @@
+//! Plain threads as a [`ClientRuntime`] (feature `threads`):
+//! [`snodo_blocking::Threads`], whose futures run under
+//! [`snodo_blocking::block_on`]. A connection's halves and a child's pipes
+//! each get a thread (`snodo_blocking`'s reader and writer threads), so the
+//! async transports and [`AsyncSession`](crate::AsyncSession) run on them
+//! unchanged: one session, three runtimes.
+
+use std::future::Future;
+use std::io;
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use snodo_blocking::{split_tcp, ThreadReader, ThreadWriter, Threads};
+
+use crate::runtime::{ChildProcess, ClientRuntime, Reader, Writer};
+
+/// The longest a connection attempt to one address may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest piece a reader thread reads at once.
+const CHUNK: usize = 16 << 10;
+
+/// A child killed when dropped (as tokio's and smol's are told to be).
+struct Killed(Child);
+
+impl ChildProcess for Killed {
+    fn has_exited(&mut self) -> bool {
+        !matches!(self.0.try_wait(), Ok(None))
+    }
+
+    fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        if !self.has_exited() {
+            self.kill();
+        }
+    }
+}
+
+impl ClientRuntime for Threads {
+    fn connect(
+        &self,
+        addrs: Vec<SocketAddr>,
+    ) -> impl Future<Output = io::Result<(Reader, Writer)>> + Send {
+        // Blocking here blocks the one thread `block_on` polls on: the
+        // caller's, which waits for this anyway.
+        std::future::ready(connect(&addrs))
+    }
+
+    fn spawn_process(
+        &self,
+        mut command: Command,
+    ) -> io::Result<(Box<dyn ChildProcess>, Writer, Reader)> {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = command.spawn()?;
+        let stdin = child.stdin.take().ok_or(io::ErrorKind::BrokenPipe)?;
+        let stdout = child.stdout.take().ok_or(io::ErrorKind::BrokenPipe)?;
+        let child = Killed(child);
+        Ok((
+            Box::new(child),
+            Writer(Box::new(ThreadWriter::spawn(stdin)?)),
+            Reader(Box::new(ThreadReader::spawn(stdout, CHUNK)?)),
+        ))
+    }
+
+    fn unblock<T, F>(&self, work: F) -> impl Future<Output = T> + Send
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        std::future::ready(work())
+    }
+}
+
+fn connect(addrs: &[SocketAddr]) -> io::Result<(Reader, Writer)> {
+    let mut last = io::Error::new(io::ErrorKind::InvalidInput, "no address to connect to");
+    for addr in addrs {
+        match TcpStream::connect_timeout(addr, CONNECT_TIMEOUT) {
+            Ok(stream) => {
+                let _ = stream.set_nodelay(true);
+                let (r, w) = split_tcp(stream, CHUNK)?;
+                return Ok((Reader(Box::new(r)), Writer(Box::new(w))));
+            }
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
