@@ -1,5 +1,5 @@
-// snodo's own OAuth client (snodo-oauth-client, driven by its
-// `conformance-auth` example) against a real authorization server
+// snodo's own OAuth client (snodo-oauth-client, in snodo-conformance-client
+// with `--oauth`) against a real authorization server
 // (oidc-provider, lib/as.mjs) and snodo-fixture with authorization on:
 // from the first 401 through discovery (the fixture's protected resource
 // metadata, then oidc-provider's OpenID configuration after the RFC 8414
@@ -68,7 +68,7 @@ async function startFixture(issuer) {
  */
 function runClient(endpoint, version, env = {}) {
   return new Promise((resolve) => {
-    const child = spawn(values.client, ['--tool', 'test_simple_text', endpoint], {
+    const child = spawn(values.client, ['--runtime', runtime, '--oauth', '--tool', 'test_simple_text', endpoint], {
       stdio: ['ignore', 'inherit', 'pipe'],
       env: { ...process.env, MCP_CONFORMANCE_PROTOCOL_VERSION: version, ...env },
     });

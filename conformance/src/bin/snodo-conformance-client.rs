@@ -13,8 +13,10 @@
 //! (the same session and transports on plain threads), so the leg scores
 //! each runtime. `auth/*` scenarios hand every 401/403 to
 //! snodo-oauth-client's [`OAuthClient`]. `--tool NAME` names the tool an
-//! auth flow ends by calling (`evidence/oauth/snodo-client.mjs` runs this
-//! binary against snodo-fixture and a real authorization server).
+//! auth flow ends by calling, and `--oauth` authorizes through the OAuth
+//! client outside an `auth/*` scenario (`evidence/oauth/snodo-client.mjs`
+//! runs this binary so against snodo-fixture and a real authorization
+//! server).
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -264,19 +266,25 @@ struct Invocation {
     context: Value,
     /// The tool an `auth/*` flow ends by calling.
     tool: String,
+    /// `--oauth`: authorize through the OAuth client whatever the scenario
+    /// (a run outside the runner, against a real authorization server).
+    oauth: bool,
 }
 
 /// An `auth/*` scenario: connect, list the tools and call one, every
 /// request through the OAuth client (as the everything-client does).
 async fn auth_flow<R: ClientRuntime>(session: &mut Client<R>, tool: &str) -> Result<(), Error> {
     session.list_tools().await?;
-    session.call_tool(tool, json!({})).await?;
+    let result = session.call_tool(tool, json!({})).await?;
+    // What a caller outside the runner checks (snodo-client.mjs): the
+    // tool ran, after whatever step-up it took.
+    eprintln!("tools/call: {result}");
     Ok(())
 }
 
 async fn run<R: ClientRuntime>(runtime: R, call: &Invocation) -> Result<(), String> {
     let mut transport = AsyncHttpTransport::new(runtime, &call.url).map_err(|e| e.to_string())?;
-    let oauth = call.scenario.starts_with("auth/");
+    let oauth = call.oauth || call.scenario.starts_with("auth/");
     if oauth {
         let client: Arc<dyn Authorizer> = Arc::new(authorizer(&call.scenario, &call.context)?);
         transport = transport.with_authorizer(client);
@@ -335,7 +343,9 @@ fn main() -> ExitCode {
     let runtime = option("--runtime").unwrap_or_else(|| String::from("tokio"));
     let tool = option("--tool").unwrap_or_else(|| String::from("test-tool"));
     let Some(url) = args.last().filter(|u| u.starts_with("http")).cloned() else {
-        eprintln!("usage: snodo-conformance-client [--runtime tokio|smol|blocking] [--tool NAME] <server-url>");
+        eprintln!(
+            "usage: snodo-conformance-client [--runtime tokio|smol|blocking] [--oauth] [--tool NAME] <server-url>"
+        );
         return ExitCode::from(2);
     };
     let call = Invocation {
@@ -350,6 +360,7 @@ fn main() -> ExitCode {
             .and_then(|c| serde_json::from_str(&c).ok())
             .unwrap_or(Value::Null),
         tool,
+        oauth: args.iter().any(|a| a == "--oauth"),
     };
     let outcome = match runtime.as_str() {
         "tokio" => match tokio::runtime::Builder::new_current_thread()
