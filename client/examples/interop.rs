@@ -7,13 +7,12 @@
 //!
 //! ```text
 //! interop --node NODE --server server.mjs [--transport stdio|http|http-sessions]...
-//!         [--revision 2026-07-28|2025-11-25]... [--gaps]
+//!         [--revision 2026-07-28|2025-11-25]...
 //! ```
 //!
 //! Every expected value (names, texts, schema fields) is written here, not
 //! read back from the server. Prints one line per check and
 //! `<transport> <revision>: passed/total` per cell; exits 1 on any failure.
-//! Known gaps of the client are printed and not run unless `--gaps`.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -150,8 +149,6 @@ enum Input {
 enum NotRun {
     /// The server cannot do it in this cell.
     Skip(&'static str),
-    /// snodo-client cannot yet: a known gap, run with `--gaps`.
-    Gap(&'static str),
 }
 
 /// Why a check does not run in a cell, or `None` when it runs.
@@ -162,9 +159,6 @@ fn not_run(stateless: bool, serving: Serving, input: Input) -> Option<NotRun> {
     match (serving, input) {
         (Serving::FreshPerPost, _) => Some(NotRun::Skip(
             "the SDK's stateless 2025 fallback cannot take a server request's answer; see http-sessions",
-        )),
-        (Serving::Sessions, Input::Standalone) => Some(NotRun::Gap(
-            "snodo-client opens no GET stream, where the SDK sends this request",
         )),
         _ => None,
     }
@@ -630,17 +624,14 @@ fn config(revision: &str, wire: Wire) -> ClientConfig {
 struct Tally {
     passed: usize,
     total: usize,
-    gaps: usize,
 }
 
-/// Run every check of one cell on a connected session. With `gaps`, the
-/// checks of known gaps run too (and count).
+/// Run every check of one cell on a connected session.
 fn run_cell<T: Transport>(
     label: &str,
     revision: &str,
     session: Result<Session<T, Answers>, Error>,
     serving: Serving,
-    gaps: bool,
 ) -> Tally {
     let mut s = match session {
         Ok(s) => s,
@@ -649,14 +640,12 @@ fn run_cell<T: Transport>(
             return Tally {
                 passed: 0,
                 total: 1,
-                gaps: 0,
             };
         }
     };
     let mut tally = Tally {
         passed: 1,
         total: 1,
-        gaps: 0,
     };
     if s.client().version() == revision {
         println!("  ok   {label}: connect: revision {revision} in use");
@@ -680,17 +669,9 @@ fn run_cell<T: Transport>(
         }
     }
     for (name, input, check) in checks::<T>() {
-        match not_run(stateless, serving, input) {
-            Some(NotRun::Skip(why)) => {
-                println!("  skip {label}: {name} ({why})");
-                continue;
-            }
-            Some(NotRun::Gap(why)) if !gaps => {
-                tally.gaps += 1;
-                println!("  GAP  {label}: {name} ({why}; run with --gaps)");
-                continue;
-            }
-            _ => {}
+        if let Some(NotRun::Skip(why)) = not_run(stateless, serving, input) {
+            println!("  skip {label}: {name} ({why})");
+            continue;
         }
         tally.total += 1;
         match check(&mut s) {
@@ -749,7 +730,7 @@ impl Drop for HttpServer {
 }
 
 /// Start one cell's server and run its checks.
-fn cell(node: &str, server: &str, transport: &str, revision: &str, gaps: bool) -> Tally {
+fn cell(node: &str, server: &str, transport: &str, revision: &str) -> Tally {
     let label = format!("{transport} {revision}");
     let timeout = Duration::from_secs(30);
     if transport == "stdio" {
@@ -761,7 +742,7 @@ fn cell(node: &str, server: &str, transport: &str, revision: &str, gaps: bool) -
                 let t = t.with_timeout(timeout);
                 Session::connect(t, config(revision, Wire::Stdio), Answers::default())
             });
-        return run_cell(&label, revision, session, Serving::Stdio, gaps);
+        return run_cell(&label, revision, session, Serving::Stdio);
     }
     let serving = if transport == "http" {
         Serving::FreshPerPost
@@ -776,32 +757,26 @@ fn cell(node: &str, server: &str, transport: &str, revision: &str, gaps: bool) -
                     let t = t.with_timeout(timeout);
                     Session::connect(t, config(revision, Wire::Http), Answers::default())
                 });
-            run_cell(&label, revision, session, serving, gaps)
+            run_cell(&label, revision, session, serving)
         }
         Err(why) => {
             println!("  FAIL {label}: {why}");
             Tally {
                 passed: 0,
                 total: 1,
-                gaps: 0,
             }
         }
     }
 }
 
-const USAGE: &str = "usage: interop --node NODE --server server.mjs [--transport stdio|http|http-sessions]... [--revision 2026-07-28|2025-11-25]... [--gaps]";
+const USAGE: &str = "usage: interop --node NODE --server server.mjs [--transport stdio|http|http-sessions]... [--revision 2026-07-28|2025-11-25]...";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mut node, mut server) = (None, None);
     let (mut transports, mut revisions) = (Vec::new(), Vec::new());
-    let mut gaps = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        if arg == "--gaps" {
-            gaps = true;
-            continue;
-        }
         let value = it.next().cloned();
         match (arg.as_str(), value) {
             ("--node", Some(v)) => node = Some(v),
@@ -829,19 +804,10 @@ fn main() -> ExitCode {
     let mut lines = Vec::new();
     for transport in &transports {
         for revision in &revisions {
-            let t = cell(&node, &server, transport, revision, gaps);
-            let gap_note = if t.gaps > 0 {
-                format!(" ({} known gaps not run)", t.gaps)
-            } else {
-                String::new()
-            };
-            lines.push(format!(
-                "{transport} {revision}: {}/{}{gap_note}",
-                t.passed, t.total
-            ));
+            let t = cell(&node, &server, transport, revision);
+            lines.push(format!("{transport} {revision}: {}/{}", t.passed, t.total));
             sum.passed += t.passed;
             sum.total += t.total;
-            sum.gaps += t.gaps;
         }
     }
     for line in &lines {

@@ -24,44 +24,21 @@ pub(crate) struct GetStream {
     socket: TcpStream,
 }
 
-/// What opening found.
-pub(crate) enum Opened {
-    /// The stream is open.
-    Stream(GetStream),
-    /// The server offers none (405, or any answer that is not an event
-    /// stream): the client goes on without it.
-    Refused,
-}
-
 impl GetStream {
-    /// Send `request` (a GET head) on `stream` and read the answer's head;
-    /// on `200 text/event-stream`, hand the rest to a reader thread.
+    /// Send `request` (a GET head) on `stream` and read the answer on a
+    /// thread of its own: the head, then, on `200 text/event-stream`, each
+    /// event. The head is not waited for here: servers on the released
+    /// TypeScript SDK send it only with the stream's first event, so
+    /// waiting would hold the session until the server had something to
+    /// say. A server that offers no stream (405, or any answer that is not
+    /// an event stream) ends the thread, and the stream is then simply
+    /// empty.
     pub(crate) fn open(
         mut stream: TcpStream,
         request: &[u8],
         sse_limits: SseLimits,
-    ) -> Result<Opened, TransportError> {
+    ) -> Result<GetStream, TransportError> {
         stream.write_all(request)?;
-        let mut decoder = ResponseDecoder::new("GET", ResponseLimits::default());
-        let mut buf = vec![0u8; 16 << 10];
-        let head = loop {
-            match decoder.poll() {
-                Some(Ok(ResponseEvent::Head(head))) => break head,
-                Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(TransportError::Http(e)),
-                None => {
-                    let n = stream.read(&mut buf)?;
-                    if n == 0 {
-                        decoder.close();
-                    } else {
-                        decoder.push(&buf[..n]);
-                    }
-                }
-            }
-        };
-        if head.status != 200 || head.media_type().as_deref() != Some("text/event-stream") {
-            return Ok(Opened::Refused);
-        }
         // The stream is long-lived: no read timeout on it.
         stream.set_read_timeout(None)?;
         let socket = stream.try_clone()?;
@@ -69,13 +46,21 @@ impl GetStream {
         std::thread::Builder::new()
             .name(String::from("snodo-client-get"))
             .spawn(move || {
+                let mut decoder = ResponseDecoder::new("GET", ResponseLimits::default());
                 let mut sse = SseDecoder::new(sse_limits);
+                let mut buf = vec![0u8; 16 << 10];
                 loop {
                     while let Some(event) = decoder.poll() {
                         match event {
+                            Ok(ResponseEvent::Head(head)) => {
+                                let offered = head.status == 200
+                                    && head.media_type().as_deref() == Some("text/event-stream");
+                                if !offered {
+                                    return;
+                                }
+                            }
                             Ok(ResponseEvent::Data(data)) => sse.push(&data),
                             Ok(ResponseEvent::End) | Err(_) => return,
-                            Ok(ResponseEvent::Head(_)) => {}
                         }
                         while let Some(event) = sse.next_event() {
                             let Ok(event) = event else { return };
@@ -90,7 +75,7 @@ impl GetStream {
                     }
                 }
             })?;
-        Ok(Opened::Stream(GetStream { messages, socket }))
+        Ok(GetStream { messages, socket })
     }
 
     /// The messages that arrived so far; `None` once the stream closed

@@ -19,7 +19,7 @@ use snodo_proto::client::sse::{SseDecoder, SseLimits};
 use snodo_proto::client::{Authorizer, Client, Transmit, TransmitKind};
 
 use crate::error::TransportError;
-use crate::get_stream::{GetStream, Opened};
+use crate::get_stream::GetStream;
 use crate::session::{Pump, Transport};
 
 /// While a GET stream is open, how often a POST's wait looks at it.
@@ -42,6 +42,8 @@ pub struct HttpTransport {
     get: Option<GetStream>,
     /// Opening it was tried (a server may refuse it with 405).
     get_tried: bool,
+    /// `notifications/initialized` went out: the GET stream may open.
+    initialized: std::cell::Cell<bool>,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -80,6 +82,7 @@ impl HttpTransport {
             sse_limits: SseLimits::default(),
             get: None,
             get_tried: false,
+            initialized: std::cell::Cell::new(false),
         })
     }
 
@@ -278,10 +281,7 @@ impl HttpTransport {
         }
         let request = encode_request("GET", &self.target, &self.authority, &headers, None)
             .map_err(TransportError::Http)?;
-        match GetStream::open(self.connect()?, &request, self.sse_limits)? {
-            Opened::Stream(get) => self.get = Some(get),
-            Opened::Refused => {}
-        }
+        self.get = Some(GetStream::open(self.connect()?, &request, self.sse_limits)?);
         Ok(())
     }
 
@@ -310,8 +310,7 @@ impl Transport for HttpTransport {
         pump: Pump<'_>,
     ) -> Result<(), TransportError> {
         self.exchange(&transmit, client, pump)?;
-        let initialized = transmit.method.as_deref() == Some("notifications/initialized");
-        if initialized && !self.get_tried && !client.is_stateless() {
+        if self.initialized.get() && !self.get_tried && !client.is_stateless() {
             self.open_get(client)?;
         }
         Ok(())
@@ -371,6 +370,12 @@ impl HttpTransport {
         client: &mut Client,
         pump: Pump<'_>,
     ) -> Result<(), TransportError> {
+        if transmit.method.as_deref() == Some("notifications/initialized") {
+            // Often sent from inside the initialize POST's own exchange
+            // (the machine queues it when the result arrives): `send`
+            // opens the GET stream once the outermost exchange is done.
+            self.initialized.set(true);
+        }
         let Some(head) = self.post(transmit, client, pump)? else {
             return Ok(());
         };

@@ -316,7 +316,10 @@ fn read_request(conn: &mut std::net::TcpStream) -> String {
 
 /// 2025-11-25: a server that sends its elicitation request on the GET
 /// stream (as servers on the TypeScript SDK do) and holds the call's
-/// answer until the client has POSTed its response.
+/// answer until the client has POSTed its response. Like those servers it
+/// answers `initialize` with an event stream (so `notifications/initialized`
+/// goes out from inside that exchange) and sends the GET's head only with
+/// the stream's first event (so opening the stream must not wait for it).
 #[test]
 fn initialize_era_requests_on_the_get_stream_are_answered_while_a_call_waits() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -325,8 +328,8 @@ fn initialize_era_requests_on_the_get_stream_are_answered_while_a_call_waits() {
         let accept = || listener.accept().unwrap().0;
         let mut init = accept();
         assert!(read_request(&mut init).contains("\"method\":\"initialize\""));
-        init.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s-9\r\nContent-Length: 84\r\n\r\n\
-{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}").unwrap();
+        init.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nMcp-Session-Id: s-9\r\nTransfer-Encoding: chunked\r\n\r\n\
+5c\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}\n\n\r\n0\r\n\r\n").unwrap();
         let mut initialized = accept();
         read_request(&mut initialized);
         initialized
@@ -337,12 +340,10 @@ fn initialize_era_requests_on_the_get_stream_are_answered_while_a_call_waits() {
         let head = read_request(&mut get);
         assert!(head.starts_with("GET /mcp HTTP/1.1\r\n"), "{head}");
         assert!(head.contains("\r\nMcp-Session-Id: s-9\r\n"), "{head}");
-        get.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n: open\n\n")
-            .unwrap();
 
         let mut call = accept();
         assert!(read_request(&mut call).contains("\"method\":\"tools/call\""));
-        get.write_all(b"data: {\"jsonrpc\":\"2.0\",\"id\":\"e1\",\"method\":\"elicitation/create\",\"params\":{\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\"}}}\n\n").unwrap();
+        get.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"e1\",\"method\":\"elicitation/create\",\"params\":{\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\"}}}\n\n").unwrap();
 
         let mut answer = accept();
         let posted = read_request(&mut answer);
