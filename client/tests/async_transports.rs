@@ -112,6 +112,23 @@ async fn greet_twice<T: AsyncTransport>(mut transport: T, wire: Wire) {
 
 type Serve = Pin<Box<dyn Future<Output = ()> + Send>>;
 
+/// Serve `service` over Streamable HTTP on tokio, on an ephemeral port.
+async fn serve_on_tokio(service: Service) -> std::net::SocketAddr {
+    let listener = snodo_tokio::bind_http("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server: Serve = Box::pin(async move {
+        let _ = snodo_tokio::serve_http(
+            &service,
+            listener,
+            std::future::pending(),
+            snodo_tokio::Options::default(),
+        )
+        .await;
+    });
+    tokio::spawn(server);
+    addr
+}
+
 /// tokio, counting the connections the transport opens.
 #[derive(Clone)]
 struct Counting(Arc<AtomicUsize>);
@@ -169,19 +186,7 @@ fn over_http_on_tokio() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let listener = snodo_tokio::bind_http("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let service = service();
-        let server: Serve = Box::pin(async move {
-            let _ = snodo_tokio::serve_http(
-                &service,
-                listener,
-                std::future::pending(),
-                snodo_tokio::Options::default(),
-            )
-            .await;
-        });
-        tokio::spawn(server);
+        let addr = serve_on_tokio(service()).await;
         let connects = Arc::new(AtomicUsize::new(0));
         let transport =
             AsyncHttpTransport::new(Counting(connects.clone()), &format!("http://{addr}/mcp"))
@@ -275,25 +280,16 @@ fn a_kept_connection_the_server_closed_is_replaced() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let listener = snodo_tokio::bind_http("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let service = Service::builder()
-            .http(snodo_proto::HttpConfig {
-                idle_timeout: std::time::Duration::from_millis(100),
-                ..Default::default()
-            })
-            .build()
-            .unwrap();
-        let server: Serve = Box::pin(async move {
-            let _ = snodo_tokio::serve_http(
-                &service,
-                listener,
-                std::future::pending(),
-                snodo_tokio::Options::default(),
-            )
-            .await;
-        });
-        tokio::spawn(server);
+        let addr = serve_on_tokio(
+            Service::builder()
+                .http(snodo_proto::HttpConfig {
+                    idle_timeout: std::time::Duration::from_millis(100),
+                    ..Default::default()
+                })
+                .build()
+                .unwrap(),
+        )
+        .await;
         let connects = Arc::new(AtomicUsize::new(0));
         let mut transport =
             AsyncHttpTransport::new(Counting(connects.clone()), &format!("http://{addr}/mcp"))
@@ -348,19 +344,7 @@ fn the_async_session_on_tokio_and_smol() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let listener = snodo_tokio::bind_http("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-        let service = service();
-        let server: Serve = Box::pin(async move {
-            let _ = snodo_tokio::serve_http(
-                &service,
-                listener,
-                std::future::pending(),
-                snodo_tokio::Options::default(),
-            )
-            .await;
-        });
-        tokio::spawn(server);
+        let url = format!("http://{}/mcp", serve_on_tokio(service()).await);
         session_calls_greet(snodo_tokio::Tokio, url.clone()).await;
         // The same server, a client on smol.
         let ex = Arc::new(smol::Executor::new());
