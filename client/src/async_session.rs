@@ -1,11 +1,12 @@
 //! The async session: the blocking [`Session`](crate::Session)'s steps,
-//! awaited, over an [`AsyncTransport`] on tokio or smol (features `tokio`,
-//! `smol`) through its [`ClientRuntime`](crate::ClientRuntime).
+//! awaited, over an [`AsyncTransport`] on tokio, smol or plain threads
+//! (features `tokio`, `smol`, `threads`) through its [`ClientRuntime`](crate::ClientRuntime).
 //!
 //! The body below is derived from `session.rs`, the one source of the
 //! steps: `client/asyncify.py` regenerates this file from it (run it, then
-//! `cargo fmt`, after changing the blocking session; the blocking tests and
-//! `tests/async_transports.rs` then cover both).
+//! `cargo fmt`, after changing the blocking session; `.ci/run` fails when
+//! this file is not the script's output, and the blocking tests and
+//! `tests/async_transports.rs` cover both).
 
 use std::collections::BTreeMap;
 use std::future::Future;

@@ -252,12 +252,13 @@ impl Exchange {
                                 }
                                 Err(e) => return self.fail(ExchangeError::Sse(e)),
                             }
-                        }
-                        if self.round.is_some_and(|id| !client.is_pending(id)) {
-                            // Answered: the rest of the stream is not this
-                            // round's, and the connection is mid-body.
-                            self.finished = true;
-                            return Ok(Step::Done { reusable: false });
+                            if self.round.is_some_and(|id| !client.is_pending(id)) {
+                                // Answered: the rest of the stream is not
+                                // this round's (however the reads fell),
+                                // and the connection is mid-body.
+                                self.finished = true;
+                                return Ok(Step::Done { reusable: false });
+                            }
                         }
                     }
                     Body::Unknown | Body::Ignored => {}
