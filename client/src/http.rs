@@ -264,16 +264,9 @@ impl HttpTransport {
     /// A server that offers none (405) is fine.
     fn open_get(&mut self, client: &Client) -> Result<(), TransportError> {
         self.get_tried = true;
-        let Some(session) = client.session_id() else {
+        let Some(mut headers) = client.session_headers() else {
             return Ok(());
         };
-        let mut headers = vec![
-            (
-                String::from("MCP-Protocol-Version"),
-                String::from(client.version()),
-            ),
-            (String::from("Mcp-Session-Id"), String::from(session)),
-        ];
         if let Some(auth) = &self.authorizer {
             if let Some(value) = auth.authorization(&self.endpoint) {
                 headers.push((String::from("Authorization"), value));
@@ -419,16 +412,9 @@ pub(crate) fn delete_request(
     target: &str,
     authority: &str,
 ) -> Result<Option<Vec<u8>>, TransportError> {
-    let Some(session) = client.session_id().filter(|_| !client.is_stateless()) else {
+    let Some(headers) = client.session_headers() else {
         return Ok(None);
     };
-    let headers = [
-        (
-            String::from("MCP-Protocol-Version"),
-            String::from(client.version()),
-        ),
-        (String::from("Mcp-Session-Id"), String::from(session)),
-    ];
     encode_request("DELETE", target, authority, &headers, None)
         .map(Some)
         .map_err(TransportError::Http)

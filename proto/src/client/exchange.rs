@@ -158,11 +158,6 @@ impl Exchange {
         Ok((exchange, bytes))
     }
 
-    /// The answer's status, once its head was read (0 before).
-    pub fn status(&self) -> u16 {
-        self.status
-    }
-
     /// Bytes read from the connection.
     pub fn push(&mut self, bytes: &[u8], client: &mut Client) -> Result<Step, ExchangeError> {
         if self.finished {

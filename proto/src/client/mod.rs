@@ -234,6 +234,23 @@ impl Client {
         self.session_id.as_deref()
     }
 
+    /// The header fields of a request about the initialize-era session
+    /// itself rather than a message: the GET that opens its stream and the
+    /// DELETE that ends it (2025-11-25 `basic/transports.mdx` § Listening
+    /// for Messages from the Server, § Session Management). `None` when
+    /// there is no such session: on 2026-07-28, on stdio, or before the
+    /// server gave an id.
+    pub fn session_headers(&self) -> Option<Vec<(String, String)>> {
+        if self.is_stateless() || self.config.wire != Wire::Http {
+            return None;
+        }
+        let session = self.session_id.as_ref()?;
+        Some(alloc::vec![
+            ("MCP-Protocol-Version".into(), self.version.clone()),
+            ("Mcp-Session-Id".into(), session.clone()),
+        ])
+    }
+
     /// What the server said about itself so far.
     pub fn server(&self) -> &ServerFacts {
         &self.server

@@ -316,6 +316,7 @@ fn initialize_era_handshake_session_and_server_requests() {
     config.capabilities.insert("roots".into(), json!({}));
     let mut c = Client::new(config);
     assert!(!c.is_stateless());
+    assert_eq!(c.session_headers(), None, "no session before initialize");
     let op = c.initialize();
     let t = c.poll_transmit().unwrap();
     assert_eq!(
@@ -343,6 +344,15 @@ fn initialize_era_handshake_session_and_server_requests() {
     );
     assert_eq!(header(&t, "mcp-session-id"), Some("sess-1"));
     assert_eq!(header(&t, "mcp-protocol-version"), Some("2025-06-18"));
+    // The GET stream and the DELETE carry the same two, the negotiated
+    // version's.
+    assert_eq!(
+        c.session_headers(),
+        Some(vec![
+            ("MCP-Protocol-Version".into(), "2025-06-18".into()),
+            ("Mcp-Session-Id".into(), "sess-1".into()),
+        ])
+    );
 
     // Later requests carry no per-request _meta.
     c.request("tools/list", json!({}));
