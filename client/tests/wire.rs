@@ -18,26 +18,8 @@ fn canned(answers: Vec<&'static [u8]>) -> (String, Arc<Mutex<Vec<String>>>) {
     std::thread::spawn(move || {
         for answer in answers {
             let (mut conn, _) = listener.accept().unwrap();
-            let mut request = Vec::new();
-            let mut buf = [0u8; 4096];
-            // Read the head, then Content-Length bytes of body.
-            loop {
-                let n = conn.read(&mut buf).unwrap();
-                request.extend_from_slice(&buf[..n]);
-                let text = String::from_utf8_lossy(&request).to_string();
-                if let Some(end) = text.find("\r\n\r\n") {
-                    let len: usize = text
-                        .lines()
-                        .find_map(|l| l.strip_prefix("Content-Length: "))
-                        .map_or(0, |v| v.trim().parse().unwrap());
-                    if request.len() >= end + 4 + len {
-                        break;
-                    }
-                }
-            }
-            log.lock()
-                .unwrap()
-                .push(String::from_utf8(request).unwrap());
+            let request = read_request(&mut conn);
+            log.lock().unwrap().push(request);
             conn.write_all(answer).unwrap();
             // Dropping `conn` closes it (ends a close-delimited body).
         }
