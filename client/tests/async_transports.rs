@@ -354,3 +354,77 @@ fn the_async_session_on_tokio_and_smol() {
             .unwrap();
     });
 }
+
+/// An authorizer that always says "try again" and a server that refuses
+/// every request: the transport resends at most four times, then the
+/// request fails with the server's 401 (no loop).
+#[test]
+fn an_authorizer_that_always_retries_is_asked_four_times_then_the_401_stands() {
+    use std::io::{Read, Write};
+    struct Again(AtomicUsize);
+    impl snodo_client::Authorizer for Again {
+        fn authorization(&self, _: &str) -> Option<String> {
+            Some(String::from("Bearer t"))
+        }
+        fn challenged(
+            &self,
+            _: &str,
+            status: u16,
+            www_authenticate: &[String],
+        ) -> Result<bool, snodo_client::AuthorizerError> {
+            assert_eq!(
+                (status, www_authenticate),
+                (401, &[String::from("Bearer")][..])
+            );
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Ok(true)
+        }
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let served = Arc::new(AtomicUsize::new(0));
+    let count = served.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let mut conn = conn.unwrap();
+            let mut buf = [0u8; 8192];
+            let mut got = Vec::new();
+            while !String::from_utf8_lossy(&got).contains("}") {
+                let n = conn.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+            }
+            count.fetch_add(1, Ordering::SeqCst);
+            let _ = conn.write_all(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+            );
+        }
+    });
+    let authorizer = Arc::new(Again(AtomicUsize::new(0)));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let event = rt.block_on(async {
+        let mut transport = AsyncHttpTransport::new(snodo_tokio::Tokio, &url)
+            .unwrap()
+            .with_authorizer(authorizer.clone());
+        let mut client = Client::new(ClientConfig::new("t", "1", Wire::Http));
+        let op = client.discover();
+        outcome(&mut transport, &mut client, op).await
+    });
+    assert!(
+        matches!(
+            event,
+            Event::Failed {
+                error: snodo_proto::client::ClientError::Http { status: 401 },
+                ..
+            }
+        ),
+        "{event:?}"
+    );
+    assert_eq!(authorizer.0.load(Ordering::SeqCst), 4);
+    assert_eq!(served.load(Ordering::SeqCst), 5);
+}
