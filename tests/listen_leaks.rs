@@ -243,7 +243,7 @@ fn blocking_listen_streams_leave_nothing_behind() {
         let threads = snodo_blocking::Threads::new(snodo_blocking::DEFAULT_WORKERS)?;
         snodo_blocking::serve_http(&threads, &svc, listener, handle, options)
     });
-    // Three threads per connection: fewer streams than the async runtimes.
+    // A thread per connection: fewer streams than the async runtimes.
     cycle(&hub, addr, 300, &|| 0);
     shutdown.shutdown();
     server.join().unwrap().unwrap();

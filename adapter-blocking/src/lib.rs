@@ -1,15 +1,16 @@
 //! # snodo-blocking
 //!
-//! Serve a [`snodo_proto::Service`] on plain `std` threads and blocking
-//! I/O, with no async runtime: [`Threads`] is threads as a
+//! Serve a [`snodo_proto::Service`] on plain `std` threads, with no async
+//! executor: [`Threads`] is threads as a
 //! [`snodo_driver::Runtime`], and the entry points run the shared driver
 //! on them. Every protocol and lifecycle rule is `snodo-proto`'s; the loop
 //! is `snodo-driver`'s, the same as on tokio and smol.
 //!
 //! - Each connection's loop runs under [`block_on`] on a thread of its own
-//!   (on stdio, the calling thread), with a reader and a writer thread
-//!   beside it, so a client slow to read stalls neither cancellations nor
-//!   deadlines.
+//!   (on stdio, the calling thread). Sockets are non-blocking on async-io's
+//!   reactor, and stdin and stdout are read and written on threads of
+//!   their own ([`blocking::Unblock`](https://docs.rs/blocking)), so a
+//!   client slow to read stalls neither cancellations nor deadlines.
 //! - Handlers run on the [`Threads`] pool, each worker polling one call at
 //!   a time. A cancelled call's future is dropped at its next wake; a
 //!   panicking handler fails only its own call, with `-32603`.
@@ -48,12 +49,10 @@
 
 #![warn(missing_docs)]
 
-mod io;
 mod runtime;
 mod serve;
 
-pub use io::{split_tcp, Acceptor, ThreadReader, ThreadWriter};
-pub use runtime::{block_on, Threads, Timer, DEFAULT_WORKERS};
+pub use runtime::{block_on, Threads, DEFAULT_WORKERS};
 pub use serve::{bind_http, serve_http, serve_stdio, serve_stream, serve_tcp};
 pub use snodo_driver::{Options, Shutdown};
 pub use snodo_proto::Transport;

@@ -1,20 +1,21 @@
 //! Plain threads as a [`snodo_driver::Runtime`]: each connection's loop
 //! runs on a thread of its own under [`block_on`], and handler calls run on
-//! a fixed pool of workers, each polling one call at a time.
-//!
-//! Timers belong to the thread that polls them: [`block_on`] parks until
-//! the earliest timer its future polled, or a wake, whichever comes first.
+//! a fixed pool of workers, each polling one call at a time. Sockets and
+//! timers are async-io's ([`snodo_driver::reactor`]): a thread waiting in
+//! [`block_on`] parks until its socket is ready, its timer fires, or it is
+//! woken.
 
-use std::cell::Cell;
 use std::collections::VecDeque;
+use std::future::poll_fn;
 use std::future::Future;
 use std::io;
 use std::pin::{pin, Pin};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll, Wake, Waker};
-use std::thread::{self, Thread};
+use std::thread;
 use std::time::Instant;
+
+pub use async_io::block_on;
+use snodo_driver::reactor::Timer;
 
 /// Worker threads when none are asked for. A worker is held for as long as
 /// its call's future is pending, so this bounds the calls that make
@@ -116,7 +117,7 @@ impl snodo_driver::Runtime for Threads {
     }
 
     fn timer(&self, at: Instant) -> Timer {
-        Timer(at)
+        Timer::at(at)
     }
 
     fn spawn<F>(&self, future: F)
@@ -139,82 +140,17 @@ impl snodo_driver::Runtime for Threads {
     {
         let spawned = thread::Builder::new()
             .name(String::from("snodo-connection"))
-            .spawn(move || block_on(future));
+            .spawn(move || {
+                let mut future = pin!(future);
+                block_on(poll_fn(|cx| {
+                    let polled = future.as_mut().poll(cx);
+                    snodo_driver::release_scratch();
+                    polled
+                }))
+            });
         if let Err(e) = spawned {
             // The future (and the connection it owns) is dropped: closed.
             tracing::warn!(error = %e, "could not start a connection thread");
-        }
-    }
-}
-
-thread_local! {
-    /// The earliest timer the future being polled on this thread waits for.
-    static NEXT_TIMER: Cell<Option<Instant>> = const { Cell::new(None) };
-}
-
-/// A timer of the thread that polls it under [`block_on`].
-#[derive(Debug)]
-pub struct Timer(Instant);
-
-impl snodo_driver::Timer for Timer {
-    fn reset(&mut self, at: Instant) {
-        self.0 = at;
-    }
-
-    fn poll_fired(&mut self, _: &mut Context<'_>) -> Poll<()> {
-        if Instant::now() >= self.0 {
-            return Poll::Ready(());
-        }
-        let at = self.0;
-        NEXT_TIMER.with(|next| next.set(Some(next.get().map_or(at, |n| n.min(at)))));
-        Poll::Pending
-    }
-}
-
-struct Unpark {
-    thread: Thread,
-    woken: AtomicBool,
-}
-
-impl Wake for Unpark {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.woken.store(true, Ordering::Release);
-        self.thread.unpark();
-    }
-}
-
-/// Run `future` to its end on this thread, parking between polls until a
-/// wake or the earliest [`Timer`] it polled.
-pub fn block_on<F: Future>(future: F) -> F::Output {
-    let unpark = Arc::new(Unpark {
-        thread: thread::current(),
-        woken: AtomicBool::new(false),
-    });
-    let waker = Waker::from(unpark.clone());
-    let mut cx = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        NEXT_TIMER.with(|next| next.set(None));
-        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
-            return output;
-        }
-        let timer = NEXT_TIMER.with(Cell::get);
-        // `park` may return spuriously: only a wake or the timer ends the wait.
-        while !unpark.woken.swap(false, Ordering::Acquire) {
-            match timer {
-                None => thread::park(),
-                Some(at) => {
-                    let now = Instant::now();
-                    if now >= at {
-                        break;
-                    }
-                    thread::park_timeout(at - now);
-                }
-            }
         }
     }
 }

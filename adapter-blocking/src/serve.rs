@@ -6,10 +6,10 @@ use std::future::IntoFuture;
 use std::io::{self, Read};
 use std::net::{TcpListener, ToSocketAddrs};
 
+use snodo_driver::reactor::{unblock, Accept};
 use snodo_driver::Options;
 use snodo_proto::{Service, Transport};
 
-use crate::io::{Acceptor, ThreadReader, ThreadWriter};
 use crate::runtime::{block_on, Threads};
 
 /// Serve one client on this process's stdin and stdout until stdin ends and
@@ -20,8 +20,8 @@ pub fn serve_stdio(threads: &Threads, service: &Service, options: Options) -> io
 }
 
 /// Serve one client speaking the stdio framing over a blocking byte stream
-/// (a pipe, a socket, an in-memory pipe in a test). See
-/// [`snodo_driver::serve_stream`].
+/// (a pipe, a socket, an in-memory pipe in a test), each direction on a
+/// thread of its own ([`unblock`]). See [`snodo_driver::serve_stream`].
 pub fn serve_stream<R, W>(
     threads: &Threads,
     service: &Service,
@@ -33,8 +33,7 @@ where
     R: Read + Send + 'static,
     W: std::io::Write + Send + 'static,
 {
-    let reader = ThreadReader::spawn(reader, options.read_buffer)?;
-    let writer = ThreadWriter::spawn(writer)?;
+    let (reader, writer) = (unblock(reader, &options), unblock(writer, &options));
     block_on(snodo_driver::serve_stream(
         threads.clone(),
         service,
@@ -53,8 +52,8 @@ pub fn bind_http(addr: impl ToSocketAddrs) -> io::Result<TcpListener> {
 /// Serve MCP's Streamable HTTP (`basic/transports/streamable-http.mdx`) on
 /// every connection `listener` accepts, until `shutdown` resolves (a
 /// [`Shutdown`](crate::Shutdown) raised from another thread, say). See
-/// [`snodo_driver::serve`]. Each connection has three threads (its loop, a
-/// reader and a writer); handlers of every connection share `threads`.
+/// [`snodo_driver::serve`]. Each connection's loop has a thread of its own;
+/// handlers of every connection share `threads`.
 pub fn serve_http<S>(
     threads: &Threads,
     service: &Service,
@@ -90,7 +89,7 @@ pub fn serve_tcp<S>(
 where
     S: IntoFuture<Output = ()>,
 {
-    let accept = Acceptor::spawn(listener, options.read_buffer)?;
+    let accept = Accept::new(listener)?;
     block_on(snodo_driver::serve(
         threads.clone(),
         service,

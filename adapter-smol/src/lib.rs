@@ -51,8 +51,9 @@
 mod runtime;
 mod serve;
 
-pub use runtime::{Io, Smol, TcpReader, TcpWriter, Timer};
+pub use runtime::Smol;
 pub use serve::{bind_http, serve_http, serve_stdio, serve_stream, serve_tcp};
 pub use smol::Executor;
+pub use snodo_driver::reactor::{Io, TcpReader, TcpWriter, Timer};
 pub use snodo_driver::{Options, Shutdown};
 pub use snodo_proto::Transport;

@@ -4,31 +4,31 @@
 
 use smol::io::{AsyncRead, AsyncWrite};
 use smol::net::{AsyncToSocketAddrs, TcpListener};
-use smol::{Executor, Unblock};
+use smol::Executor;
 use snodo_driver::Options;
 use snodo_proto::{Service, Transport};
 use std::future::{Future, IntoFuture};
 use std::io;
 use std::sync::Arc;
 
-use crate::runtime::{Accept, Io, Smol};
+use crate::runtime::Smol;
+use snodo_driver::reactor::{unblock, Accept, Io};
 
 /// Serve one client on this process's stdin and stdout until stdin ends and
 /// every call is answered (`basic/transports/stdio.mdx`). smol has no
-/// asynchronous stdin: [`Unblock`] moves the standard streams on smol's
-/// blocking thread pool. stdout carries protocol messages only.
+/// asynchronous stdin: [`unblock`] moves the standard streams onto smol's
+/// blocking thread pool, each holding at most
+/// [`Options::read_buffer`] bytes. stdout carries protocol messages only.
 pub fn serve_stdio(
     ex: &Arc<Executor<'static>>,
     service: &Service,
     options: Options,
 ) -> impl Future<Output = io::Result<()>> + Send + 'static {
-    serve_stream(
-        ex,
-        service,
-        Unblock::new(io::stdin()),
-        Unblock::new(io::stdout()),
-        options,
-    )
+    let (stdin, stdout) = (
+        unblock(io::stdin(), &options),
+        unblock(io::stdout(), &options),
+    );
+    serve_stream(ex, service, stdin.0, stdout.0, options)
 }
 
 /// Serve one client speaking the stdio framing over any byte stream. See

@@ -1,9 +1,10 @@
 //! Plain threads as a [`ClientRuntime`] (feature `threads`):
 //! [`snodo_blocking::Threads`], whose futures run under
-//! [`snodo_blocking::block_on`]. A connection's halves and a child's pipes
-//! each get a thread (`snodo_blocking`'s reader and writer threads), so the
-//! async transports and [`AsyncSession`](crate::AsyncSession) run on them
-//! unchanged: one session, three runtimes.
+//! [`snodo_blocking::block_on`]. A connection's socket is non-blocking on
+//! async-io's reactor ([`snodo_driver::reactor`]), and a child's pipes are
+//! moved onto threads by `blocking::Unblock`, so the async transports and
+//! [`AsyncSession`](crate::AsyncSession) run on them unchanged: one
+//! session, three runtimes.
 
 use std::future::Future;
 use std::io;
@@ -11,15 +12,17 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use snodo_blocking::{split_tcp, ThreadReader, ThreadWriter, Threads};
+use blocking::Unblock;
+use snodo_blocking::Threads;
+use snodo_driver::reactor::{split, Io};
 
 use crate::runtime::{ChildProcess, ClientRuntime, Reader, Writer};
 
 /// The longest a connection attempt to one address may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The largest piece a reader thread reads at once.
-const CHUNK: usize = 16 << 10;
+/// The most a child pipe's thread holds (`Unblock`'s default is 8 MiB).
+const PIPE: usize = 16 << 10;
 
 /// A child killed when dropped (as tokio's and smol's are told to be).
 struct Killed(Child);
@@ -67,8 +70,8 @@ impl ClientRuntime for Threads {
         let child = Killed(child);
         Ok((
             Box::new(child),
-            Writer(Box::new(ThreadWriter::spawn(stdin)?)),
-            Reader(Box::new(ThreadReader::spawn(stdout, CHUNK)?)),
+            Writer(Box::new(Io(Unblock::with_capacity(PIPE, stdin)))),
+            Reader(Box::new(Io(Unblock::with_capacity(PIPE, stdout)))),
         ))
     }
 
@@ -87,7 +90,7 @@ fn connect(addrs: &[SocketAddr]) -> io::Result<(Reader, Writer)> {
         match TcpStream::connect_timeout(addr, CONNECT_TIMEOUT) {
             Ok(stream) => {
                 let _ = stream.set_nodelay(true);
-                let (r, w) = split_tcp(stream, CHUNK)?;
+                let (r, w) = split(stream)?;
                 return Ok((Reader(Box::new(r)), Writer(Box::new(w))));
             }
             Err(e) => last = e,

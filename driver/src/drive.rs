@@ -183,7 +183,7 @@ where
             // Reports from the connection's calls and change events for its
             // listen streams; not taken while the write backlog is high, so
             // the bounds in proto and the hub absorb a slow reader.
-            let below_high_water = out.queued() + writer.buffered() < options.write_high_water;
+            let below_high_water = out.queued() < options.write_high_water;
             if below_high_water && conn.poll_changes(cx).is_ready() {
                 conn.handle_changes(core.now());
                 return Poll::Ready(());

@@ -26,13 +26,17 @@ mod drive;
 mod exchange;
 mod options;
 mod outbox;
+#[cfg(feature = "async-io")]
+pub mod reactor;
 mod runtime;
 mod server;
 mod signal;
 
 pub use exchange::{Exchange, Part};
 pub use options::Options;
-pub use runtime::{read_into_scratch, Accepted, Listener, Read, Runtime, Timer, Write};
+pub use runtime::{
+    read_into_scratch, release_scratch, Accepted, Listener, Read, Runtime, Timer, Write,
+};
 pub use server::serve;
 pub use signal::Shutdown;
 

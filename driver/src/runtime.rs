@@ -51,10 +51,10 @@ pub trait Timer: Send + Unpin + 'static {
 /// The read half of a byte stream.
 pub trait Read: Unpin {
     /// Read at most `max` bytes and hand them to `take`, returning how many
-    /// (`Ok(0)`: end of input). A reader that already holds the bytes (a
-    /// reader thread's chunk) hands them over as they are; one that reads
-    /// into a buffer uses [`read_into_scratch`], so a connection waiting
-    /// for input holds no read buffer of its own.
+    /// (`Ok(0)`: end of input). A reader that already holds the bytes hands
+    /// them over as they are; one that reads into a buffer uses
+    /// [`read_into_scratch`], so a connection waiting for input holds no
+    /// read buffer of its own.
     fn poll_read_with(
         &mut self,
         cx: &mut Context<'_>,
@@ -83,6 +83,14 @@ pub fn read_into_scratch(
     })
 }
 
+/// Free this thread's read buffer (the one [`read_into_scratch`] lends).
+/// A runtime that gives each connection a thread of its own calls it
+/// before the thread waits, so that an idle connection holds no read
+/// buffer there either.
+pub fn release_scratch() {
+    SCRATCH.with(|scratch| drop(scratch.take()));
+}
+
 thread_local! {
     /// The read buffer of every connection polled on this thread.
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -98,14 +106,6 @@ pub trait Write: Unpin {
 
     /// Flush and close the output (EOF on a pipe, FIN on a socket).
     fn poll_shutdown(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
-
-    /// Bytes taken by `poll_write` and not yet delivered, for a writer that
-    /// buffers in user space (a writer thread); they count against
-    /// [`Options::write_high_water`](crate::Options) like bytes not yet
-    /// written.
-    fn buffered(&self) -> usize {
-        0
-    }
 }
 
 /// An accepted connection: its read half, its write half, and its peer.

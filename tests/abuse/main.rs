@@ -43,12 +43,13 @@ const SLACK: Duration = Duration::from_secs(3);
 /// 1,500 connections. Measured on 2026-12-01 (debug build, 2 cores) once
 /// the shared driver stopped holding a read buffer per idle connection:
 /// tokio 18,988-19,000 KiB, smol 19,420 KiB, so 36 MiB (1.9x); blocking,
-/// three threads per connection up to the default cap of 1,024, 77,476-
-/// 81,724 KiB, so 150 MiB (1.9x). A leak of 32 KiB per connection adds
+/// a thread per connection up to the default cap of 1,024 (on 2026-12-02,
+/// once its sockets moved onto the reactor; three threads and 77,476-81,724
+/// KiB before), 63,864-65,680 KiB, so 128 MiB (1.9x). A leak of 32 KiB per connection adds
 /// 32 MiB and fails either.
 fn peak_rss_ceiling_kb(label: &str) -> u64 {
     if label.starts_with("blocking") {
-        150 * 1024
+        128 * 1024
     } else {
         36 * 1024
     }
