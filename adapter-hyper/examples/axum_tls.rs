@@ -13,7 +13,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::{Request, State as AxumState};
 use axum::middleware::{self, Next};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -22,13 +22,17 @@ use hyper_util::server::conn::auto::Builder;
 use hyper_util::service::TowerToHyperService;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use snodo_hyper::{McpService, RequestExtensions};
-use snodo_proto::{CallToolResult, Context, Implementation, NoArgs, Service, Tool};
+use snodo_proto::typed::State;
+use snodo_proto::{Context, Implementation, NoArgs, Service, Tool};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
-/// The application's own state, shared by its API and its MCP tools.
+/// The application's own state, shared by its API (axum's `State`) and its
+/// MCP tools (snodo's `State`).
 #[derive(Default)]
-struct Counter(AtomicU64);
+struct Counter {
+    count: AtomicU64,
+}
 
 /// What the application's own auth layer establishes (here: every caller
 /// is "demo"); MCP handlers read it from the request's extensions.
@@ -43,15 +47,13 @@ async fn authenticate(mut request: Request, next: Next) -> axum::response::Respo
 fn mcp(counter: Arc<Counter>) -> Service {
     Service::builder()
         .server_info(Implementation::new("axum-tls-example", "0.1.0"))
+        .state_arc(counter)
         .tool(
             Tool::new("bump", "Increment the application's counter and return it"),
-            move |_: NoArgs, ctx: Context| {
-                let counter = counter.clone();
-                async move {
-                    let who = ctx.request_extension::<Caller>().map_or("nobody", |c| c.0);
-                    let n = counter.0.fetch_add(1, Ordering::Relaxed) + 1;
-                    CallToolResult::text(format!("{who} bumped the counter to {n}"))
-                }
+            |counter: State<Counter>, _: NoArgs, ctx: Context| async move {
+                let who = ctx.request_extension::<Caller>().map_or("nobody", |c| c.0);
+                let n = counter.count.fetch_add(1, Ordering::Relaxed) + 1;
+                format!("{who} bumped the counter to {n}")
             },
         )
         .build()
@@ -81,8 +83,8 @@ async fn main() -> std::io::Result<()> {
         .route("/healthz", get(|| async { "ok" }))
         .route(
             "/api/counter",
-            get(|State(c): State<Arc<Counter>>| async move {
-                Json(serde_json::json!({ "counter": c.0.load(Ordering::Relaxed) }))
+            get(|AxumState(c): AxumState<Arc<Counter>>| async move {
+                Json(serde_json::json!({ "counter": c.count.load(Ordering::Relaxed) }))
             }),
         )
         .with_state(counter.clone())

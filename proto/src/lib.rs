@@ -58,7 +58,9 @@
 //! from their Rust types, and application state handed to every handler:
 //! [`typed`] (feature `typed`, on by default). Testing a service without a
 //! socket: the `snodo-testkit` crate's `TestClient`. Each handler call runs
-//! in a `tracing` span: [`trace`].
+//! in a `tracing` span: [`trace`]; with the feature `opentelemetry` (off by
+//! default) the span's parent is the caller's span from the request's W3C
+//! `traceparent`, for a `tracing-opentelemetry` layer.
 //!
 //! Without the default `std` feature the crate is `no_std + alloc`; JSON
 //! Schema validation of tool arguments (which needs `std`) is then left to

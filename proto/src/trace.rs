@@ -27,9 +27,17 @@
 //! bad cursor) and the same `trace_id` and `parent_span_id`. The cursor is
 //! not recorded.
 //!
-//! A `tracing` span cannot take a remote parent by itself; the trace and
-//! parent ids are recorded as fields so an OpenTelemetry layer, or a log
-//! query, joins the call to the client's trace.
+//! A `tracing` span cannot take a remote parent by itself, so the trace and
+//! parent ids are always recorded as fields, for a log query to join the
+//! call to the client's trace. With the feature `opentelemetry` (off by
+//! default), a well-formed `traceparent` also becomes the span's remote
+//! parent for a [`tracing-opentelemetry`](https://docs.rs/tracing-opentelemetry)
+//! layer: its trace id, parent span id and trace flags, with the request's
+//! `tracestate` when it has one that parses (`baggage` is not carried).
+//! The exported span then belongs to the client's trace, a child of the
+//! client's span; a span whose `traceparent` is missing or malformed keeps
+//! the parent it would have had (the current span, or none: a new trace).
+//! Without such a layer in the subscriber the feature does nothing.
 
 use crate::error::ErrorObject;
 use crate::handler::{Invocation, Outcome, Request};
@@ -45,12 +53,6 @@ pub(crate) fn call_span(invocation: &Invocation) -> tracing::Span {
         Request::Extension { method, .. } => (method.as_str(), None, None),
         Request::Authenticate => ("authenticate", None, None),
     };
-    let parent = invocation
-        .meta()
-        .trace
-        .traceparent
-        .as_deref()
-        .and_then(traceparent);
     let span = tracing::info_span!(
         "mcp.call",
         method,
@@ -62,10 +64,7 @@ pub(crate) fn call_span(invocation: &Invocation) -> tracing::Span {
         trace_id = tracing::field::Empty,
         parent_span_id = tracing::field::Empty,
     );
-    if let Some((trace_id, parent_id)) = parent {
-        span.record("trace_id", trace_id);
-        span.record("parent_span_id", parent_id);
-    }
+    set_parent(&span, invocation.meta());
     span
 }
 
@@ -79,11 +78,54 @@ pub(crate) fn list_span(method: &'static str, meta: &RequestMeta) -> tracing::Sp
         trace_id = tracing::field::Empty,
         parent_span_id = tracing::field::Empty,
     );
-    if let Some((trace_id, parent_id)) = meta.trace.traceparent.as_deref().and_then(traceparent) {
-        span.record("trace_id", trace_id);
-        span.record("parent_span_id", parent_id);
-    }
+    set_parent(&span, meta);
     span
+}
+
+/// Record `meta`'s well-formed `traceparent` in `span`'s fields and, with
+/// the feature `opentelemetry`, make it the span's remote parent.
+fn set_parent(span: &tracing::Span, meta: &RequestMeta) {
+    let Some(parent) = meta.trace.traceparent.as_deref().and_then(traceparent) else {
+        return;
+    };
+    span.record("trace_id", parent.trace_id);
+    span.record("parent_span_id", parent.parent_id);
+    #[cfg(feature = "opentelemetry")]
+    otel::set_parent(span, &parent, meta.trace.tracestate.as_deref());
+}
+
+#[cfg(feature = "opentelemetry")]
+mod otel {
+    use super::TraceParent;
+    use opentelemetry::trace::{
+        SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState,
+    };
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    /// Make `parent` (with `tracestate`, when it parses) the remote parent
+    /// of `span`, which has not started yet.
+    pub(super) fn set_parent(
+        span: &tracing::Span,
+        parent: &TraceParent<'_>,
+        tracestate: Option<&str>,
+    ) {
+        // The parser admitted only lowercase hex of the right lengths.
+        let (Ok(trace_id), Ok(span_id), Ok(flags)) = (
+            TraceId::from_hex(parent.trace_id),
+            SpanId::from_hex(parent.parent_id),
+            u8::from_str_radix(parent.flags, 16),
+        ) else {
+            return;
+        };
+        let state = tracestate
+            .and_then(|s| s.parse::<TraceState>().ok())
+            .unwrap_or_default();
+        let remote = SpanContext::new(trace_id, span_id, TraceFlags::new(flags), true, state);
+        let cx = opentelemetry::Context::new().with_remote_span_context(remote);
+        // Fails when no OpenTelemetry layer sees the span (or it is
+        // disabled): nothing then exports it, and the fields remain.
+        let _ = span.set_parent(cx);
+    }
 }
 
 /// Record how a list request ended.
@@ -111,10 +153,22 @@ pub(crate) fn record_outcome(span: &tracing::Span, outcome: &Outcome) {
     span.record("outcome", label);
 }
 
-/// The trace id and parent id of a W3C `traceparent`
+/// The parts of a well-formed W3C `traceparent`, each lowercase hex.
+#[derive(Debug, PartialEq)]
+pub(crate) struct TraceParent<'a> {
+    /// 32 digits, not all zeros.
+    pub(crate) trace_id: &'a str,
+    /// 16 digits, not all zeros: the caller's span.
+    pub(crate) parent_id: &'a str,
+    /// 2 digits (`01`: sampled).
+    #[cfg_attr(not(feature = "opentelemetry"), allow(dead_code))]
+    pub(crate) flags: &'a str,
+}
+
+/// The trace id, parent id and flags of a W3C `traceparent`
 /// (`version-traceid-parentid-flags`, lowercase hex, neither id all
 /// zeros); `None` for anything else, which is then ignored.
-pub(crate) fn traceparent(value: &str) -> Option<(&str, &str)> {
+pub(crate) fn traceparent(value: &str) -> Option<TraceParent<'_>> {
     let mut parts = value.split('-');
     let (version, trace_id, parent_id, flags) =
         (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
@@ -131,19 +185,27 @@ pub(crate) fn traceparent(value: &str) -> Option<(&str, &str)> {
         && hex(parent_id, 16)
         && nonzero(parent_id)
         && hex(flags, 2);
-    ok.then_some((trace_id, parent_id))
+    ok.then_some(TraceParent {
+        trace_id,
+        parent_id,
+        flags,
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::traceparent;
+    use super::{traceparent, TraceParent};
 
     #[test]
     fn traceparent_is_read_only_when_well_formed() {
         let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
         assert_eq!(
             traceparent(good),
-            Some(("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"))
+            Some(TraceParent {
+                trace_id: "4bf92f3577b34da6a3ce929d0e0e4736",
+                parent_id: "00f067aa0ba902b7",
+                flags: "01",
+            })
         );
         for bad in [
             "",
