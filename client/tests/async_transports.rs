@@ -1,6 +1,9 @@
 //! The async transports, written once over `ClientRuntime`, on tokio and
 //! smol against snodo's own server on the same runtime: a tool call with
-//! an MRTR round, and a run of calls on one kept-alive connection.
+//! an MRTR round, and a run of calls on one kept-alive connection. Then,
+//! on tokio, smol and plain threads (`on_each_runtime!`): the read
+//! timeout (HTTP and stdio), `listen` on the async session (HTTP and
+//! stdio), and the stdio child killed when the transport is dropped.
 
 #![cfg(all(feature = "tokio", feature = "smol"))]
 
@@ -8,6 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -428,3 +432,346 @@ fn an_authorizer_that_always_retries_is_asked_four_times_then_the_401_stands() {
     assert_eq!(authorizer.0.load(Ordering::SeqCst), 4);
     assert_eq!(served.load(Ordering::SeqCst), 5);
 }
+
+// The same checks on each runtime the transports run on: tokio, smol, and
+// plain threads (feature `threads`).
+
+fn on_tokio<F: Future>(run: impl FnOnce(snodo_tokio::Tokio) -> F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(run(snodo_tokio::Tokio))
+}
+
+fn on_smol<F: Future>(run: impl FnOnce(snodo_smol::Smol) -> F) -> F::Output {
+    let ex = Arc::new(smol::Executor::new());
+    smol::block_on(ex.run(run(snodo_smol::Smol(ex.clone()))))
+}
+
+#[cfg(feature = "threads")]
+fn on_threads<F: Future>(run: impl FnOnce(snodo_blocking::Threads) -> F) -> F::Output {
+    snodo_blocking::block_on(run(snodo_blocking::Threads::new(1).unwrap()))
+}
+
+/// A module of three tests, `$check` on each runtime.
+macro_rules! on_each_runtime {
+    ($check:ident) => {
+        mod $check {
+            #[test]
+            fn on_tokio() {
+                super::on_tokio(super::$check::<snodo_tokio::Tokio>)
+            }
+
+            #[test]
+            fn on_smol() {
+                super::on_smol(super::$check::<snodo_smol::Smol>)
+            }
+
+            #[cfg(feature = "threads")]
+            #[test]
+            fn on_threads() {
+                super::on_threads(super::$check::<snodo_blocking::Threads>)
+            }
+        }
+    };
+}
+
+/// Read one HTTP request (head, then a `Content-Length` body) from
+/// `conn`, `pending` holding what was read past the previous one; `None`
+/// when the client closed the connection first.
+fn read_one_request(conn: &mut std::net::TcpStream, pending: &mut Vec<u8>) -> Option<String> {
+    use std::io::Read;
+    let mut buf = [0u8; 8192];
+    loop {
+        if let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&pending[..end]).to_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |n| n.trim().parse::<usize>().unwrap());
+            if pending.len() >= end + 4 + length {
+                let request: Vec<u8> = pending.drain(..end + 4 + length).collect();
+                return Some(String::from_utf8(request).unwrap());
+            }
+        }
+        match conn.read(&mut buf) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => pending.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// A server on one thread that answers the requests it reads, in
+/// order, with `answers` (a kept connection serves the next; a closed
+/// one is replaced by the next accepted), then holds the last connection
+/// open without a word for 30 s. The requests are kept.
+fn scripted(answers: Vec<&'static [u8]>) -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        let mut conn = listener.accept().unwrap().0;
+        let mut pending = Vec::new();
+        for answer in answers {
+            let request = loop {
+                match read_one_request(&mut conn, &mut pending) {
+                    Some(request) => break request,
+                    None => {
+                        conn = listener.accept().unwrap().0;
+                        pending.clear();
+                    }
+                }
+            };
+            log.lock().unwrap().push(request);
+            conn.write_all(answer).unwrap();
+        }
+        std::thread::sleep(Duration::from_secs(30));
+    });
+    (url, seen)
+}
+
+const DISCOVER: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 88\r\n\r\n\
+{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{}}}";
+
+/// Connect (discover) with a 300 ms timeout to a server that answers
+/// with `answer` and then says nothing more: the call fails with the
+/// transport's timeout (an I/O error of kind `TimedOut`) after about
+/// 300 ms, not later than 3 s.
+async fn times_out_after<R: ClientRuntime>(runtime: R, answer: &'static [u8]) {
+    let (url, seen) = scripted(vec![answer]);
+    let transport = AsyncHttpTransport::new(runtime, &url)
+        .unwrap()
+        .with_timeout(Duration::from_millis(300));
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    let start = Instant::now();
+    let outcome = snodo_client::AsyncSession::connect(transport, config, snodo_client::NoInput)
+        .await
+        .map(|_| ());
+    let waited = start.elapsed();
+    match outcome {
+        Err(snodo_client::Error::Transport(snodo_client::TransportError::Io(e)))
+            if e.kind() == std::io::ErrorKind::TimedOut => {}
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        waited >= Duration::from_millis(250) && waited < Duration::from_secs(3),
+        "{waited:?}"
+    );
+    let requests = seen.lock().unwrap();
+    assert_eq!(requests.len(), 1);
+    assert!(requests[0].contains("\"method\":\"server/discover\""));
+}
+
+/// The POST is read and never answered.
+async fn http_times_out_without_an_answer<R: ClientRuntime>(runtime: R) {
+    times_out_after(runtime, b"").await
+}
+
+on_each_runtime!(http_times_out_without_an_answer);
+
+/// The head and the start of the body come, then nothing.
+async fn http_times_out_mid_body<R: ClientRuntime>(runtime: R) {
+    times_out_after(
+        runtime,
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 88\r\n\r\n{\"jsonrpc\":\"2.0\",",
+    )
+    .await
+}
+
+on_each_runtime!(http_times_out_mid_body);
+
+/// Keeps the notifications that are not a listener's.
+#[derive(Default)]
+struct Others(Vec<(Option<OpId>, Value)>);
+
+impl snodo_client::Handler for Others {
+    fn notification(&mut self, op: Option<OpId>, message: &Value) {
+        self.0.push((op, message.clone()));
+    }
+}
+
+/// `listen` on the async session over HTTP: the subscription's stream
+/// carries the acknowledgment, a notification that is not the
+/// subscription's, one that is, then the server's graceful end (the
+/// listen's result). The listener gets exactly its two, the handler the
+/// other, and the end is reported as the server's, with its result.
+async fn http_listen_until_the_server_ends_it<R: ClientRuntime>(runtime: R) {
+    let (url, seen) = scripted(vec![
+        DISCOVER,
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n\
+data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2},\"notifications\":{\"toolsListChanged\":true}}}\n\n\
+data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"not the subscription\"}}\n\n\
+data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2}}}\n\n\
+data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\",\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2}}}\n\n",
+    ]);
+    let transport = AsyncHttpTransport::new(runtime, &url)
+        .unwrap()
+        .with_timeout(Duration::from_secs(5));
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    let mut session = snodo_client::AsyncSession::connect(transport, config, Others::default())
+        .await
+        .unwrap();
+    let mut heard = Vec::new();
+    let ended = session
+        .listen(json!({"toolsListChanged": true}), |n| {
+            heard.push(n.clone());
+            true
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        heard,
+        [
+            json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2},"notifications":{"toolsListChanged":true}}}),
+            json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}),
+        ]
+    );
+    assert_eq!(
+        ended,
+        snodo_client::Ended::ByServer(
+            json!({"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":2}})
+        )
+    );
+    let others = &session.handler_mut().0;
+    assert_eq!(others.len(), 1);
+    assert_eq!(others[0].0, None);
+    assert_eq!(others[0].1["params"]["data"], "not the subscription");
+    let requests = seen.lock().unwrap();
+    assert_eq!(requests.len(), 2);
+    let body: Value = serde_json::from_str(requests[1].split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    assert_eq!(
+        (
+            &body["id"],
+            &body["method"],
+            &body["params"]["notifications"]
+        ),
+        (
+            &json!(2),
+            &json!("subscriptions/listen"),
+            &json!({"toolsListChanged": true})
+        )
+    );
+}
+
+on_each_runtime!(http_listen_until_the_server_ends_it);
+
+/// `listen` on the async session over stdio, as `Session::listen` is
+/// tested in wire.rs: the listener ends the subscription at the second
+/// notification, the client sends `notifications/cancelled` (the script
+/// checks it before it answers the next call), and the session goes on.
+#[cfg(unix)]
+async fn stdio_listen_until_the_listener_ends_it<R: ClientRuntime>(runtime: R) {
+    let script = r#"
+read -r discover
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}'
+read -r listen
+case "$listen" in *'"id":2,'*'"method":"subscriptions/listen"'*'"toolsListChanged":true'*) ;; *) echo "bad: $listen" >&2; exit 1;; esac
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2},"notifications":{"toolsListChanged":true}}}'
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"not the subscription"}}'
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}'
+read -r cancel
+case "$cancel" in *'"method":"notifications/cancelled"'*'"requestId":2'*) ;; *) echo "bad: $cancel" >&2; exit 1;; esac
+read -r call
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"after"}]}}'
+"#;
+    let mut command = std::process::Command::new("sh");
+    command.arg("-c").arg(script);
+    let transport = AsyncStdioTransport::spawn(runtime, command)
+        .unwrap()
+        .with_timeout(Duration::from_secs(5));
+    let config = ClientConfig::new("t", "1", Wire::Stdio);
+    let mut session = snodo_client::AsyncSession::connect(transport, config, Others::default())
+        .await
+        .unwrap();
+    let mut heard = Vec::new();
+    let ended = session
+        .listen(json!({"toolsListChanged": true}), |n| {
+            heard.push(n["method"].clone());
+            n["method"] != "notifications/tools/list_changed"
+        })
+        .await
+        .unwrap();
+    assert_eq!(ended, snodo_client::Ended::ByClient);
+    assert_eq!(
+        heard,
+        [
+            json!("notifications/subscriptions/acknowledged"),
+            json!("notifications/tools/list_changed")
+        ]
+    );
+    let others = &session.handler_mut().0;
+    assert_eq!(others.len(), 1);
+    assert_eq!(others[0].0, None);
+    let result = session.call_tool("after", json!({})).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "after");
+}
+
+#[cfg(unix)]
+on_each_runtime!(stdio_listen_until_the_listener_ends_it);
+
+/// Whether process `pid` is gone (or a zombie: killed, not yet reaped).
+#[cfg(target_os = "linux")]
+fn is_dead(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .unwrap()
+            .trim_start()
+            .starts_with('Z'),
+    }
+}
+
+/// A server that reads the discover and never answers: the call fails
+/// with the timeout after about 300 ms, and dropping the transport kills
+/// the process (it would sleep 30 s).
+#[cfg(target_os = "linux")]
+async fn stdio_times_out_and_the_child_is_killed_on_drop<R: ClientRuntime>(runtime: R) {
+    let pidfile = std::env::temp_dir().join(format!(
+        "snodo-async-stdio-{}-{:?}.pid",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(r#"echo $$ > "$0"; read -r line; exec sleep 30"#)
+        .arg(&pidfile);
+    let transport = AsyncStdioTransport::spawn(runtime.clone(), command)
+        .unwrap()
+        .with_timeout(Duration::from_millis(300));
+    let config = ClientConfig::new("t", "1", Wire::Stdio);
+    let start = Instant::now();
+    let outcome =
+        snodo_client::AsyncSession::connect(transport, config, snodo_client::NoInput).await;
+    let waited = start.elapsed();
+    match outcome.map(|_| ()) {
+        Err(snodo_client::Error::Transport(snodo_client::TransportError::Io(e)))
+            if e.kind() == std::io::ErrorKind::TimedOut => {}
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        waited >= Duration::from_millis(250) && waited < Duration::from_secs(3),
+        "{waited:?}"
+    );
+    // The session (and its transport) went with the error.
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _ = std::fs::remove_file(&pidfile);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while !is_dead(pid) {
+        assert!(Instant::now() < deadline, "process {pid} still runs");
+        let mut timer = runtime.timer(Instant::now() + Duration::from_millis(20));
+        std::future::poll_fn(|cx| snodo_driver::Timer::poll_fired(&mut timer, cx)).await;
+    }
+}
+
+#[cfg(target_os = "linux")]
+on_each_runtime!(stdio_times_out_and_the_child_is_killed_on_drop);
