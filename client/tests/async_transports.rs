@@ -507,6 +507,14 @@ fn read_one_request(conn: &mut std::net::TcpStream, pending: &mut Vec<u8>) -> Op
 /// one is replaced by the next accepted), then holds the last connection
 /// open without a word for 30 s. The requests are kept.
 fn scripted(answers: Vec<&'static [u8]>) -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    scripted_then(answers, Duration::from_secs(30))
+}
+
+/// [`scripted`], holding the last connection for `hold`, then closing it.
+fn scripted_then(
+    answers: Vec<&'static [u8]>,
+    hold: Duration,
+) -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
     use std::io::Write;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
@@ -528,7 +536,7 @@ fn scripted(answers: Vec<&'static [u8]>) -> (String, Arc<std::sync::Mutex<Vec<St
             log.lock().unwrap().push(request);
             conn.write_all(answer).unwrap();
         }
-        std::thread::sleep(Duration::from_secs(30));
+        std::thread::sleep(hold);
     });
     (url, seen)
 }
@@ -775,3 +783,93 @@ async fn stdio_times_out_and_the_child_is_killed_on_drop<R: ClientRuntime>(runti
 
 #[cfg(target_os = "linux")]
 on_each_runtime!(stdio_times_out_and_the_child_is_killed_on_drop);
+
+/// `listen` over HTTP ended by the listener at the acknowledgment while
+/// the server keeps the stream open: the client closes the stream (the
+/// server sees the connection end before it reads the next request),
+/// `listen` reports the listener's end at once, not at the read timeout,
+/// and the session goes on with a call on a new connection.
+async fn http_listen_until_the_listener_ends_it<R: ClientRuntime>(runtime: R) {
+    let (url, seen) = scripted(vec![
+        DISCOVER,
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n\
+data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2},\"notifications\":{\"toolsListChanged\":true}}}\n\n",
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 78\r\n\r\n\
+{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"after\"}]}}",
+    ]);
+    let transport = AsyncHttpTransport::new(runtime, &url)
+        .unwrap()
+        .with_timeout(Duration::from_secs(5));
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    let mut session = snodo_client::AsyncSession::connect(transport, config, Others::default())
+        .await
+        .unwrap();
+    let mut heard = Vec::new();
+    let start = Instant::now();
+    let ended = session
+        .listen(json!({"toolsListChanged": true}), |n| {
+            heard.push(n["method"].clone());
+            false
+        })
+        .await
+        .unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(ended, snodo_client::Ended::ByClient);
+    assert_eq!(heard, [json!("notifications/subscriptions/acknowledged")]);
+    let result = session.call_tool("after", json!({})).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "after");
+    assert_eq!(seen.lock().unwrap().len(), 3);
+}
+
+on_each_runtime!(http_listen_until_the_listener_ends_it);
+
+/// The subscription's stream ends (the server closes it) after the
+/// acknowledgment, without the listen's result: `listen` reports that
+/// end at once as the client error `NoResponse`, not as a graceful end
+/// nor at the read timeout.
+async fn http_listen_stream_closed_without_a_result<R: ClientRuntime>(runtime: R) {
+    let (url, _) = scripted_then(
+        vec![
+            DISCOVER,
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n\
+data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2},\"notifications\":{\"toolsListChanged\":true}}}\n\n",
+        ],
+        Duration::ZERO,
+    );
+    let transport = AsyncHttpTransport::new(runtime, &url)
+        .unwrap()
+        .with_timeout(Duration::from_secs(5));
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    let mut session = snodo_client::AsyncSession::connect(transport, config, Others::default())
+        .await
+        .unwrap();
+    let mut heard = Vec::new();
+    let start = Instant::now();
+    let ended = session
+        .listen(json!({"toolsListChanged": true}), |n| {
+            heard.push(n["method"].clone());
+            true
+        })
+        .await;
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        matches!(
+            ended,
+            Err(snodo_client::Error::Client(
+                snodo_proto::client::ClientError::NoResponse
+            ))
+        ),
+        "{ended:?}"
+    );
+    assert_eq!(heard, [json!("notifications/subscriptions/acknowledged")]);
+}
+
+on_each_runtime!(http_listen_stream_closed_without_a_result);
