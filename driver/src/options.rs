@@ -11,7 +11,10 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Options {
-    /// Bytes asked of the stream per read (at least 1). Default 16 KiB.
+    /// Bytes asked of the stream per read (at least 1), and the most a
+    /// blocking stream's thread holds in each direction
+    /// (`reactor::unblock`, feature `async-io`: smol and blocking). Default
+    /// 16 KiB.
     pub read_buffer: usize,
     /// Bytes waiting to be written above which the connection stops
     /// reading input and taking handler reports, so a peer that does not
