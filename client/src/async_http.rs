@@ -17,7 +17,7 @@ use snodo_proto::client::{Authorizer, Client, Transmit};
 use crate::async_session::{AsyncPump as Pump, AsyncTransport};
 use crate::endpoint::Endpoint;
 use crate::error::TransportError;
-use crate::runtime::{read_chunk, write_all, ClientRuntime, Reader, Writer};
+use crate::runtime::{connect_by, read_chunk, write_all, ClientRuntime, Reader, Writer};
 
 /// The most 401/403 answers one message is resent after: an authorizer
 /// that keeps saying "try again" cannot make the client loop.
@@ -78,7 +78,8 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         self
     }
 
-    /// The longest wait for any piece of an answer (default 60 s).
+    /// The longest wait for a connection, and for any piece of an answer
+    /// (default 60 s).
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -149,7 +150,12 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         let (mut reader, mut writer, mut kept) = match self.idle.take() {
             Some((r, w)) => (r, w, true),
             None => {
-                let (r, w) = self.runtime.connect(self.addrs.clone()).await?;
+                let (r, w) = connect_by(
+                    &self.runtime,
+                    self.addrs.clone(),
+                    self.runtime.now() + self.timeout,
+                )
+                .await?;
                 (r, w, false)
             }
         };
@@ -171,7 +177,12 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 Ok(()) => break,
                 Err(e) => return Err(e.into()),
             }
-            let (r, w) = self.runtime.connect(self.addrs.clone()).await?;
+            let (r, w) = connect_by(
+                &self.runtime,
+                self.addrs.clone(),
+                self.runtime.now() + self.timeout,
+            )
+            .await?;
             (reader, writer, kept) = (r, w, false);
         }
         loop {
@@ -228,7 +239,12 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
         else {
             return Ok(());
         };
-        let (mut reader, mut writer) = self.runtime.connect(self.addrs.clone()).await?;
+        let (mut reader, mut writer) = connect_by(
+            &self.runtime,
+            self.addrs.clone(),
+            self.runtime.now() + self.timeout,
+        )
+        .await?;
         write_all(&mut writer, &request).await?;
         // Any answer ends the session from this side.
         let deadline = self.runtime.now() + self.timeout;

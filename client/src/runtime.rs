@@ -122,6 +122,31 @@ pub(crate) async fn read_chunk<R: ClientRuntime>(
     .await
 }
 
+/// Connect to the first of `addrs` that answers, failing with `TimedOut`
+/// when none has by `deadline` (an unreachable host would otherwise wait
+/// for the system's connect timeout, minutes on Linux).
+pub(crate) async fn connect_by<R: ClientRuntime>(
+    runtime: &R,
+    addrs: Vec<SocketAddr>,
+    deadline: Instant,
+) -> io::Result<(Reader, Writer)> {
+    let mut timer = runtime.timer(deadline);
+    let mut connect = pin!(runtime.connect(addrs));
+    poll_fn(|cx| {
+        if let Poll::Ready(r) = connect.as_mut().poll(cx) {
+            return Poll::Ready(r);
+        }
+        match timer.poll_fired(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "could not connect to the server in time",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    })
+    .await
+}
+
 /// Wait `duration` on `runtime`'s clock.
 pub(crate) async fn sleep<R: ClientRuntime>(runtime: &R, duration: Duration) {
     let mut timer = runtime.timer(runtime.now() + duration);

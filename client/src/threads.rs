@@ -10,16 +10,13 @@ use std::future::Future;
 use std::io;
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
+use async_io::Async;
 use blocking::Unblock;
 use snodo_blocking::Threads;
 use snodo_driver::reactor::{split, Io};
 
 use crate::runtime::{ChildProcess, ClientRuntime, Reader, Writer};
-
-/// The longest a connection attempt to one address may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The most a child pipe's thread holds (`Unblock`'s default is 8 MiB).
 const PIPE: usize = 16 << 10;
@@ -47,13 +44,22 @@ impl Drop for Killed {
 }
 
 impl ClientRuntime for Threads {
-    fn connect(
-        &self,
-        addrs: Vec<SocketAddr>,
-    ) -> impl Future<Output = io::Result<(Reader, Writer)>> + Send {
-        // Blocking here blocks the one thread `block_on` polls on: the
-        // caller's, which waits for this anyway.
-        std::future::ready(connect(&addrs))
+    async fn connect(&self, addrs: Vec<SocketAddr>) -> io::Result<(Reader, Writer)> {
+        let mut last = io::Error::new(io::ErrorKind::InvalidInput, "no address to connect to");
+        for addr in addrs {
+            // Non-blocking on the reactor, so the transport's deadline can
+            // end the attempt.
+            match Async::<TcpStream>::connect(addr).await {
+                Ok(stream) => {
+                    let stream = stream.into_inner()?;
+                    let _ = stream.set_nodelay(true);
+                    let (r, w) = split(stream)?;
+                    return Ok((Reader(Box::new(r)), Writer(Box::new(w))));
+                }
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
     }
 
     fn spawn_process(
@@ -82,19 +88,4 @@ impl ClientRuntime for Threads {
     {
         std::future::ready(work())
     }
-}
-
-fn connect(addrs: &[SocketAddr]) -> io::Result<(Reader, Writer)> {
-    let mut last = io::Error::new(io::ErrorKind::InvalidInput, "no address to connect to");
-    for addr in addrs {
-        match TcpStream::connect_timeout(addr, CONNECT_TIMEOUT) {
-            Ok(stream) => {
-                let _ = stream.set_nodelay(true);
-                let (r, w) = split(stream)?;
-                return Ok((Reader(Box::new(r)), Writer(Box::new(w))));
-            }
-            Err(e) => last = e,
-        }
-    }
-    Err(last)
 }

@@ -591,6 +591,50 @@ async fn http_times_out_mid_body<R: ClientRuntime>(runtime: R) {
 
 on_each_runtime!(http_times_out_mid_body);
 
+/// A listener whose accept queue is full: the kernel drops every further
+/// SYN, so a connection to it neither succeeds nor fails. Keep the
+/// returned streams (they fill the queue) for as long as that must hold.
+fn full_listener() -> (socket2::Socket, String, Vec<std::net::TcpStream>) {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    let any: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
+    socket.bind(&any.into()).unwrap();
+    socket.listen(0).unwrap();
+    let addr = socket.local_addr().unwrap().as_socket().unwrap();
+    let mut queued = Vec::new();
+    while let Ok(stream) = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+        queued.push(stream);
+        assert!(queued.len() < 64, "the accept queue never filled");
+    }
+    (socket, format!("http://{addr}/mcp"), queued)
+}
+
+/// With a 300 ms timeout, connecting to a server that never accepts
+/// fails with `TimedOut` after about 300 ms, not the system's minutes.
+async fn http_times_out_connecting<R: ClientRuntime>(runtime: R) {
+    let (_listener, url, _queued) = full_listener();
+    let transport = AsyncHttpTransport::new(runtime, &url)
+        .unwrap()
+        .with_timeout(Duration::from_millis(300));
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    let start = Instant::now();
+    let outcome = snodo_client::AsyncSession::connect(transport, config, snodo_client::NoInput)
+        .await
+        .map(|_| ());
+    let waited = start.elapsed();
+    match outcome {
+        Err(snodo_client::Error::Transport(snodo_client::TransportError::Io(e)))
+            if e.kind() == std::io::ErrorKind::TimedOut => {}
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        waited >= Duration::from_millis(250) && waited < Duration::from_secs(3),
+        "{waited:?}"
+    );
+}
+
+on_each_runtime!(http_times_out_connecting);
+
 /// Keeps the notifications that are not a listener's.
 #[derive(Default)]
 struct Others(Vec<(Option<OpId>, Value)>);
