@@ -103,23 +103,11 @@ pub(crate) async fn read_chunk<R: ClientRuntime>(
     deadline: Instant,
 ) -> io::Result<()> {
     out.clear();
-    let mut timer = runtime.timer(deadline);
-    let mut read = pin!(poll_fn(|cx| {
-        reader.poll_read_with(cx, CHUNK, &mut |bytes| out.extend_from_slice(bytes))
-    }));
-    poll_fn(|cx| {
-        if let Poll::Ready(r) = read.as_mut().poll(cx) {
-            return Poll::Ready(r.map(|_| ()));
-        }
-        match timer.poll_fired(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "no answer from the server in time",
-            ))),
-            Poll::Pending => Poll::Pending,
-        }
-    })
-    .await
+    let read =
+        poll_fn(|cx| reader.poll_read_with(cx, CHUNK, &mut |bytes| out.extend_from_slice(bytes)));
+    by_deadline(runtime, deadline, read, "no answer from the server in time")
+        .await
+        .map(|_| ())
 }
 
 /// Connect to the first of `addrs` that answers, failing with `TimedOut`
@@ -130,17 +118,31 @@ pub(crate) async fn connect_by<R: ClientRuntime>(
     addrs: Vec<SocketAddr>,
     deadline: Instant,
 ) -> io::Result<(Reader, Writer)> {
+    let connect = runtime.connect(addrs);
+    by_deadline(
+        runtime,
+        deadline,
+        connect,
+        "could not connect to the server in time",
+    )
+    .await
+}
+
+/// `work`'s output, or `TimedOut` with `what` once `deadline` has passed.
+async fn by_deadline<R: ClientRuntime, T>(
+    runtime: &R,
+    deadline: Instant,
+    work: impl Future<Output = io::Result<T>>,
+    what: &'static str,
+) -> io::Result<T> {
     let mut timer = runtime.timer(deadline);
-    let mut connect = pin!(runtime.connect(addrs));
+    let mut work = pin!(work);
     poll_fn(|cx| {
-        if let Poll::Ready(r) = connect.as_mut().poll(cx) {
+        if let Poll::Ready(r) = work.as_mut().poll(cx) {
             return Poll::Ready(r);
         }
         match timer.poll_fired(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "could not connect to the server in time",
-            ))),
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, what))),
             Poll::Pending => Poll::Pending,
         }
     })
