@@ -6,13 +6,14 @@
 
 use opentelemetry::trace::{SpanId, TraceId, TracerProvider as _};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
-use snodo_proto::{CallToolResult, Connection, Instant, NoArgs, Output, Service, Tool, Transport};
+use snodo_proto::{CallToolResult, NoArgs, Service, Tool};
+use snodo_testkit::{block_on, TestClient};
 use tracing_subscriber::layer::SubscriberExt;
 
 const TRACEPARENT: &str = "00-0af7651916cd43dd8421a5b5e5d5c6d0-b7ad6b7169203331-01";
 
-/// The spans exported while `requests` (lines of wire text) run through a
-/// connection, one handler call after another, under a subscriber with an
+/// The spans exported while `requests` (lines of wire text) run through
+/// an in-process client, one after another, under a subscriber with an
 /// OpenTelemetry layer.
 fn exported(requests: &[&str]) -> Vec<SpanData> {
     let exporter = InMemorySpanExporter::default();
@@ -28,26 +29,13 @@ fn exported(requests: &[&str]) -> Vec<SpanData> {
             })
             .build()
             .unwrap();
-        let mut conn = Connection::new(&service, Transport::Stdio, Instant::ZERO);
-        let mut written = Vec::new();
+        let mut client = TestClient::new(&service);
         for request in requests {
-            conn.handle_input(format!("{request}\n").as_bytes(), Instant::ZERO);
-            while let Some(out) = conn.poll_output() {
-                match out {
-                    Output::Transmit(bytes) => written.extend_from_slice(&bytes),
-                    Output::Invoke(invocation) => {
-                        let mut task = conn.task(invocation);
-                        let outcome = task.poll_inline().expect("the handler is ready at once");
-                        conn.complete(task.call(), outcome, Instant::ZERO).unwrap();
-                    }
-                    other => panic!("unexpected {other:?}"),
-                }
-            }
+            client.send_line(request);
+            // Answered, and not with an error.
+            let answer = block_on(client.next_message());
+            assert!(answer.get("result").is_some(), "{answer}");
         }
-        // Every request was answered, none with an error.
-        let written = String::from_utf8(written).unwrap();
-        assert_eq!(written.lines().count(), requests.len(), "{written}");
-        assert!(!written.contains("\"error\""), "{written}");
     });
     provider.force_flush().unwrap();
     exporter.get_finished_spans().unwrap()
@@ -73,19 +61,28 @@ fn attribute(span: &SpanData, key: &str) -> Option<String> {
         .map(|kv| kv.value.as_str().into_owned())
 }
 
+/// `span` is in the client's trace, a child of the client's remote span.
+fn assert_child_of_the_clients_span(span: &SpanData) {
+    assert_eq!(
+        span.span_context.trace_id(),
+        TraceId::from_hex("0af7651916cd43dd8421a5b5e5d5c6d0").unwrap(),
+        "{}",
+        span.name
+    );
+    assert_eq!(
+        span.parent_span_id,
+        SpanId::from_hex("b7ad6b7169203331").unwrap(),
+        "{}",
+        span.name
+    );
+    assert!(span.parent_span_is_remote, "{}", span.name);
+}
+
 #[test]
 fn a_call_span_is_a_child_of_the_clients_span_from_its_traceparent() {
     let spans = exported(&[&request(1, "tools/call", r#""name":"hello","#, TRACEPARENT)]);
     let call = named(&spans, "mcp.call");
-    assert_eq!(
-        call.span_context.trace_id(),
-        TraceId::from_hex("0af7651916cd43dd8421a5b5e5d5c6d0").unwrap()
-    );
-    assert_eq!(
-        call.parent_span_id,
-        SpanId::from_hex("b7ad6b7169203331").unwrap()
-    );
-    assert!(call.parent_span_is_remote);
+    assert_child_of_the_clients_span(call);
     assert!(call.span_context.is_sampled());
     assert_eq!(
         call.span_context.trace_state().header(),
@@ -106,15 +103,7 @@ fn a_call_span_is_a_child_of_the_clients_span_from_its_traceparent() {
 fn a_list_span_is_a_child_of_the_clients_span_from_its_traceparent() {
     let spans = exported(&[&request(1, "tools/list", "", TRACEPARENT)]);
     let list = named(&spans, "mcp.list");
-    assert_eq!(
-        list.span_context.trace_id(),
-        TraceId::from_hex("0af7651916cd43dd8421a5b5e5d5c6d0").unwrap()
-    );
-    assert_eq!(
-        list.parent_span_id,
-        SpanId::from_hex("b7ad6b7169203331").unwrap()
-    );
-    assert!(list.parent_span_is_remote);
+    assert_child_of_the_clients_span(list);
     assert_eq!(attribute(list, "method").as_deref(), Some("tools/list"));
     assert_eq!(attribute(list, "outcome").as_deref(), Some("ok"));
 }
