@@ -633,6 +633,21 @@ impl snodo_client::Handler for Others {
     }
 }
 
+/// A session over HTTP to `url`, every read bounded by 5 s, its other
+/// notifications kept in [`Others`].
+async fn http_session<R: ClientRuntime>(
+    runtime: R,
+    url: &str,
+) -> snodo_client::AsyncSession<AsyncHttpTransport<R>, Others> {
+    let transport = AsyncHttpTransport::new(runtime, url)
+        .unwrap()
+        .with_timeout(Duration::from_secs(5));
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    snodo_client::AsyncSession::connect(transport, config, Others::default())
+        .await
+        .unwrap()
+}
+
 /// `listen` on the async session over HTTP: the subscription's stream
 /// carries the acknowledgment, a notification that is not the
 /// subscription's, one that is, then the server's graceful end (the
@@ -647,13 +662,7 @@ data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"le
 data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2}}}\n\n\
 data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\",\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2}}}\n\n",
     ]);
-    let transport = AsyncHttpTransport::new(runtime, &url)
-        .unwrap()
-        .with_timeout(Duration::from_secs(5));
-    let config = ClientConfig::new("t", "1", Wire::Http);
-    let mut session = snodo_client::AsyncSession::connect(transport, config, Others::default())
-        .await
-        .unwrap();
+    let mut session = http_session(runtime, &url).await;
     let mut heard = Vec::new();
     let ended = session
         .listen(json!({"toolsListChanged": true}), |n| {
@@ -829,13 +838,7 @@ data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged
         b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 78\r\n\r\n\
 {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"after\"}]}}",
     ]);
-    let transport = AsyncHttpTransport::new(runtime, &url)
-        .unwrap()
-        .with_timeout(Duration::from_secs(5));
-    let config = ClientConfig::new("t", "1", Wire::Http);
-    let mut session = snodo_client::AsyncSession::connect(transport, config, Others::default())
-        .await
-        .unwrap();
+    let mut session = http_session(runtime, &url).await;
     let mut heard = Vec::new();
     let start = Instant::now();
     let ended = session
@@ -872,13 +875,7 @@ data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged
         ],
         Duration::ZERO,
     );
-    let transport = AsyncHttpTransport::new(runtime, &url)
-        .unwrap()
-        .with_timeout(Duration::from_secs(5));
-    let config = ClientConfig::new("t", "1", Wire::Http);
-    let mut session = snodo_client::AsyncSession::connect(transport, config, Others::default())
-        .await
-        .unwrap();
+    let mut session = http_session(runtime, &url).await;
     let mut heard = Vec::new();
     let start = Instant::now();
     let ended = session
