@@ -84,8 +84,15 @@ fn call_with(addr: &str, target: &str, authorization: &[&str]) -> String {
         .iter()
         .map(|a| format!("Authorization: {a}\r\n"))
         .collect();
+    let headers = format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: test_simple_text\r\n{auth}");
+    post(addr, target, &headers, body)
+}
+
+/// POST `body` to `target` with the header lines `headers`, on a
+/// connection of its own; the raw response.
+fn post(addr: &str, target: &str, headers: &str, body: &str) -> String {
     let request = format!(
-        "POST {target} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: test_simple_text\r\n{auth}Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        "POST {target} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{headers}Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     let mut stream = TcpStream::connect(addr).unwrap();
@@ -209,5 +216,78 @@ fn hostile_headers_get_the_same_answer_on_every_runtime() {
             &big[..big.len().min(300)]
         );
         assert_eq!(header(&big, "WWW-Authenticate"), None, "{runtime}");
+    }
+}
+
+/// The same refusal inside an initialize-era session, on every runtime:
+/// a token that carries `mcp` but not `mcp:text` opens a 2025-11-25 or
+/// 2025-06-18 session, and its `tools/call` of `test_simple_text` is
+/// answered 403 `insufficient_scope` without running; with the scope the
+/// same call in the same kind of session runs.
+#[test]
+fn a_session_token_without_a_tools_scope_is_refused_on_every_runtime() {
+    for runtime in ["blocking", "tokio", "smol", "hyper"] {
+        let (fixture, audience) = start(runtime);
+        let addr = fixture.addr.as_str();
+        let prm = format!("http://{addr}/.well-known/oauth-protected-resource/mcp");
+        for version in ["2025-11-25", "2025-06-18"] {
+            let session = |token: &str| {
+                let auth = format!("Authorization: Bearer {token}\r\n");
+                let init = format!(
+                    r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"lane","version":"1"}}}}}}"#
+                );
+                let opened = post(addr, "/mcp", &auth, &init);
+                assert!(
+                    opened.starts_with("HTTP/1.1 200 OK\r\n"),
+                    "{runtime} {version}: {opened}"
+                );
+                let sid = header(&opened, "Mcp-Session-Id")
+                    .unwrap_or_else(|| panic!("{runtime} {version}: no session: {opened}"))
+                    .to_owned();
+                let headers =
+                    format!("{auth}Mcp-Session-Id: {sid}\r\nMCP-Protocol-Version: {version}\r\n");
+                let initialized = post(
+                    addr,
+                    "/mcp",
+                    &headers,
+                    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                );
+                assert!(
+                    initialized.starts_with("HTTP/1.1 202 "),
+                    "{runtime} {version}: {initialized}"
+                );
+                post(
+                    addr,
+                    "/mcp",
+                    &headers,
+                    r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text"}}"#,
+                )
+            };
+
+            let forbidden = session(&token(&audience, "mcp"));
+            assert!(
+                forbidden.starts_with("HTTP/1.1 403 "),
+                "{runtime} {version}: {forbidden}"
+            );
+            assert_eq!(
+                header(&forbidden, "WWW-Authenticate"),
+                Some(format!("Bearer error=\"insufficient_scope\", scope=\"mcp:text\", resource_metadata=\"{prm}\"").as_str()),
+                "{runtime} {version}"
+            );
+            assert!(
+                forbidden.ends_with(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Forbidden: the token lacks a required scope"}}"#),
+                "{runtime} {version}: {forbidden}"
+            );
+
+            let served = session(&token(&audience, "mcp mcp:text"));
+            assert!(
+                served.starts_with("HTTP/1.1 200 OK\r\n"),
+                "{runtime} {version}: {served}"
+            );
+            assert!(
+                served.contains("This is a simple text response for testing."),
+                "{runtime} {version}: {served}"
+            );
+        }
     }
 }

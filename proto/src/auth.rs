@@ -14,10 +14,13 @@
 //! - no token: 401 with `WWW-Authenticate: Bearer resource_metadata=…`
 //!   and the scopes every request needs (§ Scope Selection Strategy); a
 //!   token the authenticator refuses: 401 `error="invalid_token"`
-//!   (§ Token Handling); a tool call, prompt or resource read without the
-//!   scopes it needs: 403
+//!   (§ Token Handling); a tool call, prompt or resource read (or a
+//!   completion for that prompt or resource, or a subscription to that
+//!   resource) without the scopes it needs: 403
 //!   `error="insufficient_scope"` with all of them in one challenge
-//!   (§ Runtime Insufficient Scope Errors);
+//!   (§ Runtime Insufficient Scope Errors), decided once for 2026-07-28
+//!   requests and initialize-era sessions alike (`Authorization::authorize`
+//!   on what admission resolved the request to);
 //! - the Protected Resource Metadata (RFC 9728) at the root well-known URI
 //!   and at the path-aware one for the endpoint
 //!   (`authorization-server-discovery.mdx` § Protected Resource Metadata
@@ -38,7 +41,11 @@
 //! stdio takes no tokens (the spec says stdio servers SHOULD NOT use OAuth
 //! and take credentials from their environment): an application that
 //! knows its stdio caller names it with
-//! [`ServiceBuilder::stdio_principal`](crate::ServiceBuilder::stdio_principal).
+//! [`ServiceBuilder::stdio_principal`](crate::ServiceBuilder::stdio_principal),
+//! and the scopes of tools, prompts and resources hold for that principal
+//! as for a token's (refused with the same JSON-RPC error, without the
+//! HTTP status). A request without a principal (stdio without one) is not
+//! held to them.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -364,25 +371,70 @@ impl Authorization {
         Ok(principal)
     }
 
-    /// The scopes `request` (a tool call, a prompt, a resource read)
-    /// needs that `principal` lacks, all of them (one challenge, not one
-    /// per retry).
-    pub(crate) fn missing_for(
+    /// What `principal` may do of `dispatched`: it as it is, or
+    /// [`Dispatch::Forbidden`](crate::dispatch::Dispatch::Forbidden) with
+    /// every scope it lacks for what the request names (a tool, a prompt,
+    /// a resource, the prompt or resource a completion is for, the
+    /// resources a listen stream subscribes to). Every era's request
+    /// passes here once its target is known (`dispatch::route_args`), so
+    /// no wire or session is left out.
+    pub(crate) fn authorize(
         &self,
         principal: &Principal,
-        request: &crate::handler::Request,
-    ) -> Vec<String> {
+        dispatched: crate::dispatch::Dispatch,
+    ) -> crate::dispatch::Dispatch {
+        use crate::dispatch::Dispatch;
         use crate::handler::Request;
-        let needed = match request {
-            Request::CallTool { name, .. } => self.tool_scopes.get(&**name),
-            Request::GetPrompt { name, .. } => self.prompt_scopes.get(name),
-            Request::ReadResource { uri, .. } => self.resource_scopes.get(uri),
-            _ => None,
+        use crate::model::CompletionRef;
+        let (id, missing) = match &dispatched {
+            Dispatch::Invoke(admitted) => {
+                let needed = match &admitted.request {
+                    Request::CallTool { name, .. } => self.tool_scopes.get(&**name),
+                    Request::GetPrompt { name, .. } => self.prompt_scopes.get(name),
+                    Request::ReadResource { uri, .. } => self.resource_scopes.get(uri),
+                    Request::Complete(c) => match &c.reference {
+                        CompletionRef::Prompt { name } => self.prompt_scopes.get(name),
+                        CompletionRef::Resource { uri } => self.resource_scopes.get(uri),
+                    },
+                    Request::Extension { .. } | Request::Authenticate => None,
+                };
+                let missing = needed.map_or_else(Vec::new, |n| self.missing(principal, n));
+                (&admitted.id, missing)
+            }
+            Dispatch::Listen { id, filter } => {
+                let uris = filter.resource_subscriptions.iter().flatten();
+                (id, self.missing_for_resources(principal, uris))
+            }
+            _ => return dispatched,
         };
-        match needed {
-            Some(needed) => self.missing(principal, needed),
-            None => Vec::new(),
+        if missing.is_empty() {
+            dispatched
+        } else {
+            Dispatch::Forbidden {
+                id: id.clone(),
+                missing,
+            }
         }
+    }
+
+    /// The scopes reading every one of `uris` needs that `principal`
+    /// lacks, each once (a subscription to a resource is a standing read).
+    pub(crate) fn missing_for_resources<'a>(
+        &self,
+        principal: &Principal,
+        uris: impl IntoIterator<Item = &'a String>,
+    ) -> Vec<String> {
+        let mut missing: Vec<String> = Vec::new();
+        for uri in uris {
+            if let Some(needed) = self.resource_scopes.get(uri) {
+                for scope in self.missing(principal, needed) {
+                    if !missing.contains(&scope) {
+                        missing.push(scope);
+                    }
+                }
+            }
+        }
+        missing
     }
 
     fn missing(&self, principal: &Principal, needed: &[String]) -> Vec<String> {

@@ -195,6 +195,16 @@ pub enum Dispatch {
     /// by value half a dozen times before its call starts, each move a
     /// copy that costs more than the one allocation.
     Invoke(Box<Admitted>),
+    /// Refuse the request: its principal lacks these scopes, which the
+    /// tool, prompt or resource it names needs (on HTTP 403
+    /// `insufficient_scope`: `basic/authorization/index.mdx` § Runtime
+    /// Insufficient Scope Errors). Nothing ran.
+    Forbidden {
+        /// Request id.
+        id: RequestId,
+        /// Every scope missing, in one challenge.
+        missing: alloc::vec::Vec<String>,
+    },
     /// Open a `subscriptions/listen` stream with this (narrowed) filter.
     Listen {
         /// The listen request's id: the stream's subscription id.
@@ -626,6 +636,31 @@ fn route_args(
     {
         limiter.take(meta.principal().map_or("", |p| p.subject.as_str()), now)?;
     }
+    // Every era's request passes here once its target is known: the
+    // scopes that target needs are checked on what it resolved to.
+    let principal = match &inner.auth {
+        Some(_) => meta.principal.clone(),
+        None => None,
+    };
+    let dispatched = route_target(service, id, spec, args, meta, headers, now)?;
+    Ok(match (&inner.auth, principal) {
+        (Some(auth), Some(principal)) => auth.authorize(&principal, dispatched),
+        _ => dispatched,
+    })
+}
+
+/// Step 8 past the rate limit: the method's params, and the answer or
+/// invocation.
+fn route_target(
+    service: &Service,
+    id: &RequestId,
+    spec: &'static MethodSpec,
+    args: Args<'_>,
+    meta: RequestMeta,
+    headers: Option<&dyn HeaderCheck>,
+    now: Instant,
+) -> Result<Dispatch, ErrorObject> {
+    let inner = &service.inner;
     // The typed shapes, read without building an object.
     let args = match (spec.method, args) {
         (Method::ToolsCall, args) => return call_tool(service, id, args, meta, headers, now),

@@ -564,7 +564,10 @@ impl Default for ServiceBuilder {
 impl ServiceBuilder {
     /// Require OAuth 2.1 bearer tokens on Streamable HTTP ([`crate::auth`]):
     /// every request on the endpoint is authenticated before admission,
-    /// and the Protected Resource Metadata is served. stdio is unaffected.
+    /// and the Protected Resource Metadata is served. stdio takes no
+    /// tokens, but the scopes of tools, prompts and resources hold there
+    /// too, for the caller [`stdio_principal`](Self::stdio_principal)
+    /// names, in every era.
     pub fn authorization(mut self, auth: crate::auth::Authorization) -> Self {
         self.auth = Some(auth);
         self

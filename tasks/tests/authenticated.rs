@@ -26,11 +26,20 @@ fn meta(user: &str) -> String {
 }
 
 fn service() -> Service {
-    let auth = Authorization::new("https://mcp.example.com/mcp", |token: &str| match token {
-        "alice-token" => Ok(Principal::new("alice", ["tasks"])),
-        "bob-token" => Ok(Principal::new("bob", ["tasks"])),
-        _ => Err(Rejection("The token is not valid for this resource".into())),
-    });
+    service_with(|auth| auth)
+}
+
+/// [`service`], with more set on its authorization.
+fn service_with(more: impl FnOnce(Authorization) -> Authorization) -> Service {
+    let auth = more(Authorization::new(
+        "https://mcp.example.com/mcp",
+        |token: &str| match token {
+            "alice-token" => Ok(Principal::new("alice", ["tasks"])),
+            "bob-token" => Ok(Principal::new("bob", ["tasks"])),
+            "dave-token" => Ok(Principal::new("dave", ["tasks", "slow:run"])),
+            _ => Err(Rejection("The token is not valid for this resource".into())),
+        },
+    ));
     // A principal function that trusts `_meta`: an authenticated request
     // must never get to use it.
     let tasks = Tasks::new(MemoryStore::new())
@@ -144,4 +153,26 @@ fn the_authenticated_subject_owns_the_task_not_what_meta_claims() {
     );
     let after = on_task(&service, "alice-token", "alice", "tasks/get", &id, "");
     assert_eq!(after["result"]["status"], "cancelled", "{after}");
+}
+
+/// A tool's scopes hold for a call made as a task too: the call is
+/// refused before the extension sees it, so no task is created and
+/// nothing runs (`basic/authorization/index.mdx` § Runtime Insufficient
+/// Scope Errors).
+#[test]
+fn a_task_augmented_call_needs_the_tools_scopes() {
+    let service = service_with(|auth| auth.tool_scopes("slow", ["slow:run"]));
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"slow",{}}}}}"#,
+        meta("alice")
+    );
+    let (status, refused) = http(&service, "alice-token", "tools/call", "slow", &body);
+    assert_eq!(status, "HTTP/1.1 403 Forbidden");
+    assert_eq!(
+        refused,
+        json!({"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Forbidden: the token lacks a required scope"}})
+    );
+    let (status, created) = http(&service, "dave-token", "tools/call", "slow", &body);
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
 }

@@ -13,7 +13,7 @@ use snodo_proto::auth::{Authentication, Verdict};
 use snodo_proto::{Authenticator, Authorization, Principal, Rejection};
 use snodo_tokio::Options;
 
-use crate::client::{json_response, post, Server};
+use crate::client::{json, json_response, post, Server, Stdio};
 use crate::harness::Rt;
 use crate::http::{echoed, META};
 use crate::service::{limits, service_with, Latch, SOON};
@@ -116,4 +116,37 @@ pub fn http_a_client_leaving_while_its_token_is_checked_drops_the_future<R: Rt>(
         .recv_timeout(SOON)
         .expect("the authenticator's future is dropped when its client leaves");
     server.finish();
+}
+
+/// stdio takes no tokens: its caller is the application's
+/// (`ServiceBuilder::stdio_principal`), and a tool's scopes hold for it in
+/// every era, on every runtime: `echo` needs `echo:use`, which the
+/// principal lacks, so a 2026-07-28 call and a call inside a 2025-11-25
+/// session are both refused, and the tool never runs.
+pub fn stdio_a_principal_without_a_tools_scope_is_refused_in_every_era<R: Rt>() {
+    let (service, _) = service_with(limits(), |b| {
+        b.authorization(
+            Authorization::new("https://mcp.example.com/mcp", |_: &str| {
+                Err(Rejection("stdio takes no tokens".into()))
+            })
+            .tool_scopes("echo", ["echo:use"]),
+        )
+        .stdio_principal(Principal::new("carol", ["mcp"]))
+    });
+    let refused = |id: u64| {
+        json(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"Forbidden: the token lacks a required scope"}}}}"#
+        ))
+    };
+    let mut c = Stdio::start::<R>(&service, Options::default());
+    c.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},{META}}}}}"#
+    ));
+    assert_eq!(c.recv(), refused(1));
+    c.send(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#);
+    assert_eq!(c.recv()["result"]["protocolVersion"], "2025-11-25");
+    c.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    c.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#);
+    assert_eq!(c.recv(), refused(3));
+    c.finish();
 }

@@ -90,6 +90,7 @@ suite! {
     http::tcp_line_framed_clients_are_served_independently,
     auth::http_a_deferred_authenticator_is_run_and_its_request_answered,
     auth::http_a_client_leaving_while_its_token_is_checked_drops_the_future,
+    auth::stdio_a_principal_without_a_tools_scope_is_refused_in_every_era,
     regressions::stdio_unread_output_holds_up_neither_timeouts_nor_cancellations,
     regressions::http_unread_output_holds_up_no_call_timeout,
     regressions::http_unread_output_holds_up_no_cancellation,

@@ -329,6 +329,7 @@ impl Connection {
                 self.with_session(sid, now, |s| s.subscribed.remove(&uri));
                 self.emit_final(Some(&id), Final::Result(admit::EMPTY), now);
             }
+            Action::Forbidden(missing) => self.refuse_scopes(&id, missing, now),
             Action::Invoke(mut admitted) => {
                 admitted.session = Some(session);
                 self.admit_call(admitted, now);

@@ -862,6 +862,7 @@ impl Connection {
                     self.queued.push_back(admitted);
                 }
             }
+            Dispatch::Forbidden { id, missing } => self.refuse_scopes(&id, missing, now),
             Dispatch::Listen { id, filter } => {
                 if self.is_in_use(&id) {
                     self.write_duplicate(&id, now);
@@ -875,6 +876,22 @@ impl Connection {
                 self.start_queued(now);
             }
             Dispatch::Ignore => {}
+        }
+    }
+
+    /// Refuse the request `id`, whose principal lacks `missing`: on HTTP
+    /// 403 with the `insufficient_scope` challenge naming them
+    /// (`basic/authorization/index.mdx` § Runtime Insufficient Scope
+    /// Errors); on stdio, which has no status, the same JSON-RPC error.
+    pub(crate) fn refuse_scopes(&mut self, id: &RequestId, missing: Vec<String>, now: Instant) {
+        tracing::debug!(%id, "request refused: insufficient scope");
+        let challenge = crate::auth::Challenge::InsufficientScope(missing);
+        match (&self.wire, self.service.inner.auth.clone()) {
+            (Wire::Http(_), Some(auth)) => self.refuse_auth(&auth, &challenge, Some(id), now),
+            _ => {
+                let err = ErrorObject::invalid_request(challenge.message());
+                self.emit_final(Some(id), Final::Error(&err, false), now);
+            }
         }
     }
 

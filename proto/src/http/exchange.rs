@@ -739,7 +739,6 @@ impl Connection {
     /// An authenticated request (or any, without authorization): a
     /// session verb, or a message to admit.
     fn admit_request(&mut self, head: &Head, body: Bytes, now: Instant) {
-        let service = self.service.clone();
         if head.method != "POST" {
             self.handle_session_verb(head, now);
             return;
@@ -764,23 +763,13 @@ impl Connection {
                 None => return,
             },
         };
-        if let (Some(auth), Some(principal)) = (&service.inner.auth, self.principal.clone()) {
-            if let Dispatch::Invoke(admitted) = &dispatched {
-                let missing = auth.missing_for(&principal, &admitted.request);
-                if !missing.is_empty() {
-                    let challenge = crate::auth::Challenge::InsufficientScope(missing);
-                    self.refuse_auth(auth, &challenge, Some(&admitted.id), now);
-                    return;
-                }
-            }
-        }
         self.carry_out(dispatched, &body, now);
     }
 
     /// Answer a request that authorization refused: its status, the
     /// `WWW-Authenticate` challenge, and a JSON-RPC error as the body. The
     /// connection stays usable: the request was well framed.
-    fn refuse_auth(
+    pub(crate) fn refuse_auth(
         &mut self,
         auth: &crate::auth::Authorization,
         challenge: &crate::auth::Challenge,

@@ -58,6 +58,9 @@ pub(crate) enum Action {
     Error(ErrorObject),
     /// Hand to the application.
     Invoke(Box<Admitted>),
+    /// Refuse: the principal lacks these scopes (see
+    /// [`Dispatch::Forbidden`]).
+    Forbidden(Vec<String>),
     /// `logging/setLevel`: set it, answer `{}`.
     SetLevel(LogLevel),
     /// `resources/subscribe`: add the URI, answer `{}`.
@@ -83,7 +86,25 @@ pub(crate) fn request(
     match admit(service, view, method, params) {
         Ok((spec_method, params, mut meta)) => {
             meta.principal = principal.cloned();
-            route(service, id, spec_method, params, meta, now)
+            match (
+                route(service, id, spec_method, params, meta, now),
+                principal,
+            ) {
+                // A subscription is a standing read of its resource: it
+                // needs what a read of it needs (the rest was checked where
+                // 2026-07-28 requests are, in `dispatch`).
+                (Action::Subscribe(uri), Some(principal)) => {
+                    let missing = service.inner.auth.as_ref().map_or_else(Vec::new, |auth| {
+                        auth.missing_for_resources(principal, [&uri])
+                    });
+                    if missing.is_empty() {
+                        Action::Subscribe(uri)
+                    } else {
+                        Action::Forbidden(missing)
+                    }
+                }
+                (action, _) => action,
+            }
         }
         Err(e) => Action::Error(e),
     }
@@ -183,6 +204,7 @@ fn route(
             match dispatch::route(service, id, spec, params, meta, now) {
                 Ok(Dispatch::Answer { result, .. }) => Action::Answer(super::reshape_result(&result)),
                 Ok(Dispatch::Invoke(admitted)) => Action::Invoke(admitted),
+                Ok(Dispatch::Forbidden { missing, .. }) => Action::Forbidden(missing),
                 Ok(Dispatch::Error { error, .. }) | Err(error) => {
                     Action::Error(super::reshape_error(error))
                 }
