@@ -72,6 +72,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod admission;
 pub mod auth;
 pub mod client;
 pub mod connection;

@@ -135,6 +135,7 @@ use bytes::{Bytes, BytesMut};
 use core::fmt;
 use serde_json::{json, Map, Value};
 
+use crate::admission::{self, Admission, Facts};
 use crate::dispatch::{self, Admitted, Dispatch};
 use crate::error::ErrorObject;
 use crate::handler::{CallEvent, CallId, Invocation, Outcome, Request, Shared};
@@ -802,36 +803,21 @@ impl Connection {
                 return;
             }
         };
-        // The common tools/call first (a modern request by its `_meta`);
-        // everything else, the general path.
-        let dispatched = match dispatch::fast::admit(
-            &self.service,
-            &bytes,
-            None,
-            self.principal.as_ref(),
-            &mut self.memo,
-            now,
-        ) {
-            Some(d) => d,
-            None => {
-                let incoming = jsonrpc::parse(&bytes);
-                if !self.service.inner.legacy.is_empty()
-                    && crate::legacy::era(&incoming, self.session.is_some())
-                        == crate::legacy::Era::Session
-                {
-                    self.legacy_message(None, incoming, now);
-                    return;
-                }
-                dispatch::dispatch(&self.service, incoming, None, self.principal.as_ref(), now)
-            }
+        let facts = Facts {
+            principal: self.principal.as_ref(),
+            mirrors: None,
+            session: self.session.is_some(),
         };
-        self.carry_out(dispatched, &bytes, now);
+        match admission::admit(&self.service, &bytes, facts, &mut self.memo, now) {
+            Admission::Stateless(dispatched) => self.carry_out(dispatched, &bytes, now),
+            Admission::Session(incoming) => self.legacy_message(None, incoming, now),
+        }
     }
 
     /// Carry out what dispatch decided about a message: the same on stdio
-    /// and HTTP. (On HTTP an exchange is one request, so an id is never
-    /// in use and nothing waits for a slot; cancellations arrive only on
-    /// stdio, since HTTP notifications are accepted before dispatch.)
+    /// and HTTP. (On HTTP an exchange is one message, so an id is never
+    /// in use, nothing waits for a slot, and a cancellation finds no call:
+    /// there, closing the stream is the cancellation.)
     pub(crate) fn carry_out(&mut self, dispatched: Dispatch, message: &Bytes, now: Instant) {
         match dispatched {
             Dispatch::Answer { id, result } => {
@@ -874,8 +860,9 @@ impl Connection {
                 self.cancel(&request_id);
                 // A cancelled call frees its slot for the next waiting one.
                 self.start_queued(now);
+                self.accept_notification(now);
             }
-            Dispatch::Ignore => {}
+            Dispatch::Ignore => self.accept_notification(now),
         }
     }
 

@@ -27,13 +27,13 @@ use bytes::Bytes;
 use super::codec::{self, CodecLimits, Decoded, Decoder, Head};
 use super::rules;
 use super::session::LegacyExchange;
+use crate::admission::{self, Admission, Facts};
 use crate::auth::{Authorization, Challenge, Checked, DeferredVerdict};
 use crate::connection::timers::Timer;
 use crate::connection::{CompleteError, Connection, Output, Wire};
-use crate::dispatch::{self, Dispatch};
 use crate::error::ErrorObject;
 use crate::handler::{CallId, Handler, Invocation, Outcome, Request, Shared};
-use crate::jsonrpc::{self, Incoming};
+use crate::jsonrpc;
 use crate::service::Service;
 use crate::time::Instant;
 
@@ -743,27 +743,27 @@ impl Connection {
             self.handle_session_verb(head, now);
             return;
         }
-        // The common tools/call first (a modern request by its `_meta`,
-        // never a session's); everything else, the general path.
         let mirrors = rules::Mirrors {
             head,
             service: &self.service,
         };
-        let dispatched = match dispatch::fast::admit(
-            &self.service,
-            &body,
-            Some(&mirrors),
-            self.principal.as_ref(),
-            &mut self.memo,
-            now,
-        ) {
-            Some(d) => d,
-            None => match self.dispatch_http(head, &body, now) {
-                Some(d) => d,
-                None => return,
-            },
+        let facts = Facts {
+            principal: self.principal.as_ref(),
+            mirrors: Some(&mirrors),
+            session: head.get(super::session::SESSION_HEADER).is_some(),
         };
-        self.carry_out(dispatched, &body, now);
+        match admission::admit(&self.service, &body, facts, &mut self.memo, now) {
+            Admission::Stateless(dispatched) => self.carry_out(dispatched, &body, now),
+            Admission::Session(incoming) => self.handle_session_post(head, incoming, now),
+        }
+    }
+
+    /// A notification was taken: `§ Sending Messages` 5, 202 and no body.
+    /// None is acted on over HTTP (cancellation is closing the stream).
+    pub(crate) fn accept_notification(&mut self, now: Instant) {
+        if self.http().is_some() {
+            self.http_answer(202, None, &[], &[], now);
+        }
     }
 
     /// Answer a request that authorization refused: its status, the
@@ -799,37 +799,6 @@ impl Connection {
             }
         };
         self.http_answer(status, Some("application/json"), &json, &[&header], now);
-    }
-
-    /// The general path of an HTTP message: a session's, a notification
-    /// (answered here: `None`), or a request to dispatch.
-    fn dispatch_http(&mut self, head: &Head, body: &Bytes, now: Instant) -> Option<Dispatch> {
-        let incoming = jsonrpc::parse(body);
-        if !self.service.inner.legacy.is_empty() {
-            let named = head.get(super::session::SESSION_HEADER).is_some();
-            if crate::legacy::era(&incoming, named) == crate::legacy::Era::Session {
-                self.handle_session_post(head, incoming, now);
-                return None;
-            }
-        }
-        if let Incoming::Notification { .. } = incoming {
-            // `§ Sending Messages` 5: an accepted notification gets 202 and
-            // no body. None is acted on over HTTP (cancellation is closing
-            // the stream), so each is accepted and ignored.
-            self.http_answer(202, None, &[], &[], now);
-            return None;
-        }
-        let mirrors = rules::Mirrors {
-            head,
-            service: &self.service,
-        };
-        Some(dispatch::dispatch(
-            &self.service,
-            incoming,
-            Some(&mirrors),
-            self.principal.as_ref(),
-            now,
-        ))
     }
 
     /// Answer an HTTP request refused before or instead of admission, and
