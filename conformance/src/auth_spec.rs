@@ -146,7 +146,10 @@ impl AuthSpec {
         for (tool, scope) in TOOL_SCOPES {
             auth = auth.tool_scopes(*tool, [*scope]);
         }
-        Ok(auth)
+        // The lanes show step-up authorization as a client meets it: the
+        // tool is listed to a token without its scope, the call gets 403
+        // `insufficient_scope`, the client asks for more.
+        Ok(auth.list_unauthorized())
     }
 }
 

@@ -21,6 +21,18 @@
 //!   (§ Runtime Insufficient Scope Errors), decided once for 2026-07-28
 //!   requests and initialize-era sessions alike (`Authorization::authorize`
 //!   on what admission resolved the request to);
+//! - those scopes are one setting per entry ([`Authorization::tool_scopes`],
+//!   [`prompt_scopes`](Authorization::prompt_scopes),
+//!   [`resource_scopes`](Authorization::resource_scopes),
+//!   [`template_scopes`](Authorization::template_scopes)): the lists show
+//!   a caller only what it holds the scopes of, and a request naming
+//!   anything else is refused as above, so what is listed can be used.
+//!   A caller that names an entry it was not shown learns that it exists
+//!   and what it needs, which is what lets it step up its authorization;
+//!   an application that must not say even that installs its own
+//!   [`View`](crate::registry::View), whose hidden entries are answered as
+//!   unknown. Listing everything to everyone is an opt-in,
+//!   [`Authorization::list_unauthorized`];
 //! - the Protected Resource Metadata (RFC 9728) at the root well-known URI
 //!   and at the path-aware one for the endpoint
 //!   (`authorization-server-discovery.mdx` § Protected Resource Metadata
@@ -47,7 +59,6 @@
 //! HTTP status). A request without a principal (stdio without one) is not
 //! held to them.
 
-use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -55,6 +66,7 @@ use serde_json::{Map, Value};
 
 use crate::handler::BoxFuture;
 use crate::http::codec::Head;
+use crate::registry::scopes::{Kind, Scopes};
 
 /// Who is calling, as an [`Authenticator`] established it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -191,9 +203,13 @@ pub struct Authorization {
     authorization_servers: Vec<String>,
     scopes_supported: Vec<String>,
     required: Vec<String>,
-    tool_scopes: BTreeMap<String, Vec<String>>,
-    prompt_scopes: BTreeMap<String, Vec<String>>,
-    resource_scopes: BTreeMap<String, Vec<String>>,
+    /// What each entry needs (`registry::scopes`).
+    pub(crate) scopes: Scopes,
+    /// Lists show every entry, also to callers that lack its scopes.
+    pub(crate) list_unauthorized: bool,
+    /// A template given to [`template_scopes`](Self::template_scopes) that
+    /// does not parse, reported by the service's build.
+    pub(crate) bad_template: Option<(String, String)>,
     authenticator: Arc<dyn Authenticator>,
     metadata_url: String,
     metadata_path: String,
@@ -231,9 +247,9 @@ impl Authorization {
             authorization_servers: Vec::new(),
             scopes_supported: Vec::new(),
             required: Vec::new(),
-            tool_scopes: BTreeMap::new(),
-            prompt_scopes: BTreeMap::new(),
-            resource_scopes: BTreeMap::new(),
+            scopes: Scopes::default(),
+            list_unauthorized: false,
+            bad_template: None,
             authenticator: Arc::new(authenticator),
         }
     }
@@ -257,39 +273,68 @@ impl Authorization {
         self
     }
 
-    /// Scopes a call of the tool `name` needs, beyond [`require`](Self::require).
+    /// Scopes a call of the tool `name` needs, beyond
+    /// [`require`](Self::require). A caller without them does not see the
+    /// tool in `tools/list`, and a call of it is refused with 403
+    /// `insufficient_scope` naming them (see the [module docs](self)).
     pub fn tool_scopes(
         mut self,
         name: impl Into<String>,
         scopes: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        self.tool_scopes
-            .insert(name.into(), scopes.into_iter().map(Into::into).collect());
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.scopes.set(Kind::Tool, name.into(), scopes);
         self
     }
 
-    /// Scopes a `prompts/get` of the prompt `name` needs, beyond
-    /// [`require`](Self::require).
+    /// Scopes the prompt `name` needs (to be listed, got, or have its
+    /// arguments completed), beyond [`require`](Self::require).
     pub fn prompt_scopes(
         mut self,
         name: impl Into<String>,
         scopes: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        self.prompt_scopes
-            .insert(name.into(), scopes.into_iter().map(Into::into).collect());
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.scopes.set(Kind::Prompt, name.into(), scopes);
         self
     }
 
-    /// Scopes a `resources/read` of `uri` (exactly that URI, a registered
-    /// resource's or a template's instance) needs, beyond
-    /// [`require`](Self::require).
+    /// Scopes the resource `uri` needs (exactly that URI: to be listed,
+    /// read, or subscribed to), beyond [`require`](Self::require).
     pub fn resource_scopes(
         mut self,
         uri: impl Into<String>,
         scopes: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        self.resource_scopes
-            .insert(uri.into(), scopes.into_iter().map(Into::into).collect());
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.scopes.set(Kind::Resource, uri.into(), scopes);
+        self
+    }
+
+    /// Scopes every URI the template `uri_template` matches needs (to be
+    /// read or subscribed to; the template itself to be listed and have
+    /// its variables completed), beyond [`require`](Self::require). A
+    /// template that does not parse fails the service's build.
+    pub fn template_scopes(
+        mut self,
+        uri_template: impl Into<String>,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        let template = uri_template.into();
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        if let Err(reason) = self.scopes.set_template(template.clone(), scopes) {
+            self.bad_template.get_or_insert((template, reason));
+        }
+        self
+    }
+
+    /// List every tool, prompt, resource and template to every caller,
+    /// also those it lacks the scopes of (a call of one is still refused
+    /// with 403 `insufficient_scope`). By default a caller sees only what
+    /// it may use; opt in when clients should discover what a broader
+    /// grant would let them do.
+    pub fn list_unauthorized(mut self) -> Self {
+        self.list_unauthorized = true;
         self
     }
 
@@ -364,7 +409,7 @@ impl Authorization {
                 return Err(Challenge::Unavailable(retry_after))
             }
         };
-        let missing = self.missing(&principal, &self.required);
+        let missing = Scopes::missing(Some(&principal), &self.required);
         if !missing.is_empty() {
             return Err(Challenge::InsufficientScope(missing));
         }
@@ -374,31 +419,39 @@ impl Authorization {
     /// What `principal` may do of `dispatched`: it as it is, or
     /// [`Dispatch::Forbidden`](crate::dispatch::Dispatch::Forbidden) with
     /// every scope it lacks for what the request names (a tool, a prompt,
-    /// a resource, the prompt or resource a completion is for, the
+    /// a resource, the prompt or template a completion is for, the
     /// resources a listen stream subscribes to). Every era's request
     /// passes here once its target is known (`dispatch::route_args`), so
-    /// no wire or session is left out.
+    /// no wire or session is left out. No principal holds no scope.
     pub(crate) fn authorize(
         &self,
-        principal: &Principal,
+        principal: Option<&Principal>,
         dispatched: crate::dispatch::Dispatch,
     ) -> crate::dispatch::Dispatch {
         use crate::dispatch::Dispatch;
         use crate::handler::Request;
         use crate::model::CompletionRef;
+        let scopes = &self.scopes;
         let (id, missing) = match &dispatched {
             Dispatch::Invoke(admitted) => {
-                let needed = match &admitted.request {
-                    Request::CallTool { name, .. } => self.tool_scopes.get(&**name),
-                    Request::GetPrompt { name, .. } => self.prompt_scopes.get(name),
-                    Request::ReadResource { uri, .. } => self.resource_scopes.get(uri),
+                let missing = match &admitted.request {
+                    Request::CallTool { name, .. } => Scopes::missing(principal, scopes.tool(name)),
+                    Request::GetPrompt { name, .. } => {
+                        Scopes::missing(principal, scopes.prompt(name))
+                    }
+                    Request::ReadResource { uri, .. } => {
+                        Scopes::missing(principal, scopes.resource(uri))
+                    }
                     Request::Complete(c) => match &c.reference {
-                        CompletionRef::Prompt { name } => self.prompt_scopes.get(name),
-                        CompletionRef::Resource { uri } => self.resource_scopes.get(uri),
+                        CompletionRef::Prompt { name } => {
+                            Scopes::missing(principal, scopes.prompt(name))
+                        }
+                        CompletionRef::Resource { uri } => {
+                            Scopes::missing(principal, scopes.completion_of(uri))
+                        }
                     },
-                    Request::Extension { .. } | Request::Authenticate => None,
+                    Request::Extension { .. } | Request::Authenticate => Vec::new(),
                 };
-                let missing = needed.map_or_else(Vec::new, |n| self.missing(principal, n));
                 (&admitted.id, missing)
             }
             Dispatch::Listen { id, filter } => {
@@ -421,28 +474,11 @@ impl Authorization {
     /// lacks, each once (a subscription to a resource is a standing read).
     pub(crate) fn missing_for_resources<'a>(
         &self,
-        principal: &Principal,
+        principal: Option<&Principal>,
         uris: impl IntoIterator<Item = &'a String>,
     ) -> Vec<String> {
-        let mut missing: Vec<String> = Vec::new();
-        for uri in uris {
-            if let Some(needed) = self.resource_scopes.get(uri) {
-                for scope in self.missing(principal, needed) {
-                    if !missing.contains(&scope) {
-                        missing.push(scope);
-                    }
-                }
-            }
-        }
-        missing
-    }
-
-    fn missing(&self, principal: &Principal, needed: &[String]) -> Vec<String> {
-        needed
-            .iter()
-            .filter(|s| !principal.has_scope(s))
-            .cloned()
-            .collect()
+        let needed = uris.into_iter().flat_map(|uri| self.scopes.resource(uri));
+        Scopes::missing(principal, needed)
     }
 
     /// The `WWW-Authenticate` line answering `challenge`.

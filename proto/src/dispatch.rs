@@ -643,9 +643,9 @@ fn route_args(
         None => None,
     };
     let dispatched = route_target(service, id, spec, args, meta, headers, now)?;
-    Ok(match (&inner.auth, principal) {
-        (Some(auth), Some(principal)) => auth.authorize(&principal, dispatched),
-        _ => dispatched,
+    Ok(match &inner.auth {
+        Some(auth) => auth.authorize(principal.as_deref(), dispatched),
+        None => dispatched,
     })
 }
 
@@ -721,7 +721,7 @@ fn seen<'a>(
 ) -> crate::registry::Seen<'a> {
     let inner = &service.inner;
     let caller = crate::registry::Caller::new(meta);
-    snapshot.lists_for(inner.view.as_deref(), &caller, &inner.registry.paging)
+    snapshot.lists_for(inner.listing.as_deref(), &caller, &inner.registry.paging)
 }
 
 /// The lists of the snapshot (no views without `std`).

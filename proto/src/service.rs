@@ -284,9 +284,14 @@ pub(crate) struct Inner {
     pub(crate) capabilities: Vec<ServerCapability>,
     /// What is served now (see [`crate::registry`]).
     pub(crate) registry: crate::registry::Store,
-    /// What each caller sees of it.
+    /// What each caller may know of it: the application's view, whose
+    /// hidden entries are answered as unknown.
     #[cfg(feature = "std")]
     pub(crate) view: Option<Arc<dyn crate::registry::View>>,
+    /// What each caller's lists show: within that view, the entries it
+    /// holds the scopes of ([`crate::auth`]).
+    #[cfg(feature = "std")]
+    pub(crate) listing: Option<Arc<dyn crate::registry::View>>,
     /// Each principal's rate limit on the costly calls.
     #[cfg(feature = "std")]
     pub(crate) limiter: Option<crate::limit::Limiter>,
@@ -876,6 +881,10 @@ impl ServiceBuilder {
             }
         }
 
+        if let Some((template, reason)) = self.auth.as_ref().and_then(|a| a.bad_template.clone()) {
+            return Err(BuildError::InvalidUriTemplate { template, reason });
+        }
+
         let legacy = check_dialects(&self.dialects)?;
         #[cfg(feature = "std")]
         let sessions = (!legacy.is_empty()).then(|| {
@@ -1019,6 +1028,8 @@ impl ServiceBuilder {
                 capabilities,
                 registry,
                 #[cfg(feature = "std")]
+                listing: listing(self.auth.as_ref(), self.view.clone()),
+                #[cfg(feature = "std")]
                 view: self.view,
                 #[cfg(feature = "std")]
                 limiter: self.rate_limit.map(crate::limit::Limiter::new),
@@ -1037,6 +1048,25 @@ impl ServiceBuilder {
                 stdio_principal: self.stdio_principal,
             }),
         })
+    }
+}
+
+/// What lists show each caller: the application's view, narrowed to the
+/// entries the caller holds the scopes of unless the authorization lists
+/// everything.
+#[cfg(feature = "std")]
+fn listing(
+    auth: Option<&crate::auth::Authorization>,
+    view: Option<Arc<dyn crate::registry::View>>,
+) -> Option<Arc<dyn crate::registry::View>> {
+    match auth {
+        Some(a) if !a.scopes.is_empty() && !a.list_unauthorized => {
+            Some(Arc::new(crate::registry::scopes::Listing {
+                scopes: Arc::new(a.scopes.clone()),
+                view,
+            }))
+        }
+        _ => view,
     }
 }
 

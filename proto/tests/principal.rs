@@ -9,7 +9,6 @@ mod support;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use snodo_proto::registry::ScopeView;
 use snodo_proto::{
     Authorization, CallToolResult, Context, ElicitRequest, Implementation, InputRequired, NoArgs,
     Principal, Rejection, Reply, Service, StateKeys, Tool, Transport,
@@ -30,12 +29,12 @@ fn service() -> Service {
         "reader" => Ok(Principal::new("alice", ["notes:read"])),
         "writer" => Ok(Principal::new("bob", ["notes:read", "notes:write"])),
         _ => Err(Rejection("The token is not valid for this resource".into())),
-    });
+    })
+    .tool_scopes("write_note", ["notes:write"]);
     Service::builder()
         .server_info(Implementation::new("t", "1"))
         .authorization(auth)
         .state_keys(StateKeys::new([0xa1; 32]))
-        .view(ScopeView::new().tool("write_note", ["notes:write"]))
         .tool(
             Tool::new("greet", "Asks for a name"),
             |_: NoArgs, ctx: Context| async move {
@@ -72,6 +71,17 @@ fn post(method: &str, name: Option<&str>, token: &str, body: &str) -> String {
 fn ok(body: &str) -> String {
     format!(
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// 403 `insufficient_scope` for the request `id`, naming `scope`.
+fn forbidden(id: u64, scope: &str) -> String {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"Forbidden: the token lacks a required scope"}}}}"#
+    );
+    format!(
+        "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: {}\r\nWWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\"\r\n\r\n{body}",
         body.len()
     )
 }
@@ -147,7 +157,7 @@ fn request_state_issued_to_one_principal_is_refused_for_another() {
 }
 
 #[test]
-fn a_caller_without_the_scope_neither_sees_nor_calls_the_tool() {
+fn a_caller_without_the_scope_neither_sees_nor_may_call_the_tool() {
     let service = service();
     let list = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{{META}}}}}"#);
     let greet = r#"{"description":"Asks for a name","inputSchema":{"additionalProperties":false,"type":"object"},"name":"greet"}"#;
@@ -166,7 +176,7 @@ fn a_caller_without_the_scope_neither_sees_nor_calls_the_tool() {
         listed(&format!("{greet},{write}"))
     );
     // Lists drawn from a view are never for shared caches.
-    // The call: exactly the answer to a tool that does not exist.
+    // The call: refused with the scope it needs, so the client may step up.
     let call = |name: &str| {
         format!(
             r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"{name}","arguments":{{}},{META}}}}}"#
@@ -187,7 +197,7 @@ fn a_caller_without_the_scope_neither_sees_nor_calls_the_tool() {
                 &call("write_note")
             )
         ),
-        unknown("write_note")
+        forbidden(4, "notes:write")
     );
     assert_eq!(
         send(
@@ -262,7 +272,7 @@ fn an_initialize_era_session_sees_the_view_of_its_principal() {
             )
             .as_bytes()
         ),
-        ok(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: write_note"}}"#)
+        forbidden(2, "notes:write")
     );
 }
 
@@ -275,7 +285,12 @@ fn the_application_names_the_principal_of_stdio() {
     let service = Service::builder()
         .server_info(Implementation::new("t", "1"))
         .stdio_principal(Principal::new("carol", ["notes:read"]))
-        .view(ScopeView::new().tool("write_note", ["notes:write"]))
+        .authorization(
+            Authorization::new("https://mcp.example.com/mcp", |_: &str| {
+                Err(Rejection("no token is valid here".into()))
+            })
+            .tool_scopes("write_note", ["notes:write"]),
+        )
         .tool(
             Tool::new("whoami", "Who is calling"),
             |_: NoArgs, ctx: Context| async move {
@@ -316,7 +331,7 @@ fn the_application_names_the_principal_of_stdio() {
         line(&format!(
             r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{{META},"name":"write_note"}}}}"#
         )),
-        r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Unknown tool: write_note"}}"#
+        r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Forbidden: the token lacks a required scope"}}"#
     );
     let body = format!(
         r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{{META},"name":"whoami"}}}}"#
@@ -330,9 +345,7 @@ fn the_application_names_the_principal_of_stdio() {
         .as_bytes(),
     );
     assert!(
-        out.ends_with(&format!(
-            r#"{{"jsonrpc":"2.0","id":4,"result":{{{SERVER_INFO},"content":[{{"text":"nobody","type":"text"}}],"resultType":"complete"}}}}"#
-        )),
+        out.starts_with("HTTP/1.1 401 Unauthorized\r\n"),
         "HTTP does not inherit the stdio principal: {out}"
     );
 }

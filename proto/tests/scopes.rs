@@ -19,7 +19,7 @@ use snodo_proto::http::codec::Head;
 use snodo_proto::{
     Authorization, CallToolResult, Completion, Connection, GetPromptResult, Implementation,
     Instant, NoArgs, Notifications, Output, Principal, Prompt, ReadResourceResult, Rejection,
-    Resource, ResourceArgs, ResourceContents, Service, Tool, Transport,
+    Resource, ResourceArgs, ResourceContents, ResourceTemplate, Service, Tool, Transport,
 };
 use support::{block_on, Harness};
 
@@ -42,15 +42,33 @@ fn principal(token: &str) -> Option<Principal> {
 /// The service, counting every handler that runs. On stdio the caller is
 /// `stdio_as` (no tokens there).
 fn service(stdio_as: &str, ran: &Arc<AtomicUsize>) -> Service {
-    let auth = Authorization::new("https://mcp.example.com/mcp", |token: &str| {
-        principal(token).ok_or_else(|| Rejection("unknown token".into()))
-    })
-    .authorization_server("https://auth.example.com")
-    .require(["mcp"])
-    .tool_scopes("secret_tool", ["tools:secret"])
-    .prompt_scopes("secret_prompt", ["prompts:secret"])
-    .resource_scopes("notes://secret", ["notes:secret"]);
-    let (a, b, c, d) = (ran.clone(), ran.clone(), ran.clone(), ran.clone());
+    service_with(stdio_as, ran, |auth| auth)
+}
+
+/// [`service`], with more set on its authorization.
+fn service_with(
+    stdio_as: &str,
+    ran: &Arc<AtomicUsize>,
+    more: impl FnOnce(Authorization) -> Authorization,
+) -> Service {
+    let auth = more(
+        Authorization::new("https://mcp.example.com/mcp", |token: &str| {
+            principal(token).ok_or_else(|| Rejection("unknown token".into()))
+        })
+        .authorization_server("https://auth.example.com")
+        .require(["mcp"])
+        .tool_scopes("secret_tool", ["tools:secret"])
+        .prompt_scopes("secret_prompt", ["prompts:secret"])
+        .resource_scopes("notes://secret", ["notes:secret"])
+        .template_scopes("notes://vault/{id}", ["notes:secret"]),
+    );
+    let (a, b, c, d, e) = (
+        ran.clone(),
+        ran.clone(),
+        ran.clone(),
+        ran.clone(),
+        ran.clone(),
+    );
     Service::builder()
         .server_info(Implementation::new("t", "1"))
         .authorization(auth)
@@ -82,6 +100,37 @@ fn service(stdio_as: &str, ran: &Arc<AtomicUsize>) -> Service {
                         args.uri,
                         "text/plain",
                         "the secret",
+                    )]))
+                }
+            },
+        )
+        .tool(
+            Tool::new("open_tool", "Needs nothing"),
+            |_: NoArgs, _| async { CallToolResult::text("open") },
+        )
+        .prompt(
+            Prompt::new("open_prompt", "Needs nothing"),
+            |_: NoArgs, _| async { Ok(GetPromptResult::new(vec![])) },
+        )
+        .resource(
+            Resource::new("notes://public", "Needs nothing"),
+            |args: ResourceArgs, _| async move {
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                    args.uri,
+                    "text/plain",
+                    "public",
+                )]))
+            },
+        )
+        .resource_template(
+            ResourceTemplate::new("notes://vault/{id}", "Needs notes:secret"),
+            move |args: ResourceArgs, _| {
+                e.fetch_add(1, Ordering::SeqCst);
+                async move {
+                    Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                        args.uri,
+                        "text/plain",
+                        "vaulted",
                     )]))
                 }
             },
@@ -137,7 +186,11 @@ struct Client {
 
 impl Client {
     fn new(wire: Wire, era: Era, token: &'static str, ran: &Arc<AtomicUsize>) -> Client {
-        let service = service(token, ran);
+        Client::of(service(token, ran), wire, era, token)
+    }
+
+    /// A client of `service`, which serves stdio as `token`'s principal.
+    fn of(service: Service, wire: Wire, era: Era, token: &'static str) -> Client {
         let stdio = (wire == Wire::Stdio).then(|| Harness::new(&service, Transport::Stdio));
         let mut client = Client {
             wire,
@@ -342,6 +395,18 @@ const TARGETS: &[(&str, Option<&str>, &str, &str)] = &[
         "notes:secret",
     ),
     (
+        "resources/read",
+        Some("notes://vault/7"),
+        r#""uri":"notes://vault/7""#,
+        "notes:secret",
+    ),
+    (
+        "completion/complete",
+        None,
+        r#""ref":{"type":"ref/resource","uri":"notes://vault/{id}"},"argument":{"name":"id","value":"7"}"#,
+        "notes:secret",
+    ),
+    (
         "completion/complete",
         None,
         r#""ref":{"type":"ref/prompt","name":"secret_prompt"},"argument":{"name":"a","value":"b"}"#,
@@ -391,7 +456,7 @@ fn a_caller_with_the_scopes_is_served_on_every_wire_and_era() {
                 );
                 assert!(matches!(answer.status, 0 | 200), "{answer:?}");
             }
-            assert_eq!(ran.load(Ordering::SeqCst), 5, "{wire:?} {era:?}");
+            assert_eq!(ran.load(Ordering::SeqCst), 7, "{wire:?} {era:?}");
         }
     }
 }
@@ -425,5 +490,114 @@ fn subscribing_to_a_resource_needs_its_scopes() {
     assert_eq!(
         answer.message,
         serde_json::from_str::<Value>(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#).unwrap()
+    );
+}
+
+/// The names a list answer holds (`name`, or `uri` / `uriTemplate`).
+fn listed(answer: &Answer, key: &str) -> Vec<String> {
+    let field = match key {
+        "resources" => "uri",
+        "resourceTemplates" => "uriTemplate",
+        _ => "name",
+    };
+    answer.message["result"][key]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer:?}"))
+        .iter()
+        .map(|e| e[field].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Each list, what a narrow caller sees of it, and what a wide one sees
+/// (in the order the entries were registered).
+const LISTS: [(&str, &str, &[&str], &[&str]); 4] = [
+    (
+        "tools/list",
+        "tools",
+        &["open_tool"],
+        &["secret_tool", "open_tool"],
+    ),
+    (
+        "prompts/list",
+        "prompts",
+        &["open_prompt"],
+        &["secret_prompt", "open_prompt"],
+    ),
+    (
+        "resources/list",
+        "resources",
+        &["notes://public"],
+        &["notes://secret", "notes://public"],
+    ),
+    (
+        "resources/templates/list",
+        "resourceTemplates",
+        &[],
+        &["notes://vault/{id}"],
+    ),
+];
+
+/// One setting hides and refuses: what a caller may not use is not
+/// listed to it, in any era or on any wire; a caller holding the scopes
+/// sees it.
+#[test]
+fn lists_show_a_caller_only_what_it_holds_the_scopes_of() {
+    for wire in [Wire::Stdio, Wire::Http, Wire::Parts] {
+        for era in ERAS {
+            let ran = Arc::new(AtomicUsize::new(0));
+            for token in ["narrow", "wide"] {
+                let mut client = Client::new(wire, era, token, &ran);
+                for (method, key, narrow, wide) in LISTS {
+                    let answer = client.request(method, None, r#""cursor":null"#);
+                    let want = if token == "narrow" { narrow } else { wide };
+                    assert_eq!(
+                        listed(&answer, key),
+                        want,
+                        "{token} {method} {wire:?} {era:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Listing what a caller may not use is an opt-in; the call is refused
+/// all the same.
+#[test]
+fn listing_everything_is_an_opt_in_and_still_refuses() {
+    for wire in [Wire::Stdio, Wire::Http] {
+        for era in ERAS {
+            let ran = Arc::new(AtomicUsize::new(0));
+            let service = service_with("narrow", &ran, |auth| auth.list_unauthorized());
+            let mut client = Client::of(service, wire, era, "narrow");
+            let answer = client.request("tools/list", None, r#""cursor":null"#);
+            assert_eq!(
+                listed(&answer, "tools"),
+                ["secret_tool", "open_tool"],
+                "{wire:?} {era:?}"
+            );
+            assert_eq!(
+                client.request("tools/call", Some("secret_tool"), r#""name":"secret_tool""#),
+                refused(wire, "tools:secret")
+            );
+            assert_eq!(ran.load(Ordering::SeqCst), 0);
+        }
+    }
+}
+
+#[test]
+fn a_template_scope_that_is_no_template_fails_the_build() {
+    let err = Service::builder()
+        .authorization(
+            Authorization::new("https://mcp.example.com/mcp", |_: &str| {
+                Err(Rejection("none".into()))
+            })
+            .template_scopes("notes://{unclosed", ["a"]),
+        )
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(err, snodo_proto::BuildError::InvalidUriTemplate { ref template, .. } if template == "notes://{unclosed"),
+        "{err}"
     );
 }

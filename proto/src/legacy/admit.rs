@@ -86,17 +86,13 @@ pub(crate) fn request(
     match admit(service, view, method, params) {
         Ok((spec_method, params, mut meta)) => {
             meta.principal = principal.cloned();
-            match (
-                route(service, id, spec_method, params, meta, now),
-                principal,
-            ) {
+            let action = route(service, id, spec_method, params, meta, now);
+            match (action, &service.inner.auth) {
                 // A subscription is a standing read of its resource: it
                 // needs what a read of it needs (the rest was checked where
                 // 2026-07-28 requests are, in `dispatch`).
-                (Action::Subscribe(uri), Some(principal)) => {
-                    let missing = service.inner.auth.as_ref().map_or_else(Vec::new, |auth| {
-                        auth.missing_for_resources(principal, [&uri])
-                    });
+                (Action::Subscribe(uri), Some(auth)) => {
+                    let missing = auth.missing_for_resources(principal.map(|p| &**p), [&uri]);
                     if missing.is_empty() {
                         Action::Subscribe(uri)
                     } else {

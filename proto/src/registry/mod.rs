@@ -14,8 +14,8 @@
 //! commit publishes `notifications/*/list_changed` through the service's
 //! [`Hub`](crate::Hub), which every connection already carries to its
 //! listen streams and initialize-era sessions. A [`View`]
-//! shows each caller its own subset ([`view`]; by OAuth scope, a
-//! [`ScopeView`]); a [`ResourceLister`]
+//! shows each caller its own subset ([`view`]; by OAuth scope, the
+//! scopes set on the [`Authorization`](crate::Authorization)); a [`ResourceLister`]
 //! enumerates resources on demand after the registered ones ([`lister`]).
 //!
 //! Without `std` the registry is the snapshot built with the service and
@@ -30,7 +30,7 @@ pub(crate) mod entry;
 mod handle;
 pub mod lister;
 pub(crate) mod lists;
-pub mod scopes;
+pub(crate) mod scopes;
 // Without `std` nothing changes a snapshot once built.
 #[cfg_attr(not(feature = "std"), allow(dead_code))]
 pub(crate) mod table;
@@ -41,7 +41,6 @@ pub(crate) use entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 pub use handle::{Change, Committed, Registry};
 pub use lister::{ResourceLister, ResourcePage};
 pub(crate) use lists::{Lists, Pages, Paging};
-pub use scopes::ScopeView;
 #[cfg(feature = "std")]
 pub(crate) use table::Op;
 pub(crate) use table::Table;

@@ -1,116 +1,143 @@
-//! A [`View`] by OAuth scope: each caller sees the tools, prompts,
-//! resources and templates its authenticated principal holds every scope
-//! of, and nothing else (`basic/authorization/index.mdx` § Scope
-//! Challenge Handling lets a server require scopes per operation;
-//! `server/tools.mdx` § Listing Tools lets the list vary with the
-//! authorization presented).
+//! The scopes each tool, prompt, resource and resource template needs
+//! (`basic/authorization/index.mdx` § Scope Challenge Handling: a server
+//! MAY require scopes per operation), set once on the
+//! [`Authorization`](crate::Authorization) and held to in two places that
+//! cannot disagree, because both read this table:
 //!
-//! What a caller lacks the scopes for is answered as what the registry
-//! does not hold (an unknown tool, an unknown prompt, a resource not
-//! found): it learns nothing of what it may not use. To let a caller
-//! discover that more scopes would help (step-up authorization, answered
-//! 403 `insufficient_scope`), leave the entry visible and give it scopes
-//! with [`Authorization::tool_scopes`](crate::Authorization::tool_scopes),
-//! [`prompt_scopes`](crate::Authorization::prompt_scopes) or
-//! [`resource_scopes`](crate::Authorization::resource_scopes) instead.
+//! - **lists** show each caller only what it holds every scope of
+//!   (`server/tools.mdx` § Listing Tools lets a list vary with the
+//!   authorization presented), unless the application opts in to listing
+//!   everything with [`Authorization::list_unauthorized`](crate::Authorization::list_unauthorized);
+//! - **requests** that name an entry the caller lacks scopes for are
+//!   refused with 403 `insufficient_scope` naming them (§ Runtime
+//!   Insufficient Scope Errors), so a client can step up its
+//!   authorization. Such a caller learns that the entry exists and what it
+//!   needs; an application that must not even say that installs its own
+//!   [`View`](super::View), whose hidden entries are answered as unknown.
 //!
-//! The view a caller gets is named by the scopes it holds among those the
-//! policy mentions, so callers with the same relevant scopes share their
-//! lists.
-//! A request without a principal (no authorization; stdio, which takes no
-//! tokens) holds no scope.
+//! A template's scopes hold for every URI it matches, whichever entry
+//! serves the read. A request without a principal (stdio without
+//! [`ServiceBuilder::stdio_principal`](crate::ServiceBuilder::stdio_principal))
+//! holds no scope.
+//!
+//! A listed view is named by the scopes a caller holds among those the
+//! table mentions, so callers with the same relevant scopes share their
+//! lists (paged once per snapshot).
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::view::{Caller, View};
+use crate::auth::Principal;
 use crate::model::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::uri_template::UriTemplate;
 
-/// Shows each entry only to callers holding all its scopes. Entries it
-/// names no scopes for are shown to every caller.
+/// What each entry needs. Entries it names no scopes for need none.
 #[derive(Clone, Debug, Default)]
-pub struct ScopeView {
+pub(crate) struct Scopes {
     tools: BTreeMap<String, Vec<String>>,
     prompts: BTreeMap<String, Vec<String>>,
     resources: BTreeMap<String, Vec<String>>,
-    templates: BTreeMap<String, Vec<String>>,
+    templates: Vec<(String, UriTemplate, Vec<String>)>,
     /// Every scope named above.
     mentioned: BTreeSet<String>,
 }
 
-impl ScopeView {
-    /// A view that hides nothing yet.
-    pub fn new() -> Self {
-        ScopeView::default()
-    }
-
-    /// Show the tool `name` only to callers holding every one of `scopes`.
-    pub fn tool(
-        self,
-        name: impl Into<String>,
-        scopes: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        self.with(|v| &mut v.tools, name.into(), scopes)
-    }
-
-    /// Show the prompt `name` only to callers holding every one of `scopes`.
-    pub fn prompt(
-        self,
-        name: impl Into<String>,
-        scopes: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        self.with(|v| &mut v.prompts, name.into(), scopes)
-    }
-
-    /// Show the resource `uri` only to callers holding every one of `scopes`.
-    pub fn resource(
-        self,
-        uri: impl Into<String>,
-        scopes: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        self.with(|v| &mut v.resources, uri.into(), scopes)
-    }
-
-    /// Show the resource template `uri_template` (and the reads it
-    /// serves) only to callers holding every one of `scopes`.
-    pub fn template(
-        self,
-        uri_template: impl Into<String>,
-        scopes: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        self.with(|v| &mut v.templates, uri_template.into(), scopes)
-    }
-
-    fn with(
-        mut self,
-        table: impl FnOnce(&mut Self) -> &mut BTreeMap<String, Vec<String>>,
-        key: String,
-        scopes: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
-        self.mentioned.extend(scopes.iter().cloned());
-        table(&mut self).insert(key, scopes);
-        self
-    }
-
-    /// Whether the view named `view` holds an entry needing `needed`.
-    fn holds(view: &str, needed: Option<&Vec<String>>) -> bool {
-        needed.is_none_or(|needed| {
-            needed
-                .iter()
-                .all(|scope| view.split(' ').any(|held| held == scope))
-        })
-    }
+/// Which kind of entry a scope is set for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind {
+    Tool,
+    Prompt,
+    Resource,
 }
 
-impl View for ScopeView {
-    /// The relevant scopes the caller holds, sorted, joined by spaces (a
-    /// scope token has none: RFC 6749 § 3.3). Always a view, even for a
-    /// caller holding every scope: a view's lists are marked
-    /// `cacheScope: "private"`, so no shared cache hands them to a caller
-    /// that holds fewer.
-    fn name(&self, caller: &Caller<'_>) -> Option<String> {
+impl Scopes {
+    pub(crate) fn set(&mut self, kind: Kind, key: String, scopes: Vec<String>) {
+        self.mentioned.extend(scopes.iter().cloned());
+        let table = match kind {
+            Kind::Tool => &mut self.tools,
+            Kind::Prompt => &mut self.prompts,
+            Kind::Resource => &mut self.resources,
+        };
+        table.insert(key, scopes);
+    }
+
+    /// The scopes of the template `template`; `Err` when it is not a URI
+    /// template.
+    pub(crate) fn set_template(
+        &mut self,
+        template: String,
+        scopes: Vec<String>,
+    ) -> Result<(), String> {
+        let parsed = UriTemplate::parse(&template)?;
+        self.mentioned.extend(scopes.iter().cloned());
+        self.templates.retain(|(t, ..)| *t != template);
+        self.templates.push((template, parsed, scopes));
+        Ok(())
+    }
+
+    /// Whether any entry needs a scope.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.mentioned.is_empty()
+    }
+
+    /// What calling the tool `name` needs.
+    pub(crate) fn tool(&self, name: &str) -> &[String] {
+        self.tools.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// What getting (or completing an argument of) the prompt `name` needs.
+    pub(crate) fn prompt(&self, name: &str) -> &[String] {
+        self.prompts.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// What reading (or subscribing to) `uri` needs: its own scopes and
+    /// those of every scoped template it matches.
+    pub(crate) fn resource<'a>(&'a self, uri: &'a str) -> impl Iterator<Item = &'a String> + 'a {
+        let own = self.resources.get(uri).into_iter().flatten();
+        let templates = self
+            .templates
+            .iter()
+            .filter(move |(_, parsed, _)| parsed.matches(uri).is_some())
+            .flat_map(|(.., scopes)| scopes);
+        own.chain(templates)
+    }
+
+    /// What completing a variable of the template (or resource) `uri`
+    /// needs: the template's own scopes, named by its text.
+    pub(crate) fn completion_of<'a>(
+        &'a self,
+        uri: &'a str,
+    ) -> impl Iterator<Item = &'a String> + 'a {
+        let own = self.resources.get(uri).into_iter().flatten();
+        let templates = self
+            .templates
+            .iter()
+            .filter(move |(t, ..)| t == uri)
+            .flat_map(|(.., scopes)| scopes);
+        own.chain(templates)
+    }
+
+    /// The scopes of `needed` that `principal` lacks, each once, in the
+    /// order first needed.
+    pub(crate) fn missing<'a>(
+        principal: Option<&Principal>,
+        needed: impl IntoIterator<Item = &'a String>,
+    ) -> Vec<String> {
+        let mut missing: Vec<String> = Vec::new();
+        for scope in needed {
+            if !principal.is_some_and(|p| p.has_scope(scope)) && !missing.contains(scope) {
+                missing.push(scope.clone());
+            }
+        }
+        missing
+    }
+
+    /// The relevant scopes `caller` holds, sorted, joined by spaces (a
+    /// scope token has none: RFC 6749 § 3.3).
+    fn held(&self, caller: &Caller<'_>) -> String {
         let held: Vec<&str> = match caller.principal() {
             Some(p) => self
                 .mentioned
@@ -120,39 +147,102 @@ impl View for ScopeView {
                 .collect(),
             None => Vec::new(),
         };
-        Some(held.join(" "))
+        held.join(" ")
     }
 
-    fn tool(&self, view: &str, tool: &Tool) -> bool {
-        Self::holds(view, self.tools.get(&tool.name))
+    /// Whether a caller holding `held` (a [`Scopes::held`]) has `needed`.
+    fn holds<'a>(held: &str, needed: impl IntoIterator<Item = &'a String>) -> bool {
+        needed
+            .into_iter()
+            .all(|scope| held.split(' ').any(|h| h == scope))
+    }
+}
+
+/// What the lists show: the entries a caller holds the scopes of, within
+/// the application's own [`View`] if it installed one. A list view's name
+/// is the relevant scopes held, then, after a line feed (which no scope
+/// token contains), the application view's name.
+pub(crate) struct Listing {
+    pub(crate) scopes: Arc<Scopes>,
+    pub(crate) view: Option<Arc<dyn View>>,
+}
+
+impl Listing {
+    /// The two names a listing name joins.
+    fn split<'a>(&self, name: &'a str) -> (&'a str, Option<&'a str>) {
+        match name.split_once('\n') {
+            Some((held, view)) => (held, Some(view)),
+            None => (name, None),
+        }
     }
 
-    fn prompt(&self, view: &str, prompt: &Prompt) -> bool {
-        Self::holds(view, self.prompts.get(&prompt.name))
+    fn within(&self, view: Option<&str>, holds: impl FnOnce(&dyn View, &str) -> bool) -> bool {
+        match (&self.view, view) {
+            (Some(v), Some(name)) => holds(&**v, name),
+            _ => true,
+        }
+    }
+}
+
+impl View for Listing {
+    /// Always a name, even for a caller holding every scope: a view's
+    /// lists are marked `cacheScope: "private"`, so no shared cache hands
+    /// them to a caller that holds fewer.
+    fn name(&self, caller: &Caller<'_>) -> Option<String> {
+        let mut name = self.scopes.held(caller);
+        if let Some(view) = self.view.as_ref().and_then(|v| v.name(caller)) {
+            name.push('\n');
+            name.push_str(&view);
+        }
+        Some(name)
     }
 
-    fn resource(&self, view: &str, resource: &Resource) -> bool {
-        Self::holds(view, self.resources.get(&resource.uri))
+    fn tool(&self, name: &str, tool: &Tool) -> bool {
+        let (held, view) = self.split(name);
+        Scopes::holds(held, self.scopes.tool(&tool.name))
+            && self.within(view, |v, n| v.tool(n, tool))
     }
 
-    fn template(&self, view: &str, template: &ResourceTemplate) -> bool {
-        Self::holds(view, self.templates.get(&template.uri_template))
+    fn prompt(&self, name: &str, prompt: &Prompt) -> bool {
+        let (held, view) = self.split(name);
+        Scopes::holds(held, self.scopes.prompt(&prompt.name))
+            && self.within(view, |v, n| v.prompt(n, prompt))
+    }
+
+    fn resource(&self, name: &str, resource: &Resource) -> bool {
+        let (held, view) = self.split(name);
+        Scopes::holds(held, self.scopes.resource(&resource.uri))
+            && self.within(view, |v, n| v.resource(n, resource))
+    }
+
+    fn template(&self, name: &str, template: &ResourceTemplate) -> bool {
+        let (held, view) = self.split(name);
+        Scopes::holds(held, self.scopes.completion_of(&template.uri_template))
+            && self.within(view, |v, n| v.template(n, template))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::Principal;
     use crate::meta::RequestMeta;
-    use alloc::sync::Arc;
 
-    fn view() -> ScopeView {
-        ScopeView::new()
-            .tool("w", ["write"])
-            .prompt("p", ["read", "write"])
-            .resource("test://r", ["read"])
-            .template("test://{x}", ["admin"])
+    fn scopes() -> Scopes {
+        let mut s = Scopes::default();
+        let v = |a: &[&str]| a.iter().map(|s| String::from(*s)).collect();
+        s.set(Kind::Tool, "w".into(), v(&["write"]));
+        s.set(Kind::Prompt, "p".into(), v(&["read", "write"]));
+        s.set(Kind::Resource, "test://r".into(), v(&["read"]));
+        s.set_template("test://t/{x}".into(), v(&["admin"]))
+            .unwrap();
+        s
+    }
+
+    fn listing() -> Listing {
+        Listing {
+            scopes: Arc::new(scopes()),
+            view: None,
+        }
     }
 
     fn name(principal: Option<Principal>) -> Option<String> {
@@ -160,11 +250,11 @@ mod tests {
             principal: principal.map(Arc::new),
             ..RequestMeta::default()
         };
-        view().name(&Caller::new(&meta))
+        listing().name(&Caller::new(&meta))
     }
 
     #[test]
-    fn a_view_is_named_by_the_relevant_scopes_held() {
+    fn a_listing_is_named_by_the_relevant_scopes_held() {
         assert_eq!(name(None), Some(String::new()));
         let reader = Principal::new("a", ["read", "unrelated"]);
         assert_eq!(name(Some(reader)).as_deref(), Some("read"));
@@ -172,11 +262,11 @@ mod tests {
         assert_eq!(name(Some(all)).as_deref(), Some("admin read write"));
     }
 
-    // The builder methods share their names with the trait's: call these
-    // through the trait.
+    // The trait's methods share their names with the tables' lookups:
+    // call these through the trait.
     #[test]
     fn each_kind_needs_all_its_scopes_and_unnamed_entries_show() {
-        let v = view();
+        let v = listing();
         assert!(!View::tool(&v, "read", &Tool::new("w", "")));
         assert!(View::tool(&v, "read write", &Tool::new("w", "")));
         assert!(View::tool(&v, "", &Tool::new("free", "")));
@@ -184,17 +274,35 @@ mod tests {
         assert!(View::prompt(&v, "read write", &Prompt::new("p", "")));
         assert!(!View::resource(&v, "", &Resource::new("test://r", "r")));
         assert!(View::resource(&v, "read", &Resource::new("test://r", "r")));
-        assert!(!View::template(
+        // A resource under a scoped template needs the template's scopes.
+        assert!(!View::resource(
             &v,
-            "read write",
-            &ResourceTemplate::new("test://{x}", "x")
+            "read",
+            &Resource::new("test://t/1", "t")
         ));
-        assert!(View::template(
+        assert!(View::resource(
             &v,
             "admin",
-            &ResourceTemplate::new("test://{x}", "x")
+            &Resource::new("test://t/1", "t")
         ));
+        let t = ResourceTemplate::new("test://t/{x}", "x");
+        assert!(!View::template(&v, "read write", &t));
+        assert!(View::template(&v, "admin", &t));
         // A scope is matched whole, not as a prefix of a held one.
         assert!(!View::tool(&v, "writer", &Tool::new("w", "")));
+    }
+
+    #[test]
+    fn missing_scopes_are_each_named_once() {
+        let s = scopes();
+        let reader = Principal::new("a", ["read"]);
+        assert_eq!(Scopes::missing(Some(&reader), s.prompt("p")), ["write"]);
+        assert_eq!(Scopes::missing(None, s.prompt("p")), ["read", "write"]);
+        assert!(Scopes::missing(Some(&reader), s.resource("test://r")).is_empty());
+        assert_eq!(
+            Scopes::missing(Some(&reader), s.resource("test://t/9")),
+            ["admin"]
+        );
+        assert!(Scopes::missing(None, s.tool("free")).is_empty());
     }
 }
