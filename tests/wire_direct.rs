@@ -43,10 +43,7 @@ fn every_vector_alone_on_a_fresh_connection() {
 
 fn small_limit_service(max: usize) -> Service {
     snodo_conformance::builder()
-        .limits(Limits {
-            max_message_bytes: max,
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_message_bytes(max))
         .build()
         .expect("fixture with a small limit")
 }
@@ -216,10 +213,7 @@ fn server_info_can_be_left_out() {
 #[test]
 fn tools_list_pages() {
     let service = snodo_conformance::builder()
-        .limits(Limits {
-            page_size: 4,
-            ..Limits::default()
-        })
+        .limits(Limits::default().page_size(4))
         .build()
         .expect("fixture with small pages");
     let table: &[Vector] = &[
@@ -422,10 +416,7 @@ fn eof_reads_the_unterminated_last_line_then_closes() {
 fn a_call_past_its_timeout_is_answered_with_an_internal_error() {
     use snodo_proto::{Connection, Instant, Output};
     let service = snodo_conformance::builder()
-        .limits(Limits {
-            call_timeout: Some(Duration::from_secs(5)),
-            ..Limits::default()
-        })
+        .limits(Limits::default().call_timeout(Some(Duration::from_secs(5))))
         .build()
         .expect("fixture with a short timeout");
     let mut conn = Connection::new(&service, snodo_proto::Transport::Stdio, Instant::ZERO);

@@ -4,7 +4,7 @@ use http::{HeaderName, HeaderValue, Request, Response, StatusCode, Version};
 use http_body::Body;
 use http_body_util::{BodyExt, Limited};
 use snodo_driver::{Exchange, Part, Shutdown};
-use snodo_proto::http::codec::Head;
+use snodo_proto::http::Head;
 use snodo_proto::{BodyError, Context, Host, Service};
 use snodo_tokio::Tokio;
 use std::convert::Infallible;

@@ -43,10 +43,7 @@ fn service() -> (Service, mpsc::Receiver<bool>) {
     }
     let service = Service::builder()
         .server_info(Implementation::new("t", "1"))
-        .limits(Limits {
-            max_message_bytes: 4096,
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_message_bytes(4096))
         .tool(
             Tool::new("echo", "Echo the text").input_schema(text),
             |a: Text, _ctx| async move { CallToolResult::text(a.text) },
@@ -481,10 +478,7 @@ fn a_listen_stream_carries_events_and_ends_on_shutdown() {
                 .tool(Tool::new("noop", "Nothing"), |_: NoArgs, _ctx| async {
                     CallToolResult::text("")
                 })
-                .notifications(Notifications {
-                    tools_list_changed: true,
-                    ..Notifications::default()
-                })
+                .notifications(Notifications::default().tools_list_changed())
                 .hub(hub.clone())
                 .build()
                 .unwrap();

@@ -82,10 +82,7 @@ fn service(notes: Notes) -> Service {
         .instructions(
             "Keeps short notes. Add with add_note; read notes://index and notes://note/{id}.",
         )
-        .notifications(Notifications {
-            resource_updates: true,
-            ..Notifications::default()
-        })
+        .notifications(Notifications::default().resource_updates())
         .hub(notes.hub.clone())
         .state(notes)
         .tool(

@@ -47,10 +47,7 @@ fn greet(ctx: Context) -> Reply<CallToolResult> {
 
 fn service() -> Service {
     Service::builder()
-        .notifications(Notifications {
-            tools_list_changed: true,
-            ..Notifications::default()
-        })
+        .notifications(Notifications::default().tools_list_changed())
         .tool(Tool::new("greet", "Greets whoever answers"), |_: NoArgs, ctx: Context| async move {
             greet(ctx)
         })

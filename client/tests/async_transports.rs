@@ -286,10 +286,10 @@ fn a_kept_connection_the_server_closed_is_replaced() {
     rt.block_on(async {
         let addr = serve_on_tokio(
             Service::builder()
-                .http(snodo_proto::HttpConfig {
-                    idle_timeout: std::time::Duration::from_millis(100),
-                    ..Default::default()
-                })
+                .http(
+                    snodo_proto::HttpConfig::default()
+                        .idle_timeout(std::time::Duration::from_millis(100)),
+                )
                 .build()
                 .unwrap(),
         )

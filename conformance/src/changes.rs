@@ -16,14 +16,14 @@ pub fn register(builder: ServiceBuilder, hub: Hub) -> ServiceBuilder {
     let tools_hub = hub.clone();
     let prompts_hub = hub.clone();
     builder
-        .notifications(Notifications {
-            tools_list_changed: true,
-            prompts_list_changed: true,
-            // `resources-subscribe` (2025-11-25) subscribes to
-            // `test://watched-resource`; updates go through the hub.
-            resource_updates: true,
-            ..Notifications::default()
-        })
+        // `resources-subscribe` (2025-11-25) subscribes to
+        // `test://watched-resource`; updates go through the hub.
+        .notifications(
+            Notifications::default()
+                .tools_list_changed()
+                .prompts_list_changed()
+                .resource_updates(),
+        )
         .hub(hub)
         .tool(
             Tool::new(

@@ -364,10 +364,8 @@ fn service(stores: &Stores) -> Option<snodo_proto::Service> {
         builder = builder.authorization(auth);
     }
     if let Some(route) = &stores.session_route {
-        builder = builder.http(snodo_proto::HttpConfig {
-            session_route: Some(route.clone()),
-            ..snodo_proto::HttpConfig::default()
-        });
+        builder =
+            builder.http(snodo_proto::HttpConfig::default().session_route(Some(route.clone())));
     }
     match builder.build() {
         Ok(s) => Some(s),

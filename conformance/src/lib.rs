@@ -51,7 +51,7 @@ pub fn builder() -> ServiceBuilder {
 pub fn builder_with_tasks(tasks: Arc<dyn Store>) -> ServiceBuilder {
     let b = Service::builder()
         .server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
-        .logging(true);
+        .logging();
     let b = tools::register(b);
     let b = changes::register(b, snodo_proto::Hub::default());
     let b = resources::register(b);

@@ -10,7 +10,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use snodo_proto::http::codec::Head;
+use snodo_proto::http::Head;
 use snodo_proto::{Connection, Host, Output, Response, Service};
 
 use crate::drive::Core;

@@ -23,9 +23,6 @@ pub fn fixture() -> &'static (Service, Hub) {
 pub fn roomy_fixture() -> &'static (Service, Hub) {
     static FIXTURE: OnceLock<(Service, Hub)> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        machine::fixture::service_with(snodo_proto::Limits {
-            max_message_bytes: 64 * 1024,
-            ..machine::fixture::limits()
-        })
+        machine::fixture::service_with(machine::fixture::limits().max_message_bytes(64 * 1024))
     })
 }

@@ -45,6 +45,22 @@ pub mod code {
     /// `data.retryAfterSeconds` ([`ErrorObject::rate_limited`](super::ErrorObject::rate_limited)).
     /// Implementation-defined (`schema.ts` § MCP error codes).
     pub const RATE_LIMITED: i64 = -32001;
+
+    /// The codes of the initialize-era revisions (2025-11-25, 2025-06-18)
+    /// beyond JSON-RPC's, sent only inside their sessions. They reuse
+    /// numbers that 2026-07-28 answers carry with other meanings
+    /// ([`SERVICE_UNAVAILABLE`], [`RATE_LIMITED`]), so read a code with
+    /// the era of the answer it came in.
+    pub mod session {
+        /// `resources/read` of an unknown URI (`mcp-2025-11-25/server/resources.mdx`
+        /// § Error Handling); 2026-07-28 uses `-32602` instead.
+        pub const RESOURCE_NOT_FOUND: i64 = -32002;
+        /// A request on HTTP naming a session that does not exist or expired
+        /// (the code TypeScript and Python SDKs send with the 404).
+        pub const SESSION_NOT_FOUND: i64 = -32001;
+        /// A transport-level refusal (missing session, not initialized).
+        pub const BAD_REQUEST: i64 = -32000;
+    }
 }
 
 /// How long [`ErrorObject::unavailable`] asks a client to wait before

@@ -114,7 +114,7 @@ pub enum Incoming {
     },
     /// `{jsonrpc, id, result}` or `{jsonrpc, id, error}`: a client's answer
     /// to a request the server sent. Only the initialize-era dialects send
-    /// server-to-client requests ([`crate::legacy`]); elsewhere it is
+    /// server-to-client requests (`crate::legacy`); elsewhere it is
     /// refused like any other malformed message.
     Response {
         /// The id of the server's request.

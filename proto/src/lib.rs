@@ -72,26 +72,43 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+// The engine's internals (`dispatch`, `jsonrpc`, `profile`, and in `http`
+// the codec and the head rules) are public only with the `unstable`
+// feature, for the fuzz targets and this crate's own tests, with no
+// stability promise; without it they are the crate's own, and what a user
+// names of them is re-exported elsewhere.
 mod admission;
 pub mod auth;
 pub mod client;
 pub mod connection;
+#[cfg(feature = "unstable")]
 pub mod dispatch;
+#[cfg(not(feature = "unstable"))]
+#[allow(dead_code, unreachable_pub)]
+pub(crate) mod dispatch;
 pub mod error;
 pub mod extension;
 pub mod handler;
 pub mod headers;
 pub mod http;
 mod json;
+#[cfg(feature = "unstable")]
 pub mod jsonrpc;
-pub mod legacy;
+#[cfg(not(feature = "unstable"))]
+#[allow(dead_code, unreachable_pub)]
+pub(crate) mod jsonrpc;
+mod legacy;
 #[cfg(feature = "std")]
 pub mod limit;
 pub mod meta;
 pub mod model;
 pub mod mrtr;
 pub mod pagination;
+#[cfg(feature = "unstable")]
 pub mod profile;
+#[cfg(not(feature = "unstable"))]
+#[allow(dead_code, unreachable_pub)]
+pub(crate) mod profile;
 pub mod registry;
 #[cfg(feature = "std")]
 mod run;
@@ -126,6 +143,8 @@ pub use handler::{
 };
 pub use http::{BodyError, HostPolicy, HttpConfig, OriginPolicy, Response};
 pub use jsonrpc::RequestId;
+#[cfg(feature = "std")]
+pub use legacy::{SessionStats, Sessions};
 #[cfg(feature = "std")]
 pub use limit::RateLimit;
 pub use meta::{ClientCapabilities, LogLevel, ProgressToken, RequestMeta};

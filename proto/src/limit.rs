@@ -36,6 +36,7 @@ const MAX_RETRY_AFTER: u64 = 86_400;
 /// A per-principal rate limit on `tools/call` and `completion/complete`
 /// ([`ServiceBuilder::rate_limit`](crate::ServiceBuilder::rate_limit)).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RateLimit {
     /// Calls a principal may make at once, after being idle.
     pub burst: u32,
@@ -207,3 +208,6 @@ mod tests {
         assert!(l.take("c", at(1300)).is_err());
     }
 }
+crate::service::setters!(RateLimit {
+    max_principals: usize
+});

@@ -1,6 +1,6 @@
 //! Per-request `_meta`: what every 2026-07-28 request must carry
 //! (`basic/index.mdx` § `_meta`), the required fields checked before the
-//! version is judged (see [`crate::dispatch`] for the order).
+//! version is judged (see `crate::dispatch` for the order).
 //!
 //! Nothing here is remembered between requests (`basic/index.mdx`
 //! § Statelessness): each request's metadata stands alone.

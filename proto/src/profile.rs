@@ -10,7 +10,7 @@
 //! [`REVISION_2026_07_28`] is the stateless revision the core is built
 //! around. [`REVISION_2025_11_25`] and [`REVISION_2025_06_18`] are the
 //! initialize-era dialects (`basic/versioning.mdx` § Backward Compatibility
-//! with Initialization-Based Versions), served by [`crate::legacy`] beside
+//! with Initialization-Based Versions), served by `crate::legacy` beside
 //! it; a [`Dialect`] pairs a version string with its profile.
 
 /// The protocol revision this profile describes.

@@ -35,6 +35,7 @@ use crate::subscriptions::Notifications;
 /// Each field states its default ([`Limits::default`]); change a few and
 /// keep the rest with `Limits { max_concurrent_calls: 16, ..Limits::default() }`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Largest message accepted, in bytes (a stdio line without its newline).
     ///
@@ -69,7 +70,7 @@ pub struct Limits {
     /// (`streamable-http.mdx` § Receiving Messages).
     ///
     /// Default: `Duration::from_secs(15)`.
-    pub keep_alive: Duration,
+    pub heartbeat: Duration,
     /// Initialize-era sessions open at once on HTTP; `initialize` beyond
     /// this (after idle ones expire) is refused with 503.
     ///
@@ -116,7 +117,7 @@ impl Default for Limits {
             call_timeout: Some(Duration::from_secs(300)),
             page_size: 100,
             max_subscriptions: 16,
-            keep_alive: Duration::from_secs(15),
+            heartbeat: Duration::from_secs(15),
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
             shutdown_grace: Duration::from_secs(5),
@@ -128,6 +129,7 @@ impl Default for Limits {
 
 /// Caching hints for the cacheable results (`server/utilities/caching.mdx`).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CachePolicy {
     /// `server/discover`.
     pub discover: CacheHint,
@@ -485,6 +487,7 @@ fn capabilities_json(
 /// The kinds of entry an application adds at run time through the
 /// [`Registry`](crate::registry::Registry) (see [`ServiceBuilder::changing`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Kinds {
     /// Tools.
     pub tools: bool,
@@ -494,7 +497,82 @@ pub struct Kinds {
     pub resources: bool,
 }
 
+/// `Set [`field`](Type::field)` builder methods for an options struct, so
+/// that a caller outside the crate can build one field by field (the
+/// structs are `#[non_exhaustive]`: a new limit is not a breaking change).
+macro_rules! setters {
+    ($ty:ident { $($field:ident: $t:ty),* $(,)? }) => {
+        impl $ty {
+            $(
+                #[doc = concat!("Set [`", stringify!($field), "`](", stringify!($ty), "::", stringify!($field), ").")]
+                pub fn $field(mut self, value: $t) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+        }
+    };
+}
+pub(crate) use setters;
+
+setters!(Limits {
+    max_message_bytes: usize,
+    max_concurrent_calls: usize,
+    max_queued_calls: usize,
+    call_timeout: Option<Duration>,
+    page_size: usize,
+    max_subscriptions: usize,
+    heartbeat: Duration,
+    max_sessions: usize,
+    session_idle_timeout: Duration,
+    shutdown_grace: Duration,
+    close_linger: Duration,
+    max_pending_reports: usize,
+});
+
+setters!(CachePolicy {
+    discover: CacheHint,
+    lists: CacheHint,
+    reads: CacheHint,
+});
+
 impl Kinds {
+    /// Nothing (the default).
+    pub const fn none() -> Self {
+        Kinds {
+            tools: false,
+            prompts: false,
+            resources: false,
+        }
+    }
+
+    /// Every kind.
+    pub const fn all() -> Self {
+        Kinds {
+            tools: true,
+            prompts: true,
+            resources: true,
+        }
+    }
+
+    /// Tools too.
+    pub const fn tools(mut self) -> Self {
+        self.tools = true;
+        self
+    }
+
+    /// Prompts too.
+    pub const fn prompts(mut self) -> Self {
+        self.prompts = true;
+        self
+    }
+
+    /// Resources and resource templates too.
+    pub const fn resources(mut self) -> Self {
+        self.resources = true;
+        self
+    }
+
     /// Whether any kind is named.
     pub fn any(&self) -> bool {
         self.tools || self.prompts || self.resources
@@ -678,9 +756,9 @@ impl ServiceBuilder {
     }
 
     /// Let handlers send `notifications/message` (deprecated logging);
-    /// advertises the `logging` capability.
-    pub fn logging(mut self, enabled: bool) -> Self {
-        self.logging = enabled;
+    /// advertises the `logging` capability. Off unless asked for.
+    pub fn logging(mut self) -> Self {
+        self.logging = true;
         self
     }
 

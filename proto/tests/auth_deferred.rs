@@ -321,7 +321,7 @@ fn the_shutdown_grace_running_out_cancels_a_pending_verdict() {
 #[test]
 fn a_host_parsed_request_is_held_the_same_way() {
     let (service, _) = service();
-    let head = snodo_proto::http::codec::Head::new(
+    let head = snodo_proto::http::Head::new(
         "POST",
         "/mcp",
         1,

@@ -203,10 +203,7 @@ fn a_spawned_call_reports_and_answers_through_its_connection_in_order() {
 
 #[test]
 fn the_report_bound_drops_progress_but_never_the_answer() {
-    let limits = Limits {
-        max_pending_reports: 2,
-        ..Limits::default()
-    };
+    let limits = Limits::default().max_pending_reports(2);
     let (mut w, _) = Wire::new(limits);
     let mut task = w.start(&call(2, "later"));
     assert!(task.poll_inline().is_none());
@@ -291,10 +288,7 @@ fn events(conn: &mut Connection) -> Vec<&'static str> {
 #[test]
 fn after_end_of_input_the_grace_bounds_what_still_runs() {
     let grace = std::time::Duration::from_millis(500);
-    let limits = Limits {
-        shutdown_grace: grace,
-        ..Limits::default()
-    };
+    let limits = Limits::default().shutdown_grace(grace);
     let (mut w, dropped) = Wire::new(limits);
     let mut task = w.start(&call(4, "hang"));
     assert!(task.poll_inline().is_none());

@@ -121,10 +121,7 @@ impl Extension for Notes {
 fn builder() -> snodo_proto::ServiceBuilder {
     Service::builder()
         .server_info(Implementation::new("t", "1"))
-        .limits(Limits {
-            call_timeout: Some(Duration::from_secs(1)),
-            ..Limits::default()
-        })
+        .limits(Limits::default().call_timeout(Some(Duration::from_secs(1))))
         .tool(Tool::new("plain", "Core answers"), |_: NoArgs, _| async {
             CallToolResult::text("core")
         })

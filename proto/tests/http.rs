@@ -26,14 +26,8 @@ fn modern_only() -> Service {
 fn builder() -> snodo_proto::ServiceBuilder {
     Service::builder()
         .server_info(Implementation::new("t", "1"))
-        .limits(Limits {
-            max_message_bytes: 4096,
-            ..Limits::default()
-        })
-        .http(HttpConfig {
-            max_head_bytes: 2048,
-            ..HttpConfig::default()
-        })
+        .limits(Limits::default().max_message_bytes(4096))
+        .http(HttpConfig::default().max_head_bytes(2048))
         .tool(
             Tool::new("ping_tool", "Answers pong"),
             |_: NoArgs, _| async { CallToolResult::text("pong") },

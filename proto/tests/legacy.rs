@@ -46,11 +46,8 @@ fn builder() -> snodo_proto::ServiceBuilder {
         .server_info(Implementation::new("t", "1"))
         .instructions("Say hello.")
         .state_keys(StateKeys::new([0xa1; 32]))
-        .logging(true)
-        .notifications(Notifications {
-            resource_updates: true,
-            ..Notifications::default()
-        })
+        .logging()
+        .notifications(Notifications::default().resource_updates())
         .tool(
             Tool::new("greet", "Asks for a name"),
             |_: NoArgs, ctx: Context| async move { greet(ctx) },
@@ -522,11 +519,11 @@ fn http_get_stream_carries_subscribed_updates_only() {
 #[test]
 fn http_sessions_are_bounded_and_expire() {
     let service = builder()
-        .limits(Limits {
-            max_sessions: 1,
-            session_idle_timeout: Duration::from_secs(10),
-            ..Limits::default()
-        })
+        .limits(
+            Limits::default()
+                .max_sessions(1)
+                .session_idle_timeout(Duration::from_secs(10)),
+        )
         .build()
         .unwrap();
     let mut h = Harness::new(&service, Transport::Http);
@@ -553,10 +550,7 @@ fn http_sessions_are_bounded_and_expire() {
 fn a_session_route_begins_every_session_id() {
     let routed = |route: &str| {
         builder()
-            .http(HttpConfig {
-                session_route: Some(route.to_owned()),
-                ..HttpConfig::default()
-            })
+            .http(HttpConfig::default().session_route(Some(route.to_owned())))
             .build()
     };
     let service = routed("r2").unwrap();
@@ -672,12 +666,12 @@ fn http_delete_cancels_the_sessions_calls() {
 #[test]
 fn an_expired_session_cancels_its_calls() {
     let service = builder()
-        .limits(Limits {
-            max_sessions: 1,
-            session_idle_timeout: Duration::from_secs(10),
-            call_timeout: Some(Duration::from_secs(60)),
-            ..Limits::default()
-        })
+        .limits(
+            Limits::default()
+                .max_sessions(1)
+                .session_idle_timeout(Duration::from_secs(10))
+                .call_timeout(Some(Duration::from_secs(60))),
+        )
         .build()
         .unwrap();
     for evict in [false, true] {
@@ -954,10 +948,7 @@ fn a_session_subscribes_to_at_most_1024_resources() {
 #[test]
 fn a_call_waiting_for_an_answer_times_out() {
     let service = builder()
-        .limits(Limits {
-            call_timeout: Some(Duration::from_secs(1)),
-            ..Limits::default()
-        })
+        .limits(Limits::default().call_timeout(Some(Duration::from_secs(1))))
         .build()
         .unwrap();
     let mut h = Harness::new(&service, Transport::Stdio);

@@ -28,21 +28,14 @@ const SERVER: &str = r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t
 fn service() -> Service {
     Service::builder()
         .server_info(Implementation::new("t", "1"))
-        .limits(Limits {
-            page_size: 2,
-            ..Limits::default()
-        })
-        .changing(Kinds {
-            tools: true,
-            prompts: true,
-            resources: true,
-        })
-        .notifications(Notifications {
-            tools_list_changed: true,
-            prompts_list_changed: true,
-            resources_list_changed: true,
-            resource_updates: false,
-        })
+        .limits(Limits::default().page_size(2))
+        .changing(Kinds::default().tools().prompts().resources())
+        .notifications(
+            Notifications::default()
+                .tools_list_changed()
+                .prompts_list_changed()
+                .resources_list_changed(),
+        )
         .tool(Tool::new("a", "A"), |_: NoArgs, _| async {
             CallToolResult::text("from a")
         })
@@ -205,14 +198,8 @@ fn stdio_lists_follow_commits_and_each_stream_hears_each_change_once() {
 fn a_kind_declared_as_changing_is_advertised_while_empty_and_served_once_added() {
     let service = Service::builder()
         .server_info(Implementation::new("t", "1"))
-        .changing(Kinds {
-            tools: true,
-            ..Kinds::default()
-        })
-        .notifications(Notifications {
-            tools_list_changed: true,
-            ..Notifications::default()
-        })
+        .changing(Kinds::default().tools())
+        .notifications(Notifications::default().tools_list_changed())
         .build()
         .unwrap();
     let mut h = Harness::new(&service, Transport::Stdio);
@@ -464,14 +451,8 @@ fn stdio_initialize_era_session_hears_a_commit() {
 #[test]
 fn concurrent_readers_never_get_a_page_mixing_snapshots() {
     let service = Service::builder()
-        .limits(Limits {
-            page_size: 2,
-            ..Limits::default()
-        })
-        .changing(Kinds {
-            tools: true,
-            ..Kinds::default()
-        })
+        .limits(Limits::default().page_size(2))
+        .changing(Kinds::default().tools())
         .build()
         .unwrap();
     let generations = 200u64;

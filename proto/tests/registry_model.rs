@@ -46,21 +46,13 @@ impl Rng {
 
 fn service() -> Service {
     Service::builder()
-        .limits(Limits {
-            page_size: PAGE,
-            max_subscriptions: 4,
-            ..Limits::default()
-        })
-        .changing(Kinds {
-            tools: true,
-            prompts: true,
-            ..Kinds::default()
-        })
-        .notifications(Notifications {
-            tools_list_changed: true,
-            prompts_list_changed: true,
-            ..Notifications::default()
-        })
+        .limits(Limits::default().page_size(PAGE).max_subscriptions(4))
+        .changing(Kinds::default().tools().prompts())
+        .notifications(
+            Notifications::default()
+                .tools_list_changed()
+                .prompts_list_changed(),
+        )
         .tool_declared(Tool::new("a", "a0"))
         .tool_declared(Tool::new("b", "b0"))
         .build()

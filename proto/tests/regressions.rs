@@ -29,11 +29,11 @@ fn call(id: u64) -> String {
 /// input the connection never closed).
 #[test]
 fn cancelling_a_running_call_starts_the_next_queued_one() {
-    let s = service(Limits {
-        max_concurrent_calls: 1,
-        max_queued_calls: 4,
-        ..Limits::default()
-    });
+    let s = service(
+        Limits::default()
+            .max_concurrent_calls(1)
+            .max_queued_calls(4),
+    );
     let mut h = Harness::new(&s, Transport::Stdio);
     h.run_handlers = false;
     assert_eq!(h.send(call(1).as_bytes()), "");

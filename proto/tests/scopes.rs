@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use serde_json::Value;
-use snodo_proto::http::codec::Head;
+use snodo_proto::http::Head;
 use snodo_proto::{
     Authorization, CallToolResult, Completion, Connection, GetPromptResult, Implementation,
     Instant, NoArgs, Notifications, Output, Principal, Prompt, ReadResourceResult, Rejection,
@@ -73,10 +73,7 @@ fn service_with(
         .server_info(Implementation::new("t", "1"))
         .authorization(auth)
         .stdio_principal(principal(stdio_as).unwrap())
-        .notifications(Notifications {
-            resource_updates: true,
-            ..Notifications::default()
-        })
+        .notifications(Notifications::default().resource_updates())
         .tool(
             Tool::new("secret_tool", "Needs tools:secret"),
             move |_: NoArgs, _| {

@@ -82,11 +82,9 @@ fn answered_out_of_order_and_cancelled_calls_stay_silent() {
 
 #[test]
 fn concurrency_cap_queues_then_stops_reading() {
-    let limits = Limits {
-        max_concurrent_calls: 2,
-        max_queued_calls: 2,
-        ..Limits::default()
-    };
+    let limits = Limits::default()
+        .max_concurrent_calls(2)
+        .max_queued_calls(2);
     let mut h = Harness::new(&service(limits), Transport::Stdio);
     h.run_handlers = false;
     h.send((call(1) + &call(2) + &call(3)).as_bytes());
@@ -119,10 +117,7 @@ fn concurrency_cap_queues_then_stops_reading() {
 
 #[test]
 fn call_timeout_cancels_and_answers_once() {
-    let limits = Limits {
-        call_timeout: Some(Duration::from_millis(100)),
-        ..Limits::default()
-    };
+    let limits = Limits::default().call_timeout(Some(Duration::from_millis(100)));
     let mut h = Harness::new(&service(limits), Transport::Stdio);
     h.run_handlers = false;
     h.send(call(5).as_bytes());
@@ -189,10 +184,7 @@ fn begin_shutdown_stops_reading_and_finishes_work() {
 
 #[test]
 fn oversized_line_then_recovery() {
-    let limits = Limits {
-        max_message_bytes: 512,
-        ..Limits::default()
-    };
+    let limits = Limits::default().max_message_bytes(512);
     let mut h = Harness::new(&service(limits), Transport::Stdio);
     let big = format!(
         "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"pad\":\"{}\"}}\n",

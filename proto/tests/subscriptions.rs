@@ -16,10 +16,7 @@ use support::Harness;
 fn service(hub: Option<Hub>, notifications: Notifications) -> Service {
     let mut b = Service::builder()
         .server_info(Implementation::new("t", "1"))
-        .limits(Limits {
-            max_subscriptions: 2,
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_subscriptions(2))
         .notifications(notifications)
         .tool(Tool::new("work", "Does work"), |_: NoArgs, _| async {
             CallToolResult::text("done")
@@ -43,12 +40,10 @@ fn service(hub: Option<Hub>, notifications: Notifications) -> Service {
     b.build().unwrap()
 }
 
-const ALL: Notifications = Notifications {
-    tools_list_changed: true,
-    prompts_list_changed: false,
-    resources_list_changed: true,
-    resource_updates: true,
-};
+const ALL: Notifications = Notifications::none()
+    .tools_list_changed()
+    .resources_list_changed()
+    .resource_updates();
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 

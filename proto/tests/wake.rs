@@ -83,10 +83,7 @@ fn service(gate: GateSlot, hub: Option<Hub>) -> Service {
         );
     if let Some(hub) = hub {
         b = b
-            .notifications(Notifications {
-                tools_list_changed: true,
-                ..Notifications::default()
-            })
+            .notifications(Notifications::default().tools_list_changed())
             .hub(hub);
     }
     b.build().unwrap()

@@ -50,11 +50,11 @@ impl Stream {
     fn open(hub: &Hub) -> Stream {
         let service = Service::builder()
             .server_info(Implementation::new("b", "1"))
-            .notifications(Notifications {
-                tools_list_changed: true,
-                resource_updates: true,
-                ..Notifications::default()
-            })
+            .notifications(
+                Notifications::default()
+                    .tools_list_changed()
+                    .resource_updates(),
+            )
             .hub(hub.clone())
             .tool(
                 Tool::new("t", "A tool, so tool list changes exist"),

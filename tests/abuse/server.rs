@@ -22,16 +22,13 @@ fn main() {
         .nth(1)
         .unwrap_or_default();
     let service = snodo_conformance::builder()
-        .http(HttpConfig {
-            head_timeout: REQUEST_TIMEOUT,
-            request_timeout: REQUEST_TIMEOUT,
-            idle_timeout: IDLE_TIMEOUT,
-            ..HttpConfig::default()
-        })
-        .limits(Limits {
-            max_message_bytes: MAX_MESSAGE,
-            ..Limits::default()
-        })
+        .http(
+            HttpConfig::default()
+                .head_timeout(REQUEST_TIMEOUT)
+                .request_timeout(REQUEST_TIMEOUT)
+                .idle_timeout(IDLE_TIMEOUT),
+        )
+        .limits(Limits::default().max_message_bytes(MAX_MESSAGE))
         .build()
         .expect("the fixture builds");
     let addr: SocketAddr = "127.0.0.1:0".parse().expect("an address");

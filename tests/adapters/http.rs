@@ -9,7 +9,7 @@ use std::net::TcpStream;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use snodo_proto::{ChangeEvent, HttpConfig, Hub, Kinds, Limits, Notifications, Tool};
+use snodo_proto::{ChangeEvent, HttpConfig, Hub, Kinds, Notifications, Tool};
 use snodo_tokio::Options;
 
 use crate::client::{
@@ -230,10 +230,7 @@ pub fn http_a_client_hanging_up_cancels_its_call_and_others_are_served<R: Rt>() 
 /// shutdown grace (which is not for this), and the client can still
 /// cancel it from another connection.
 pub fn http_a_session_call_outlives_its_clients_disconnect<R: Rt>() {
-    let (service, probes) = service(Limits {
-        shutdown_grace: Duration::from_millis(100),
-        ..limits()
-    });
+    let (service, probes) = service(limits().shutdown_grace(Duration::from_millis(100)));
     let server = Server::<R>::http(&service, Options::default());
     let mut leaving = server.connect();
     leaving.send(&session_post(
@@ -269,10 +266,7 @@ pub fn session_id(head: &str) -> String {
 }
 
 pub fn http_a_call_past_its_timeout_is_answered_and_dropped<R: Rt>() {
-    let (service, probes) = service(Limits {
-        call_timeout: Some(Duration::from_millis(200)),
-        ..limits()
-    });
+    let (service, probes) = service(limits().call_timeout(Some(Duration::from_millis(200))));
     let server = Server::<R>::http(&service, Options::default());
     let mut client = server.connect();
     client.send(&call(1, "hang"));
@@ -361,10 +355,7 @@ pub fn http_at_the_cap_a_new_connection_takes_an_idle_place_or_is_closed<R: Rt>(
 
 pub fn http_shutdown_grace_expiry_cancels_what_is_left<R: Rt>() {
     let grace = Duration::from_millis(300);
-    let (service, probes) = service(Limits {
-        shutdown_grace: grace,
-        ..limits()
-    });
+    let (service, probes) = service(limits().shutdown_grace(grace));
     let server = Server::<R>::http(&service, Options::default());
     let mut client = server.connect();
     client.send(&call(5, "hang"));
@@ -384,10 +375,7 @@ pub fn http_shutdown_grace_expiry_cancels_what_is_left<R: Rt>() {
 
 /// Hanging up during the grace is a cancellation like any other.
 pub fn http_a_disconnect_during_shutdown_still_cancels_the_call<R: Rt>() {
-    let (service, probes) = service(Limits {
-        shutdown_grace: Duration::from_secs(30),
-        ..limits()
-    });
+    let (service, probes) = service(limits().shutdown_grace(Duration::from_secs(30)));
     let server = Server::<R>::http(&service, Options::default());
     let mut client = server.connect();
     client.send(&call(1, "hang"));
@@ -406,10 +394,7 @@ pub fn http_a_disconnect_during_shutdown_still_cancels_the_call<R: Rt>() {
 pub fn http_an_idle_deadline_moved_later_by_a_request_is_kept<R: Rt>() {
     const IDLE: Duration = Duration::from_millis(1200);
     let (service, _) = service_with(limits(), |b| {
-        b.http(HttpConfig {
-            idle_timeout: IDLE,
-            ..HttpConfig::default()
-        })
+        b.http(HttpConfig::default().idle_timeout(IDLE))
     });
     let server = Server::<R>::http(&service, Options::default());
     let mut client = server.connect();
@@ -441,11 +426,8 @@ pub fn http_an_idle_deadline_moved_later_by_a_request_is_kept<R: Rt>() {
 pub fn http_a_listen_stream_carries_events_and_ends_on_shutdown<R: Rt>() {
     let hub = Hub::default();
     let (service, _) = service_with(limits(), |b| {
-        b.notifications(Notifications {
-            tools_list_changed: true,
-            ..Notifications::default()
-        })
-        .hub(hub.clone())
+        b.notifications(Notifications::default().tools_list_changed())
+            .hub(hub.clone())
     });
     let server = Server::<R>::http(&service, Options::default());
     let mut client = server.connect();
@@ -481,14 +463,8 @@ pub fn http_a_listen_stream_carries_events_and_ends_on_shutdown<R: Rt>() {
 /// (`server/tools.mdx` § List Changed Notification).
 pub fn http_a_registry_commit_reaches_a_listen_stream<R: Rt>() {
     let (service, _) = service_with(limits(), |b| {
-        b.changing(Kinds {
-            tools: true,
-            ..Kinds::default()
-        })
-        .notifications(Notifications {
-            tools_list_changed: true,
-            ..Notifications::default()
-        })
+        b.changing(Kinds::default().tools())
+            .notifications(Notifications::default().tools_list_changed())
     });
     let server = Server::<R>::http(&service, Options::default());
     let mut client = server.connect();

@@ -10,7 +10,6 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
-use snodo_proto::Limits;
 use snodo_tokio::Options;
 
 use crate::client::{
@@ -30,10 +29,7 @@ const TIMED_OUT: &str =
 /// reads nothing. Once it reads, it gets the progress that waited and the
 /// timed-out call's error, and nothing for the cancelled call.
 pub fn stdio_unread_output_holds_up_neither_timeouts_nor_cancellations<R: Rt>() {
-    let (service, probes) = service(Limits {
-        call_timeout: Some(Duration::from_secs(1)),
-        ..limits()
-    });
+    let (service, probes) = service(limits().call_timeout(Some(Duration::from_secs(1))));
     let options = Options::default().write_high_water(4096);
     let mut c = Stdio::start_with::<R>(&service, options, 4096);
     c.send(r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
@@ -80,10 +76,7 @@ const FLOOD: &str = r#"{"jsonrpc":"2.0","id":"t","method":"tools/call","params":
 /// call still times out (its future dropped, flagged cancelled). Reading
 /// then gets the stream ended by the timeout's error, then the next answer.
 pub fn http_unread_output_holds_up_no_call_timeout<R: Rt>() {
-    let (service, probes) = service(Limits {
-        call_timeout: Some(Duration::from_secs(1)),
-        ..limits()
-    });
+    let (service, probes) = service(limits().call_timeout(Some(Duration::from_secs(1))));
     let options = Options::default().write_high_water(4096);
     let server = Server::<R>::http(&service, options);
     let mut client = Client::connect_unread(server.addr);
@@ -148,10 +141,7 @@ pub fn http_unread_output_holds_up_no_cancellation<R: Rt>() {
 /// second.
 pub fn http_shutdown_with_calls_in_flight_ends_the_same_way<R: Rt>() {
     let grace = Duration::from_secs(1);
-    let limits = Limits {
-        shutdown_grace: grace,
-        ..limits()
-    };
+    let limits = limits().shutdown_grace(grace);
     let bound = grace + limits.close_linger + Duration::from_secs(1);
     let (service, probes) = service(limits);
     let server = Server::<R>::http(&service, Options::default());

@@ -24,10 +24,7 @@ pub const SOON: Duration = Duration::from_secs(5);
 /// Limits for the tests: the defaults, with a short lingering close so
 /// that closes and shutdowns end quickly.
 pub fn limits() -> Limits {
-    Limits {
-        close_linger: Duration::from_millis(200),
-        ..Limits::default()
-    }
+    Limits::default().close_linger(Duration::from_millis(200))
 }
 
 /// The test's side of the probe tools.

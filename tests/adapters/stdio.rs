@@ -8,7 +8,6 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use snodo_proto::Limits;
 use snodo_tokio::Options;
 
 use crate::client::{json, Stdio};
@@ -179,10 +178,7 @@ pub fn stdio_an_unterminated_last_line_is_answered_at_eof<R: Rt>() {
 
 pub fn stdio_calls_outliving_the_grace_after_eof_are_cancelled<R: Rt>() {
     let grace = Duration::from_millis(300);
-    let (service, probes) = service(Limits {
-        shutdown_grace: grace,
-        ..limits()
-    });
+    let (service, probes) = service(limits().shutdown_grace(grace));
     let mut c = Stdio::start::<R>(&service, Options::default());
     c.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
     probes.expect_started("hang");
@@ -197,10 +193,7 @@ pub fn stdio_calls_outliving_the_grace_after_eof_are_cancelled<R: Rt>() {
 }
 
 pub fn stdio_a_call_past_its_timeout_is_answered_and_dropped<R: Rt>() {
-    let (service, probes) = service(Limits {
-        call_timeout: Some(Duration::from_millis(200)),
-        ..limits()
-    });
+    let (service, probes) = service(limits().call_timeout(Some(Duration::from_millis(200))));
     let mut c = Stdio::start::<R>(&service, Options::default());
     c.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
     assert_eq!(
@@ -232,11 +225,7 @@ fn flood(c: &mut Stdio, lines: Vec<String>) -> (Arc<AtomicUsize>, thread::JoinHa
 /// freed slot lets everything through, each call answered.
 pub fn stdio_a_full_call_queue_stops_reading_input<R: Rt>() {
     const CALLS: usize = 1000;
-    let (service, probes) = service(Limits {
-        max_concurrent_calls: 1,
-        max_queued_calls: 1,
-        ..limits()
-    });
+    let (service, probes) = service(limits().max_concurrent_calls(1).max_queued_calls(1));
     let mut c = Stdio::start::<R>(&service, Options::default());
     c.send(r#"{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"wait","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
     probes.expect_started("wait");
@@ -261,10 +250,7 @@ pub fn stdio_a_full_call_queue_stops_reading_input<R: Rt>() {
 }
 
 pub fn stdio_a_queued_call_cancelled_before_it_starts_is_never_answered<R: Rt>() {
-    let (service, probes) = service(Limits {
-        max_concurrent_calls: 1,
-        ..limits()
-    });
+    let (service, probes) = service(limits().max_concurrent_calls(1));
     let mut c = Stdio::start::<R>(&service, Options::default());
     c.send(r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"wait","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
     probes.expect_started("wait");
@@ -377,14 +363,8 @@ pub fn stdio_a_write_error_ends_serve_with_it<R: Rt>() {
 /// Notification).
 pub fn stdio_a_registry_commit_reaches_a_listen_stream<R: Rt>() {
     let (service, _) = crate::service::service_with(limits(), |b| {
-        b.changing(snodo_proto::Kinds {
-            tools: true,
-            ..snodo_proto::Kinds::default()
-        })
-        .notifications(snodo_proto::Notifications {
-            tools_list_changed: true,
-            ..snodo_proto::Notifications::default()
-        })
+        b.changing(snodo_proto::Kinds::default().tools())
+            .notifications(snodo_proto::Notifications::default().tools_list_changed())
     });
     let mut c = Stdio::start::<R>(&service, Options::default());
     c.send(r#"{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);

@@ -471,10 +471,7 @@ fn sse_events(r: &mut impl BufRead, n: usize) -> Vec<Value> {
 /// `-32603`: a call that outlives the service's call timeout, in-process.
 pub fn internal_error() -> Vec<Emission> {
     let service = snodo_conformance::builder()
-        .limits(Limits {
-            call_timeout: Some(Duration::from_secs(5)),
-            ..Limits::default()
-        })
+        .limits(Limits::default().call_timeout(Some(Duration::from_secs(5))))
         .build()
         .expect("the fixture with a call timeout");
     let request = r#"{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"test_cancellable_wait","arguments":{"ms":60000},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
@@ -514,12 +511,13 @@ pub fn internal_error() -> Vec<Emission> {
 /// in-process: the fixture with every change notification declared.
 pub fn registry_changes() -> Vec<Emission> {
     let service = snodo_conformance::builder()
-        .notifications(snodo_proto::Notifications {
-            tools_list_changed: true,
-            prompts_list_changed: true,
-            resources_list_changed: true,
-            resource_updates: true,
-        })
+        .notifications(
+            snodo_proto::Notifications::default()
+                .tools_list_changed()
+                .prompts_list_changed()
+                .resources_list_changed()
+                .resource_updates(),
+        )
         .build()
         .expect("the fixture with every change notification");
     let listen = r#"{"jsonrpc":"2.0","id":"R","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["test://registry/added"]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;

@@ -622,10 +622,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             "Knows the Rust crates in this machine's cargo registry cache: search them, \
              read their manifests, READMEs and sources, compare versions.",
         )
-        .notifications(Notifications {
-            resource_updates: true,
-            ..Notifications::default()
-        })
+        .notifications(Notifications::default().resource_updates())
         .hub(app.hub.clone())
         .state_arc(app)
         .tool(

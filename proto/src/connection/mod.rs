@@ -350,6 +350,7 @@ impl<F: Fn() + Send + Sync + 'static> alloc::task::Wake for WakeFn<F> {
 /// response still in flight (RFC 9112 § 9.6, tear-down). Both steps
 /// together take at most `linger`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Closing {
     /// The most time writing the last bytes and discarding input may take.
     pub linger: core::time::Duration,
@@ -857,10 +858,11 @@ impl Connection {
                 self.open_stream(id, filter, now);
             }
             Dispatch::Cancel { request_id } => {
+                // Answered first: on HTTP the exchange is this notification.
+                self.accept_notification(now);
                 self.cancel(&request_id);
                 // A cancelled call frees its slot for the next waiting one.
                 self.start_queued(now);
-                self.accept_notification(now);
             }
             Dispatch::Ignore => self.accept_notification(now),
         }

@@ -24,9 +24,9 @@ pub(crate) enum Timer {
     Request,
     /// HTTP: an idle keep-alive connection closes (`HttpConfig::idle_timeout`).
     Idle,
-    /// HTTP: the next SSE keep-alive comment of an open stream
-    /// (`Limits::keep_alive`).
-    KeepAlive,
+    /// HTTP: the next SSE heartbeat comment of an open stream
+    /// (`Limits::heartbeat`).
+    Heartbeat,
 }
 
 const TIMERS: usize = 4;
@@ -85,7 +85,7 @@ impl Timers {
     /// The earliest deadline, leaving out the connection's own timers that
     /// `skip` names (those that do not apply in its present state).
     pub(crate) fn next(&self, skip: impl Fn(Timer) -> bool) -> Option<Instant> {
-        const ALL: [Timer; TIMERS] = [Timer::Grace, Timer::Request, Timer::Idle, Timer::KeepAlive];
+        const ALL: [Timer; TIMERS] = [Timer::Grace, Timer::Request, Timer::Idle, Timer::Heartbeat];
         let own = ALL
             .into_iter()
             .filter(|t| !skip(*t))
@@ -113,21 +113,21 @@ mod tests {
         let mut t = Timers::default();
         assert_eq!(t.next(|_| false), None);
         t.set(Timer::Idle, at(120));
-        t.set(Timer::KeepAlive, at(15));
+        t.set(Timer::Heartbeat, at(15));
         t.set_call(CallId(1), Some(at(60)));
         t.set_call(CallId(2), Some(at(30)));
         t.set_call(CallId(3), None);
         assert_eq!(t.next(|_| false), Some(at(15)));
-        assert_eq!(t.next(|t| t == Timer::KeepAlive), Some(at(30)));
+        assert_eq!(t.next(|t| t == Timer::Heartbeat), Some(at(30)));
         assert_eq!(t.expired_calls(at(59)).collect::<Vec<_>>(), [CallId(2)]);
         assert_eq!(
             t.expired_calls(at(60)).collect::<Vec<_>>(),
             [CallId(2), CallId(1)]
         );
         // `start` keeps a running timer; `set` moves it.
-        t.start(Timer::KeepAlive, at(99));
-        assert_eq!(t.get(Timer::KeepAlive), Some(at(15)));
-        t.stop(Timer::KeepAlive);
+        t.start(Timer::Heartbeat, at(99));
+        assert_eq!(t.get(Timer::Heartbeat), Some(at(15)));
+        t.stop(Timer::Heartbeat);
         t.clear_call(CallId(2), Some(at(30)));
         t.clear_call(CallId(1), Some(at(60)));
         assert_eq!(t.next(|_| false), Some(at(120)));

@@ -314,7 +314,7 @@ impl Connection {
             return;
         };
         http.exchange = None;
-        self.timers.stop(Timer::KeepAlive);
+        self.timers.stop(Timer::Heartbeat);
         if !keep_alive || shutting_down {
             http.closing = true;
         } else {
@@ -399,7 +399,7 @@ impl Connection {
     /// The exchange becomes a stream that stays open (a listen stream, a
     /// session's GET stream), with keep-alive comments while it is.
     pub(crate) fn open_http_stream(&mut self, now: Instant) -> bool {
-        let keep_alive = self.service.limits().keep_alive;
+        let heartbeat = self.service.limits().heartbeat;
         let Wire::Http(http) = &mut self.wire else {
             return true;
         };
@@ -407,7 +407,7 @@ impl Connection {
             return false;
         }
         self.start_sse();
-        self.timers.set(Timer::KeepAlive, now + keep_alive);
+        self.timers.set(Timer::Heartbeat, now + heartbeat);
         true
     }
 
@@ -470,7 +470,7 @@ impl Connection {
     /// The HTTP timers that came due: a keep-alive comment on an open
     /// stream, 408 for a request not received in time, the idle close.
     pub(crate) fn http_timeout(&mut self, now: Instant) {
-        let keep_alive = self.service.limits().keep_alive;
+        let heartbeat = self.service.limits().heartbeat;
         let Wire::Http(http) = &mut self.wire else {
             return;
         };
@@ -478,11 +478,11 @@ impl Connection {
         if http.peer_gone {
             return;
         }
-        if http.exchange.is_some() && self.timers.due(Timer::KeepAlive, now) {
+        if http.exchange.is_some() && self.timers.due(Timer::Heartbeat, now) {
             // An SSE comment line: ignored by clients, keeps
             // intermediaries from timing the stream out.
             self.body_chunk(b":\n\n");
-            self.timers.set(Timer::KeepAlive, now + keep_alive);
+            self.timers.set(Timer::Heartbeat, now + heartbeat);
         }
         let Wire::Http(http) = &mut self.wire else {
             return;
@@ -519,7 +519,7 @@ impl Connection {
             _ if h.peer_gone => false,
             Timer::Request => true,
             Timer::Idle => h.exchange.is_none(),
-            Timer::KeepAlive => h.exchange.is_some(),
+            Timer::Heartbeat => h.exchange.is_some(),
         }
     }
 

@@ -1,6 +1,6 @@
 //! Streamable HTTP (`basic/transports/streamable-http.mdx`), sans-I/O.
 //!
-//! [`codec`] frames HTTP/1.1; [`rules`] holds every Streamable HTTP rule
+//! `codec` frames HTTP/1.1; `rules` holds every Streamable HTTP rule
 //! about a request (endpoint and method, `Origin`/`Host`,
 //! `Accept`/`Content-Type`, header mirrors, status codes); `exchange`
 //! answers the requests of one connection (202, SSE, 100-continue, 408,
@@ -13,15 +13,26 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
 
+#[cfg(feature = "unstable")]
 pub mod codec;
+#[cfg(not(feature = "unstable"))]
+#[allow(dead_code, unreachable_pub)]
+pub(crate) mod codec;
 pub(crate) mod exchange;
+#[cfg(feature = "unstable")]
 pub mod rules;
+#[cfg(not(feature = "unstable"))]
+#[allow(dead_code, unreachable_pub)]
+pub(crate) mod rules;
 pub(crate) mod session;
+
+pub use codec::Head;
 
 /// The head of an answer to a request given to
 /// [`Connection::http_request`](crate::Connection::http_request), for a
 /// host HTTP stack to send ([`Output::Respond`](crate::Output::Respond)).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Response {
     /// The status code.
     pub status: u16,
@@ -78,6 +89,7 @@ pub enum HostPolicy {
 /// HTTP settings of a [`Service`](crate::Service). Each field states its
 /// default ([`HttpConfig::default`]).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct HttpConfig {
     /// The MCP endpoint path; other paths get 404.
     ///
@@ -142,3 +154,15 @@ impl Default for HttpConfig {
         }
     }
 }
+
+crate::service::setters!(HttpConfig {
+    endpoint: String,
+    origins: OriginPolicy,
+    hosts: HostPolicy,
+    max_head_bytes: usize,
+    max_headers: usize,
+    head_timeout: Duration,
+    request_timeout: Duration,
+    idle_timeout: Duration,
+    session_route: Option<String>,
+});

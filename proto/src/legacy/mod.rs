@@ -83,14 +83,4 @@ fn modern_meta(params: Option<&Map<String, Value>>) -> bool {
         .is_some_and(|m| m.contains_key(KEY_PROTOCOL_VERSION))
 }
 
-/// Error codes the initialize-era revisions define beyond JSON-RPC's.
-pub mod code {
-    /// `resources/read` of an unknown URI (`mcp-2025-11-25/server/resources.mdx`
-    /// § Error Handling); 2026-07-28 uses `-32602` instead.
-    pub const RESOURCE_NOT_FOUND: i64 = -32002;
-    /// A request on HTTP naming a session that does not exist or expired
-    /// (the code TypeScript and Python SDKs send with the 404).
-    pub const SESSION_NOT_FOUND: i64 = -32001;
-    /// A transport-level refusal (missing session, not initialized).
-    pub const BAD_REQUEST: i64 = -32000;
-}
+pub(crate) use crate::error::code::session as code;

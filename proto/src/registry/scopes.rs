@@ -79,6 +79,7 @@ impl Scopes {
     }
 
     /// Whether any entry needs a scope.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn is_empty(&self) -> bool {
         self.mentioned.is_empty()
     }
@@ -137,6 +138,7 @@ impl Scopes {
 
     /// The relevant scopes `caller` holds, sorted, joined by spaces (a
     /// scope token has none: RFC 6749 § 3.3).
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     fn held(&self, caller: &Caller<'_>) -> String {
         let held: Vec<&str> = match caller.principal() {
             Some(p) => self
@@ -151,6 +153,7 @@ impl Scopes {
     }
 
     /// Whether a caller holding `held` (a [`Scopes::held`]) has `needed`.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     fn holds<'a>(held: &str, needed: impl IntoIterator<Item = &'a String>) -> bool {
         needed
             .into_iter()
@@ -162,11 +165,13 @@ impl Scopes {
 /// the application's own [`View`] if it installed one. A list view's name
 /// is the relevant scopes held, then, after a line feed (which no scope
 /// token contains), the application view's name.
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
 pub(crate) struct Listing {
     pub(crate) scopes: Arc<Scopes>,
     pub(crate) view: Option<Arc<dyn View>>,
 }
 
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
 impl Listing {
     /// The two names a listing name joins.
     fn split<'a>(&self, name: &'a str) -> (&'a str, Option<&'a str>) {

@@ -42,6 +42,7 @@ pub enum ChangeEvent {
 /// application will actually publish (`server/discover.mdx`: never
 /// advertise what the server cannot do).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Notifications {
     /// `tools.listChanged`.
     pub tools_list_changed: bool,
@@ -54,6 +55,51 @@ pub struct Notifications {
 }
 
 impl Notifications {
+    /// Nothing (the default).
+    pub const fn none() -> Self {
+        Notifications {
+            tools_list_changed: false,
+            prompts_list_changed: false,
+            resources_list_changed: false,
+            resource_updates: false,
+        }
+    }
+
+    /// Every kind of change.
+    pub const fn all() -> Self {
+        Notifications {
+            tools_list_changed: true,
+            prompts_list_changed: true,
+            resources_list_changed: true,
+            resource_updates: true,
+        }
+    }
+
+    /// `notifications/tools/list_changed` too.
+    pub const fn tools_list_changed(mut self) -> Self {
+        self.tools_list_changed = true;
+        self
+    }
+
+    /// `notifications/prompts/list_changed` too.
+    pub const fn prompts_list_changed(mut self) -> Self {
+        self.prompts_list_changed = true;
+        self
+    }
+
+    /// `notifications/resources/list_changed` too.
+    pub const fn resources_list_changed(mut self) -> Self {
+        self.resources_list_changed = true;
+        self
+    }
+
+    /// `notifications/resources/updated` too (and, in the initialize-era
+    /// revisions, `resources/subscribe`).
+    pub const fn resource_updates(mut self) -> Self {
+        self.resource_updates = true;
+        self
+    }
+
     /// Whether anything is declared (the `subscriptions/listen` gate).
     pub fn any(&self) -> bool {
         self.tools_list_changed

@@ -27,34 +27,32 @@ pub const STATE_TTL: Duration = Duration::from_secs(30);
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 pub fn limits() -> Limits {
-    Limits {
-        max_message_bytes: MAX_MESSAGE,
-        max_concurrent_calls: MAX_CONCURRENT,
-        max_queued_calls: MAX_QUEUED,
-        call_timeout: Some(CALL_TIMEOUT),
-        page_size: 2,
-        max_subscriptions: MAX_SUBSCRIPTIONS,
-        keep_alive: KEEP_ALIVE,
-        max_sessions: 4,
-        session_idle_timeout: Duration::from_secs(60),
-        shutdown_grace: SHUTDOWN_GRACE,
-        close_linger: Duration::from_secs(2),
-        max_pending_reports: 8,
-    }
+    Limits::default()
+        .max_message_bytes(MAX_MESSAGE)
+        .max_concurrent_calls(MAX_CONCURRENT)
+        .max_queued_calls(MAX_QUEUED)
+        .call_timeout(Some(CALL_TIMEOUT))
+        .page_size(2)
+        .max_subscriptions(MAX_SUBSCRIPTIONS)
+        .heartbeat(KEEP_ALIVE)
+        .max_sessions(4)
+        .session_idle_timeout(Duration::from_secs(60))
+        .shutdown_grace(SHUTDOWN_GRACE)
+        .close_linger(Duration::from_secs(2))
+        .max_pending_reports(8)
 }
 
 pub fn http_config() -> HttpConfig {
-    HttpConfig {
-        endpoint: String::from("/mcp"),
-        origins: OriginPolicy::Loopback,
-        hosts: HostPolicy::Loopback,
-        max_head_bytes: MAX_HEAD,
-        max_headers: MAX_HEADERS,
-        head_timeout: REQUEST_TIMEOUT,
-        request_timeout: REQUEST_TIMEOUT,
-        idle_timeout: IDLE_TIMEOUT,
-        session_route: None,
-    }
+    HttpConfig::default()
+        .endpoint(String::from("/mcp"))
+        .origins(OriginPolicy::Loopback)
+        .hosts(HostPolicy::Loopback)
+        .max_head_bytes(MAX_HEAD)
+        .max_headers(MAX_HEADERS)
+        .head_timeout(REQUEST_TIMEOUT)
+        .request_timeout(REQUEST_TIMEOUT)
+        .idle_timeout(IDLE_TIMEOUT)
+        .session_route(None)
 }
 
 /// Tools answered by the driver (no handler).
@@ -77,13 +75,8 @@ pub fn service_with(limits: Limits) -> (Service, Hub) {
         .server_info(Implementation::new("machine", "1"))
         .limits(limits)
         .http(http_config())
-        .logging(true)
-        .notifications(Notifications {
-            tools_list_changed: true,
-            prompts_list_changed: true,
-            resources_list_changed: true,
-            resource_updates: true,
-        })
+        .logging()
+        .notifications(Notifications::default().tools_list_changed().prompts_list_changed().resources_list_changed().resource_updates())
         .hub(hub.clone())
         .state_keys(StateKeys::new([7u8; 32]))
         .request_state_ttl(STATE_TTL)

@@ -38,18 +38,15 @@ pub const MAX_SESSIONS: usize = 3;
 pub fn service() -> Service {
     Service::builder()
         .server_info(Implementation::new("sessions", "1"))
-        .limits(Limits {
-            max_message_bytes: 4096,
-            max_sessions: MAX_SESSIONS,
-            session_idle_timeout: Duration::from_secs(5),
-            call_timeout: Some(Duration::from_secs(3)),
-            ..Limits::default()
-        })
-        .logging(true)
-        .notifications(Notifications {
-            resource_updates: true,
-            ..Notifications::default()
-        })
+        .limits(
+            Limits::default()
+                .max_message_bytes(4096)
+                .max_sessions(MAX_SESSIONS)
+                .session_idle_timeout(Duration::from_secs(5))
+                .call_timeout(Some(Duration::from_secs(3))),
+        )
+        .logging()
+        .notifications(Notifications::default().resource_updates())
         .tool(
             snodo_proto::Tool::new("echo", "Echo"),
             |_: NoArgs, _| async { CallToolResult::text("echo") },

@@ -43,11 +43,7 @@ impl Future for YieldOnce {
 
 pub fn service(hub: Hub) -> Service {
     Service::builder()
-        .notifications(Notifications {
-            tools_list_changed: true,
-            resource_updates: true,
-            ..Notifications::default()
-        })
+        .notifications(Notifications::default().tools_list_changed().resource_updates())
         .hub(hub)
         .tool(Tool::new("greet", "Asks for a name"), |_: NoArgs, ctx: Context| async move {
             match ctx.elicitation("who").and_then(|r| r.content_as::<Name>()) {
