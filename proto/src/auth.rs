@@ -278,37 +278,31 @@ impl Authorization {
     /// tool in `tools/list`, and a call of it is refused with 403
     /// `insufficient_scope` naming them (see the [module docs](self)).
     pub fn tool_scopes(
-        mut self,
+        self,
         name: impl Into<String>,
         scopes: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        let scopes = scopes.into_iter().map(Into::into).collect();
-        self.scopes.set(Kind::Tool, name.into(), scopes);
-        self
+        self.scoped(Kind::Tool, name.into(), scopes)
     }
 
     /// Scopes the prompt `name` needs (to be listed, got, or have its
     /// arguments completed), beyond [`require`](Self::require).
     pub fn prompt_scopes(
-        mut self,
+        self,
         name: impl Into<String>,
         scopes: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        let scopes = scopes.into_iter().map(Into::into).collect();
-        self.scopes.set(Kind::Prompt, name.into(), scopes);
-        self
+        self.scoped(Kind::Prompt, name.into(), scopes)
     }
 
     /// Scopes the resource `uri` needs (exactly that URI: to be listed,
     /// read, or subscribed to), beyond [`require`](Self::require).
     pub fn resource_scopes(
-        mut self,
+        self,
         uri: impl Into<String>,
         scopes: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        let scopes = scopes.into_iter().map(Into::into).collect();
-        self.scopes.set(Kind::Resource, uri.into(), scopes);
-        self
+        self.scoped(Kind::Resource, uri.into(), scopes)
     }
 
     /// Scopes every URI the template `uri_template` matches needs (to be
@@ -325,6 +319,17 @@ impl Authorization {
         if let Err(reason) = self.scopes.set_template(template.clone(), scopes) {
             self.bad_template.get_or_insert((template, reason));
         }
+        self
+    }
+
+    fn scoped(
+        mut self,
+        kind: Kind,
+        key: String,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.scopes
+            .set(kind, key, scopes.into_iter().map(Into::into).collect());
         self
     }
 

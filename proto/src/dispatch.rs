@@ -642,73 +642,62 @@ fn route_args(
         Some(_) => meta.principal.clone(),
         None => None,
     };
-    let dispatched = route_target(service, id, spec, args, meta, headers, now)?;
+    // The method's params, and the answer or invocation.
+    let target = move || -> Result<Dispatch, ErrorObject> {
+        // The typed shapes, read without building an object.
+        let args = match (spec.method, args) {
+            (Method::ToolsCall, args) => return call_tool(service, id, args, meta, headers, now),
+            (Method::ResourcesRead, Args::Typed(Typed::ResourceRead { uri })) => {
+                // No `inputResponses` or `requestState` here.
+                return read_resource_at(service, id, uri, &Map::new(), meta, now);
+            }
+            (_, args) => args,
+        };
+        let params = args.into_object();
+        match spec.method {
+            Method::ServerDiscover => Ok(Dispatch::Answer {
+                id: id.clone(),
+                result: inner.discover.clone(),
+            }),
+            Method::ToolsList
+            | Method::PromptsList
+            | Method::ResourcesList
+            | Method::ResourcesTemplatesList => {
+                #[cfg(feature = "std")]
+                let span = crate::trace::list_span(spec.name, &meta);
+                #[cfg(feature = "std")]
+                let _entered = span.enter();
+                let snapshot = service.snapshot();
+                let answer = match spec.method {
+                    Method::ToolsList => list(id, &params, &seen(service, &snapshot, &meta).tools),
+                    Method::PromptsList => list(id, &params, &seen(service, &snapshot, &meta).prompts),
+                    Method::ResourcesList => resources_list(service, id, &params, &meta),
+                    _ => list(id, &params, &seen(service, &snapshot, &meta).templates),
+                };
+                #[cfg(feature = "std")]
+                crate::trace::record_list(&span, &answer);
+                answer
+            }
+            Method::ResourcesRead => read_resource(service, id, &params, meta, now),
+            Method::PromptsGet => get_prompt(service, id, &params, meta, now),
+            Method::CompletionComplete => complete(service, id, &params, meta),
+            Method::SubscriptionsListen => {
+                let mut filter =
+                    crate::subscriptions::Filter::parse(&params)?.narrow(&inner.notifications);
+                filter.extensions = crate::extension::listen(service, &params, &meta, now)?;
+                Ok(Dispatch::Listen {
+                    id: id.clone(),
+                    filter,
+                })
+            }
+            _ => Err(ErrorObject::method_not_found(spec.name)),
+        }
+    };
+    let dispatched = target()?;
     Ok(match &inner.auth {
         Some(auth) => auth.authorize(principal.as_deref(), dispatched),
         None => dispatched,
     })
-}
-
-/// Step 8 past the rate limit: the method's params, and the answer or
-/// invocation.
-fn route_target(
-    service: &Service,
-    id: &RequestId,
-    spec: &'static MethodSpec,
-    args: Args<'_>,
-    meta: RequestMeta,
-    headers: Option<&dyn HeaderCheck>,
-    now: Instant,
-) -> Result<Dispatch, ErrorObject> {
-    let inner = &service.inner;
-    // The typed shapes, read without building an object.
-    let args = match (spec.method, args) {
-        (Method::ToolsCall, args) => return call_tool(service, id, args, meta, headers, now),
-        (Method::ResourcesRead, Args::Typed(Typed::ResourceRead { uri })) => {
-            // No `inputResponses` or `requestState` here.
-            return read_resource_at(service, id, uri, &Map::new(), meta, now);
-        }
-        (_, args) => args,
-    };
-    let params = args.into_object();
-    match spec.method {
-        Method::ServerDiscover => Ok(Dispatch::Answer {
-            id: id.clone(),
-            result: inner.discover.clone(),
-        }),
-        Method::ToolsList
-        | Method::PromptsList
-        | Method::ResourcesList
-        | Method::ResourcesTemplatesList => {
-            #[cfg(feature = "std")]
-            let span = crate::trace::list_span(spec.name, &meta);
-            #[cfg(feature = "std")]
-            let _entered = span.enter();
-            let snapshot = service.snapshot();
-            let answer = match spec.method {
-                Method::ToolsList => list(id, &params, &seen(service, &snapshot, &meta).tools),
-                Method::PromptsList => list(id, &params, &seen(service, &snapshot, &meta).prompts),
-                Method::ResourcesList => resources_list(service, id, &params, &meta),
-                _ => list(id, &params, &seen(service, &snapshot, &meta).templates),
-            };
-            #[cfg(feature = "std")]
-            crate::trace::record_list(&span, &answer);
-            answer
-        }
-        Method::ResourcesRead => read_resource(service, id, &params, meta, now),
-        Method::PromptsGet => get_prompt(service, id, &params, meta, now),
-        Method::CompletionComplete => complete(service, id, &params, meta),
-        Method::SubscriptionsListen => {
-            let mut filter =
-                crate::subscriptions::Filter::parse(&params)?.narrow(&inner.notifications);
-            filter.extensions = crate::extension::listen(service, &params, &meta, now)?;
-            Ok(Dispatch::Listen {
-                id: id.clone(),
-                filter,
-            })
-        }
-        _ => Err(ErrorObject::method_not_found(spec.name)),
-    }
 }
 
 /// The lists the caller of a request with `meta` sees: the snapshot's

@@ -72,43 +72,44 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-// The engine's internals (`dispatch`, `jsonrpc`, `profile`, and in `http`
-// the codec and the head rules) are public only with the `unstable`
-// feature, for the fuzz targets and this crate's own tests, with no
-// stability promise; without it they are the crate's own, and what a user
-// names of them is re-exported elsewhere.
+/// A module of the engine's internals (`dispatch`, `jsonrpc`, `profile`,
+/// and in `http` the codec and the head rules): public only with the
+/// `unstable` feature, for the fuzz targets and this crate's own tests,
+/// with no stability promise; without it the crate's own, and what a user
+/// names of it is re-exported elsewhere. (Its docs are its own inner ones:
+/// an outer doc here would resolve their links from this file.)
+macro_rules! internal {
+    ($name:ident) => {
+        #[cfg(feature = "unstable")]
+        pub mod $name;
+        #[cfg(not(feature = "unstable"))]
+        #[allow(dead_code, unreachable_pub)]
+        pub(crate) mod $name;
+    };
+}
+pub(crate) use internal;
+
 mod admission;
 pub mod auth;
 pub mod client;
 pub mod connection;
-#[cfg(feature = "unstable")]
-pub mod dispatch;
-#[cfg(not(feature = "unstable"))]
-#[allow(dead_code, unreachable_pub)]
-pub(crate) mod dispatch;
+internal!(dispatch);
 pub mod error;
 pub mod extension;
 pub mod handler;
 pub mod headers;
 pub mod http;
 mod json;
-#[cfg(feature = "unstable")]
-pub mod jsonrpc;
-#[cfg(not(feature = "unstable"))]
-#[allow(dead_code, unreachable_pub)]
-pub(crate) mod jsonrpc;
+internal!(jsonrpc);
 mod legacy;
 #[cfg(feature = "std")]
 pub mod limit;
 pub mod meta;
 pub mod model;
 pub mod mrtr;
+mod options;
 pub mod pagination;
-#[cfg(feature = "unstable")]
-pub mod profile;
-#[cfg(not(feature = "unstable"))]
-#[allow(dead_code, unreachable_pub)]
-pub(crate) mod profile;
+internal!(profile);
 pub mod registry;
 #[cfg(feature = "std")]
 mod run;

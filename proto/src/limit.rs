@@ -208,6 +208,6 @@ mod tests {
         assert!(l.take("c", at(1300)).is_err());
     }
 }
-crate::service::setters!(RateLimit {
+crate::options::setters!(RateLimit {
     max_principals: usize
 });

@@ -497,25 +497,16 @@ pub struct Kinds {
     pub resources: bool,
 }
 
-/// `Set [`field`](Type::field)` builder methods for an options struct, so
-/// that a caller outside the crate can build one field by field (the
-/// structs are `#[non_exhaustive]`: a new limit is not a breaking change).
-macro_rules! setters {
-    ($ty:ident { $($field:ident: $t:ty),* $(,)? }) => {
-        impl $ty {
-            $(
-                #[doc = concat!("Set [`", stringify!($field), "`](", stringify!($ty), "::", stringify!($field), ").")]
-                pub fn $field(mut self, value: $t) -> Self {
-                    self.$field = value;
-                    self
-                }
-            )*
-        }
-    };
-}
-pub(crate) use setters;
+crate::options::flags!(Kinds {
+    /// Tools too.
+    tools,
+    /// Prompts too.
+    prompts,
+    /// Resources and resource templates too.
+    resources,
+});
 
-setters!(Limits {
+crate::options::setters!(Limits {
     max_message_bytes: usize,
     max_concurrent_calls: usize,
     max_queued_calls: usize,
@@ -530,49 +521,13 @@ setters!(Limits {
     max_pending_reports: usize,
 });
 
-setters!(CachePolicy {
+crate::options::setters!(CachePolicy {
     discover: CacheHint,
     lists: CacheHint,
     reads: CacheHint,
 });
 
 impl Kinds {
-    /// Nothing (the default).
-    pub const fn none() -> Self {
-        Kinds {
-            tools: false,
-            prompts: false,
-            resources: false,
-        }
-    }
-
-    /// Every kind.
-    pub const fn all() -> Self {
-        Kinds {
-            tools: true,
-            prompts: true,
-            resources: true,
-        }
-    }
-
-    /// Tools too.
-    pub const fn tools(mut self) -> Self {
-        self.tools = true;
-        self
-    }
-
-    /// Prompts too.
-    pub const fn prompts(mut self) -> Self {
-        self.prompts = true;
-        self
-    }
-
-    /// Resources and resource templates too.
-    pub const fn resources(mut self) -> Self {
-        self.resources = true;
-        self
-    }
-
     /// Whether any kind is named.
     pub fn any(&self) -> bool {
         self.tools || self.prompts || self.resources

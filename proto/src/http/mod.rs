@@ -13,17 +13,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-#[cfg(feature = "unstable")]
-pub mod codec;
-#[cfg(not(feature = "unstable"))]
-#[allow(dead_code, unreachable_pub)]
-pub(crate) mod codec;
+crate::internal!(codec);
 pub(crate) mod exchange;
-#[cfg(feature = "unstable")]
-pub mod rules;
-#[cfg(not(feature = "unstable"))]
-#[allow(dead_code, unreachable_pub)]
-pub(crate) mod rules;
+crate::internal!(rules);
 pub(crate) mod session;
 
 pub use codec::Head;
@@ -155,7 +147,7 @@ impl Default for HttpConfig {
     }
 }
 
-crate::service::setters!(HttpConfig {
+crate::options::setters!(HttpConfig {
     endpoint: String,
     origins: OriginPolicy,
     hosts: HostPolicy,

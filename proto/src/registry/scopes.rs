@@ -181,11 +181,20 @@ impl Listing {
         }
     }
 
-    fn within(&self, view: Option<&str>, holds: impl FnOnce(&dyn View, &str) -> bool) -> bool {
-        match (&self.view, view) {
-            (Some(v), Some(name)) => holds(&**v, name),
-            _ => true,
-        }
+    /// Whether the listing `name` shows an entry that needs `needed` and
+    /// that the application's view `holds`.
+    fn shows<'a>(
+        &self,
+        name: &str,
+        needed: impl IntoIterator<Item = &'a String>,
+        holds: impl FnOnce(&dyn View, &str) -> bool,
+    ) -> bool {
+        let (held, view) = self.split(name);
+        Scopes::holds(held, needed)
+            && match (&self.view, view) {
+                (Some(v), Some(view)) => holds(&**v, view),
+                _ => true,
+            }
     }
 }
 
@@ -203,27 +212,23 @@ impl View for Listing {
     }
 
     fn tool(&self, name: &str, tool: &Tool) -> bool {
-        let (held, view) = self.split(name);
-        Scopes::holds(held, self.scopes.tool(&tool.name))
-            && self.within(view, |v, n| v.tool(n, tool))
+        self.shows(name, self.scopes.tool(&tool.name), |v, n| v.tool(n, tool))
     }
 
     fn prompt(&self, name: &str, prompt: &Prompt) -> bool {
-        let (held, view) = self.split(name);
-        Scopes::holds(held, self.scopes.prompt(&prompt.name))
-            && self.within(view, |v, n| v.prompt(n, prompt))
+        self.shows(name, self.scopes.prompt(&prompt.name), |v, n| {
+            v.prompt(n, prompt)
+        })
     }
 
     fn resource(&self, name: &str, resource: &Resource) -> bool {
-        let (held, view) = self.split(name);
-        Scopes::holds(held, self.scopes.resource(&resource.uri))
-            && self.within(view, |v, n| v.resource(n, resource))
+        let needed = self.scopes.resource(&resource.uri);
+        self.shows(name, needed, |v, n| v.resource(n, resource))
     }
 
     fn template(&self, name: &str, template: &ResourceTemplate) -> bool {
-        let (held, view) = self.split(name);
-        Scopes::holds(held, self.scopes.completion_of(&template.uri_template))
-            && self.within(view, |v, n| v.template(n, template))
+        let needed = self.scopes.completion_of(&template.uri_template);
+        self.shows(name, needed, |v, n| v.template(n, template))
     }
 }
 

@@ -55,51 +55,6 @@ pub struct Notifications {
 }
 
 impl Notifications {
-    /// Nothing (the default).
-    pub const fn none() -> Self {
-        Notifications {
-            tools_list_changed: false,
-            prompts_list_changed: false,
-            resources_list_changed: false,
-            resource_updates: false,
-        }
-    }
-
-    /// Every kind of change.
-    pub const fn all() -> Self {
-        Notifications {
-            tools_list_changed: true,
-            prompts_list_changed: true,
-            resources_list_changed: true,
-            resource_updates: true,
-        }
-    }
-
-    /// `notifications/tools/list_changed` too.
-    pub const fn tools_list_changed(mut self) -> Self {
-        self.tools_list_changed = true;
-        self
-    }
-
-    /// `notifications/prompts/list_changed` too.
-    pub const fn prompts_list_changed(mut self) -> Self {
-        self.prompts_list_changed = true;
-        self
-    }
-
-    /// `notifications/resources/list_changed` too.
-    pub const fn resources_list_changed(mut self) -> Self {
-        self.resources_list_changed = true;
-        self
-    }
-
-    /// `notifications/resources/updated` too (and, in the initialize-era
-    /// revisions, `resources/subscribe`).
-    pub const fn resource_updates(mut self) -> Self {
-        self.resource_updates = true;
-        self
-    }
-
     /// Whether anything is declared (the `subscriptions/listen` gate).
     pub fn any(&self) -> bool {
         self.tools_list_changed
@@ -108,3 +63,15 @@ impl Notifications {
             || self.resource_updates
     }
 }
+
+crate::options::flags!(Notifications {
+    /// `notifications/tools/list_changed` too.
+    tools_list_changed,
+    /// `notifications/prompts/list_changed` too.
+    prompts_list_changed,
+    /// `notifications/resources/list_changed` too.
+    resources_list_changed,
+    /// `notifications/resources/updated` too (and, in the initialize-era
+    /// revisions, `resources/subscribe`).
+    resource_updates,
+});
