@@ -59,6 +59,7 @@
 //! HTTP status). A request without a principal (stdio without one) is not
 //! held to them.
 
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -207,6 +208,8 @@ pub struct Authorization {
     pub(crate) scopes: Scopes,
     /// Lists show every entry, also to callers that lack its scopes.
     pub(crate) list_unauthorized: bool,
+    /// What each broader scope implies ([`scope_implies`](Self::scope_implies)).
+    implied: BTreeMap<String, Vec<String>>,
     /// A template given to [`template_scopes`](Self::template_scopes) that
     /// does not parse, reported by the service's build.
     pub(crate) bad_template: Option<(String, String)>,
@@ -249,6 +252,7 @@ impl Authorization {
             required: Vec::new(),
             scopes: Scopes::default(),
             list_unauthorized: false,
+            implied: BTreeMap::new(),
             bad_template: None,
             authenticator: Arc::new(authenticator),
         }
@@ -333,6 +337,29 @@ impl Authorization {
         self
     }
 
+    /// A token granted `broader` holds each of `narrower` too, and what
+    /// they imply in turn (`basic/authorization/index.mdx` § Scope
+    /// Challenge Handling: servers MUST account for scope hierarchies).
+    /// Every check reads the implied scopes: the endpoint's
+    /// [`require`](Self::require), each entry's, the lists, and
+    /// [`Principal::scopes`] as handlers see it (the granted scopes first,
+    /// then the implied ones); a challenge names only scopes that nothing
+    /// held implies. Say it again to add to what `broader` implies.
+    pub fn scope_implies(
+        mut self,
+        broader: impl Into<String>,
+        narrower: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        let entry = self.implied.entry(broader.into()).or_default();
+        for scope in narrower {
+            let scope = scope.into();
+            if !entry.contains(&scope) {
+                entry.push(scope);
+            }
+        }
+        self
+    }
+
     /// List every tool, prompt, resource and template to every caller,
     /// also those it lacks the scopes of (a call of one is still refused
     /// with 403 `insufficient_scope`). By default a caller sees only what
@@ -414,11 +441,35 @@ impl Authorization {
                 return Err(Challenge::Unavailable(retry_after))
             }
         };
+        let principal = self.effective(principal);
         let missing = Scopes::missing(Some(&principal), &self.required);
         if !missing.is_empty() {
             return Err(Challenge::InsufficientScope(missing));
         }
         Ok(principal)
+    }
+
+    /// `principal` with every scope its grant implies
+    /// ([`scope_implies`](Self::scope_implies)), transitively, after the
+    /// ones it was granted. Applied where every verdict passes (and to the
+    /// stdio principal at build), so each later check, the application's
+    /// own [`Principal::has_scope`] included, sees one set.
+    pub(crate) fn effective(&self, mut principal: Principal) -> Principal {
+        if self.implied.is_empty() {
+            return principal;
+        }
+        let mut i = 0;
+        while i < principal.scopes.len() {
+            if let Some(narrower) = self.implied.get(&principal.scopes[i]) {
+                for scope in narrower {
+                    if !principal.scopes.contains(scope) {
+                        principal.scopes.push(scope.clone());
+                    }
+                }
+            }
+            i += 1;
+        }
+        principal
     }
 
     /// What `principal` may do of `dispatched`: it as it is, or

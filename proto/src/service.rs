@@ -1047,6 +1047,11 @@ impl ServiceBuilder {
             hub => hub,
         };
 
+        // The stdio caller's scopes imply what a token's would.
+        let stdio_principal = match (&self.auth, self.stdio_principal) {
+            (Some(auth), Some(p)) => Some(Arc::new(auth.effective(Arc::unwrap_or_clone(p)))),
+            (_, p) => p,
+        };
         Ok(Service {
             inner: Arc::new(Inner {
                 profile,
@@ -1078,7 +1083,7 @@ impl ServiceBuilder {
                 legacy_capabilities,
                 instructions: self.instructions,
                 auth: self.auth,
-                stdio_principal: self.stdio_principal,
+                stdio_principal,
             }),
         })
     }

@@ -35,6 +35,8 @@ fn principal(token: &str) -> Option<Principal> {
             "bo",
             ["mcp", "tools:secret", "prompts:secret", "notes:secret"],
         )),
+        // Granted one broad scope, which implies the rest (below).
+        "all" => Some(Principal::new("dee", ["all"])),
         _ => None,
     }
 }
@@ -104,6 +106,15 @@ fn service_with(
         .tool(
             Tool::new("open_tool", "Needs nothing"),
             |_: NoArgs, _| async { CallToolResult::text("open") },
+        )
+        .tool(
+            Tool::new("my_scopes", "The caller's scopes"),
+            |_: NoArgs, ctx: snodo_proto::Context| async move {
+                CallToolResult::text(
+                    ctx.principal()
+                        .map_or(String::new(), |p| p.scopes.join(" ")),
+                )
+            },
         )
         .prompt(
             Prompt::new("open_prompt", "Needs nothing"),
@@ -511,8 +522,8 @@ const LISTS: [(&str, &str, &[&str], &[&str]); 4] = [
     (
         "tools/list",
         "tools",
-        &["open_tool"],
-        &["secret_tool", "open_tool"],
+        &["open_tool", "my_scopes"],
+        &["secret_tool", "open_tool", "my_scopes"],
     ),
     (
         "prompts/list",
@@ -570,7 +581,7 @@ fn listing_everything_is_an_opt_in_and_still_refuses() {
             let answer = client.request("tools/list", None, r#""cursor":null"#);
             assert_eq!(
                 listed(&answer, "tools"),
-                ["secret_tool", "open_tool"],
+                ["secret_tool", "open_tool", "my_scopes"],
                 "{wire:?} {era:?}"
             );
             assert_eq!(
@@ -596,5 +607,76 @@ fn a_template_scope_that_is_no_template_fails_the_build() {
     assert!(
         matches!(err, snodo_proto::BuildError::InvalidUriTemplate { ref template, .. } if template == "notes://{unclosed"),
         "{err}"
+    );
+}
+
+/// A broader scope stands for the narrower ones it names, transitively,
+/// in every check (`basic/authorization/index.mdx` § Scope Challenge
+/// Handling: servers MUST account for scope hierarchies): the endpoint's,
+/// a tool's, a resource's, the lists, and the principal a handler sees;
+/// a challenge names only what nothing held implies.
+#[test]
+fn a_broader_scope_stands_for_the_narrower_ones_it_implies() {
+    let hierarchy = |auth: Authorization| {
+        auth.scope_implies("all", ["mcp", "notes:admin"])
+            .scope_implies("notes:admin", ["tools:secret", "notes:secret"])
+            // A loop in the declarations ends.
+            .scope_implies("tools:secret", ["all"])
+    };
+    for wire in [Wire::Stdio, Wire::Http, Wire::Parts] {
+        for era in ERAS {
+            let ran = Arc::new(AtomicUsize::new(0));
+            let service = service_with("all", &ran, hierarchy);
+            let mut client = Client::of(service, wire, era, "all");
+            let call = client.request("tools/call", Some("secret_tool"), r#""name":"secret_tool""#);
+            assert_eq!(
+                call.message["result"]["content"][0]["text"], "ran",
+                "{wire:?} {era:?}: {call:?}"
+            );
+            let read = client.request(
+                "resources/read",
+                Some("notes://vault/7"),
+                r#""uri":"notes://vault/7""#,
+            );
+            assert_eq!(
+                read.message["result"]["contents"][0]["text"], "vaulted",
+                "{wire:?} {era:?}"
+            );
+            // Not implied: refused, and the challenge names it alone.
+            assert_eq!(
+                client.request(
+                    "prompts/get",
+                    Some("secret_prompt"),
+                    r#""name":"secret_prompt""#
+                ),
+                refused(wire, "prompts:secret"),
+                "{wire:?} {era:?}"
+            );
+            let tools = client.request("tools/list", None, r#""cursor":null"#);
+            assert_eq!(
+                listed(&tools, "tools"),
+                ["secret_tool", "open_tool", "my_scopes"]
+            );
+            let prompts = client.request("prompts/list", None, r#""cursor":null"#);
+            assert_eq!(listed(&prompts, "prompts"), ["open_prompt"]);
+            let seen = client.request("tools/call", Some("my_scopes"), r#""name":"my_scopes""#);
+            assert_eq!(
+                seen.message["result"]["content"][0]["text"],
+                "all mcp notes:admin tools:secret notes:secret",
+                "granted first, then implied, each once: {wire:?} {era:?}"
+            );
+        }
+    }
+    // Without the hierarchy the same token is refused at the endpoint.
+    let ran = Arc::new(AtomicUsize::new(0));
+    let mut client = Client::of(service("narrow", &ran), Wire::Http, Era::Stateless, "all");
+    let answer = client.request("tools/call", Some("open_tool"), r#""name":"open_tool""#);
+    assert_eq!(answer.status, 403);
+    assert_eq!(
+        answer.challenge.as_deref(),
+        Some(
+            format!(r#"Bearer error="insufficient_scope", scope="mcp", resource_metadata="{PRM}""#)
+                .as_str()
+        )
     );
 }
