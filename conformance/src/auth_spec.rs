@@ -25,6 +25,10 @@ pub const TOOL_SCOPES: &[(&str, &str)] = &[
     ("test_audio_content", "mcp:media"),
 ];
 
+/// A scope that implies [`SCOPE`] and every tool's (a hierarchy:
+/// `basic/authorization/index.mdx` § Scope Challenge Handling).
+pub const BROAD_SCOPE: &str = "mcp:all";
+
 /// The authorization the command line asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AuthSpec {
@@ -146,6 +150,8 @@ impl AuthSpec {
         for (tool, scope) in TOOL_SCOPES {
             auth = auth.tool_scopes(*tool, [*scope]);
         }
+        let implied = TOOL_SCOPES.iter().map(|(_, s)| *s).chain([SCOPE]);
+        auth = auth.scope_implies(BROAD_SCOPE, implied);
         // The lanes show step-up authorization as a client meets it: the
         // tool is listed to a token without its scope, the call gets 403
         // `insufficient_scope`, the client asks for more.

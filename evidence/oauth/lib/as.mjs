@@ -24,7 +24,7 @@ import { createServer } from 'node:http';
 import Provider from 'oidc-provider';
 
 /** The scopes the resource server defines (conformance/src/auth_spec.rs). */
-export const SCOPES = ['mcp', 'mcp:text', 'mcp:media'];
+export const SCOPES = ['mcp', 'mcp:text', 'mcp:media', 'mcp:all'];
 
 /** The end user every authorization code flow logs in as. */
 export const USER = 'alice';

@@ -277,9 +277,55 @@ async function refusals({ endpoint, issuer, introspect }) {
   return 'no token: 401; a token for another resource: 401 invalid_token';
 }
 
+/**
+ * A scope hierarchy: the fixture declares that `mcp:all` implies `mcp`
+ * and every tool's scope (conformance/src/auth_spec.rs), so a token the
+ * real server granted `mcp:all` alone passes the endpoint's requirement
+ * and calls `test_simple_text`, which needs `mcp:text`, in a 2026-07-28
+ * request and inside a 2025-11-25 session.
+ */
+async function broaderScope({ endpoint, issuer, introspect }) {
+  const access_token = await serviceToken(issuer, endpoint, 'mcp:all');
+  assert.equal((await tokenClaims(access_token, { issuer, introspect })).scope, 'mcp:all');
+  const post = (headers, message) =>
+    fetch(endpoint, {
+      method: 'POST',
+      body: JSON.stringify(message),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${access_token}`,
+        ...headers,
+      },
+    });
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_simple_text' } };
+  const stateless = await post(
+    { 'mcp-protocol-version': PROTOCOL_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'test_simple_text' },
+    { ...call, params: { ...call.params, _meta: { 'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } } },
+  );
+  assert.equal(stateless.status, 200);
+  assert.match(await stateless.text(), /This is a simple text response for testing\./);
+
+  const init = await post({}, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'lane', version: '1' } },
+  });
+  assert.equal(init.status, 200);
+  const session = { 'mcp-session-id': init.headers.get('mcp-session-id'), 'mcp-protocol-version': '2025-11-25' };
+  await init.text();
+  assert.equal((await post(session, { jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
+  const inSession = await post(session, call);
+  assert.equal(inSession.status, 200);
+  assert.match(await inSession.text(), /This is a simple text response for testing\./);
+  return 'one token, scope mcp:all: the endpoint and test_simple_text (mcp:text), 2026-07-28 and 2025-11-25';
+}
+
 export const FLOWS = [
   { name: 'authorization code + registration + PKCE + step-up', run: authorizationCode },
   { name: 'client credentials + step-up', run: clientCredentials },
+  { name: 'a broader scope for the narrower ones', run: broaderScope },
   { name: 'refusals', run: refusals },
 ];
 
