@@ -546,6 +546,7 @@ fn authorization_answers_as_on_the_native_listener() {
                 "good" => Ok(Principal::new("alice", ["notes:read"])),
                 _ => Err(Rejection("The token is not valid for this resource".into())),
             })
+            .authorization_server("https://auth.example.com")
             .require(["notes:read"]);
             let (base, _stop) = start(guarded_echo(auth)).await;
             let c = client(h2);
@@ -624,6 +625,7 @@ fn a_deferred_authenticator_is_run_and_its_request_answered() {
                 "https://mcp.example.com/mcp",
                 Later(std::sync::Mutex::new(dropped_tx)),
             )
+            .authorization_server("https://auth.example.com")
             .require(["notes:read"]);
             let (base, _stop) = start(guarded_echo(auth)).await;
             let c = client(h2);

@@ -201,7 +201,7 @@ where
 #[derive(Clone)]
 pub struct Authorization {
     resource: String,
-    authorization_servers: Vec<String>,
+    pub(crate) authorization_servers: Vec<String>,
     scopes_supported: Vec<String>,
     required: Vec<String>,
     /// What each entry needs (`registry::scopes`).
@@ -391,12 +391,11 @@ impl Authorization {
         let mut doc = Map::new();
         doc.insert("resource".into(), Value::String(self.resource.clone()));
         let list = |v: &[String]| Value::Array(v.iter().cloned().map(Value::String).collect());
-        if !self.authorization_servers.is_empty() {
-            doc.insert(
-                "authorization_servers".into(),
-                list(&self.authorization_servers),
-            );
-        }
+        // At least one: a service without is refused at build.
+        doc.insert(
+            "authorization_servers".into(),
+            list(&self.authorization_servers),
+        );
         if !self.scopes_supported.is_empty() {
             doc.insert("scopes_supported".into(), list(&self.scopes_supported));
         }

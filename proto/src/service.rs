@@ -223,6 +223,12 @@ pub enum BuildError {
     /// [`HttpConfig::session_route`] is not 1 to 32 characters of
     /// `A-Z a-z 0-9 _ -`.
     InvalidSessionRoute(String),
+    /// The [`Authorization`](crate::Authorization) names no authorization
+    /// server: its Protected Resource Metadata would be published without
+    /// `authorization_servers`, which a client needs to get a token
+    /// (`basic/authorization/authorization-server-discovery.mdx`: the
+    /// metadata MUST name at least one).
+    NoAuthorizationServer,
 }
 
 impl fmt::Display for BuildError {
@@ -245,6 +251,9 @@ impl fmt::Display for BuildError {
             }
             BuildError::DuplicatePrompt(n) => write!(f, "prompt {n:?} is registered twice"),
             BuildError::InvalidLimit(which) => write!(f, "limit {which} must be greater than zero"),
+            BuildError::NoAuthorizationServer => f.write_str(
+                "the authorization names no authorization server: call Authorization::authorization_server with the issuer that grants its tokens",
+            ),
             BuildError::InvalidSessionRoute(r) => write!(
                 f,
                 "invalid session route {r:?}: use 1-32 characters of A-Z a-z 0-9 _ -"
@@ -914,6 +923,13 @@ impl ServiceBuilder {
             }
         }
 
+        if self
+            .auth
+            .as_ref()
+            .is_some_and(|a| a.authorization_servers.is_empty())
+        {
+            return Err(BuildError::NoAuthorizationServer);
+        }
         if let Some((template, reason)) = self.auth.as_ref().and_then(|a| a.bad_template.clone()) {
             return Err(BuildError::InvalidUriTemplate { template, reason });
         }

@@ -265,3 +265,22 @@ fn prompts_and_resources_have_scopes_of_their_own() {
     assert!(kept.starts_with("HTTP/1.1 200 OK\r\n"), "{kept}");
     assert!(kept.contains(r#""text":"the secret""#), "{kept}");
 }
+
+/// `authorization-server-discovery.mdx`: the Protected Resource Metadata
+/// MUST name at least one authorization server, so a service whose
+/// authorization names none is not built.
+#[test]
+fn an_authorization_without_an_authorization_server_is_refused_at_build() {
+    let err = Service::builder()
+        .authorization(Authorization::new(
+            "https://mcp.example.com/mcp",
+            |_: &str| Err(Rejection("none".into())),
+        ))
+        .build()
+        .unwrap_err();
+    assert_eq!(err, snodo_proto::BuildError::NoAuthorizationServer);
+    assert_eq!(
+        err.to_string(),
+        "the authorization names no authorization server: call Authorization::authorization_server with the issuer that grants its tokens"
+    );
+}

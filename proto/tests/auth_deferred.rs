@@ -73,6 +73,7 @@ fn service() -> (Service, Arc<AtomicBool>) {
             dropped: dropped.clone(),
         },
     )
+    .authorization_server("https://auth.example.com")
     .require(["notes:read"]);
     let service = Service::builder()
         .server_info(Implementation::new("t", "1"))

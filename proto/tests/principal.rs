@@ -30,6 +30,7 @@ fn service() -> Service {
         "writer" => Ok(Principal::new("bob", ["notes:read", "notes:write"])),
         _ => Err(Rejection("The token is not valid for this resource".into())),
     })
+    .authorization_server("https://auth.example.com")
     .tool_scopes("write_note", ["notes:write"]);
     Service::builder()
         .server_info(Implementation::new("t", "1"))
@@ -289,6 +290,7 @@ fn the_application_names_the_principal_of_stdio() {
             Authorization::new("https://mcp.example.com/mcp", |_: &str| {
                 Err(Rejection("no token is valid here".into()))
             })
+            .authorization_server("https://auth.example.com")
             .tool_scopes("write_note", ["notes:write"]),
         )
         .tool(

@@ -59,7 +59,8 @@ fn each_principal_has_its_own_bucket_and_over_it_gets_429() {
         "a" => Ok(Principal::new("alice", ["mcp"])),
         "b" => Ok(Principal::new("bob", ["mcp"])),
         _ => Err(Rejection("unknown token".into())),
-    });
+    })
+    .authorization_server("https://auth.example.com");
     let service = service(runs.clone(), Service::builder().authorization(auth));
     let ok = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{DONE}",

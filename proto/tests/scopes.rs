@@ -600,6 +600,7 @@ fn a_template_scope_that_is_no_template_fails_the_build() {
             Authorization::new("https://mcp.example.com/mcp", |_: &str| {
                 Err(Rejection("none".into()))
             })
+            .authorization_server("https://auth.example.com")
             .template_scopes("notes://{unclosed", ["a"]),
         )
         .build()

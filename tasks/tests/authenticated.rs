@@ -31,15 +31,15 @@ fn service() -> Service {
 
 /// [`service`], with more set on its authorization.
 fn service_with(more: impl FnOnce(Authorization) -> Authorization) -> Service {
-    let auth = more(Authorization::new(
-        "https://mcp.example.com/mcp",
-        |token: &str| match token {
+    let auth = more(
+        Authorization::new("https://mcp.example.com/mcp", |token: &str| match token {
             "alice-token" => Ok(Principal::new("alice", ["tasks"])),
             "bob-token" => Ok(Principal::new("bob", ["tasks"])),
             "dave-token" => Ok(Principal::new("dave", ["tasks", "slow:run"])),
             _ => Err(Rejection("The token is not valid for this resource".into())),
-        },
-    ));
+        })
+        .authorization_server("https://auth.example.com"),
+    );
     // A principal function that trusts `_meta`: an authenticated request
     // must never get to use it.
     let tasks = Tasks::new(MemoryStore::new())

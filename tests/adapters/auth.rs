@@ -77,7 +77,9 @@ pub fn http_a_deferred_authenticator_is_run_and_its_request_answered<R: Rt>() {
     };
     let (service, _) = service_with(limits(), |b| {
         b.authorization(
-            Authorization::new("https://mcp.example.com/mcp", authenticator).require(["mcp"]),
+            Authorization::new("https://mcp.example.com/mcp", authenticator)
+                .authorization_server("https://auth.example.com")
+                .require(["mcp"]),
         )
     });
     let server = Server::<R>::http(&service, Options::default());
@@ -102,10 +104,10 @@ pub fn http_a_client_leaving_while_its_token_is_checked_drops_the_future<R: Rt>(
         dropped: Mutex::new(dropped_tx),
     };
     let (service, _) = service_with(limits(), |b| {
-        b.authorization(Authorization::new(
-            "https://mcp.example.com/mcp",
-            authenticator,
-        ))
+        b.authorization(
+            Authorization::new("https://mcp.example.com/mcp", authenticator)
+                .authorization_server("https://auth.example.com"),
+        )
     });
     let server = Server::<R>::http(&service, Options::default());
     let mut leaving = server.connect();
@@ -129,6 +131,7 @@ pub fn stdio_a_principal_without_a_tools_scope_is_refused_in_every_era<R: Rt>() 
             Authorization::new("https://mcp.example.com/mcp", |_: &str| {
                 Err(Rejection("stdio takes no tokens".into()))
             })
+            .authorization_server("https://auth.example.com")
             .tool_scopes("echo", ["echo:use"]),
         )
         .stdio_principal(Principal::new("carol", ["mcp"]))
