@@ -311,8 +311,11 @@ pub static REVISION_2026_07_28: Profile = Profile {
         ServerCapability::Logging,
         ServerCapability::Subscriptions,
     ],
+    // With `std` the registry changes at run time (`Registry`); without it
+    // a snapshot needs `arc-swap`, which needs the standard library.
     limitations: &[
-        "the registry is fixed when the service is built: list-changed events announce changes the application makes elsewhere (for example behind authorization), not a mutable tool/prompt/resource table",
+        #[cfg(not(feature = "std"))]
+        "without the std feature the registry is fixed when the service is built",
     ],
 };
 

@@ -1057,3 +1057,117 @@ fn a_sessions_rate_limited_call_is_answered_200_with_the_error() {
         )
     );
 }
+
+/// Each limitation a profile declares is still one: a check per
+/// statement, on the wire, that fails once the limitation is lifted (and
+/// a statement without a check fails), so the declarations cannot go
+/// stale. (`basic/versioning.mdx` § Backward Compatibility: what an
+/// initialize-era dialect serves of its revision is stated, not implied.)
+#[test]
+fn each_declared_limitation_is_still_a_limitation() {
+    let declared = |p: &snodo_proto::Profile| {
+        p.limitations
+            .iter()
+            .map(|l| (p.version, *l))
+            .collect::<Vec<_>>()
+    };
+    let mut all = declared(&snodo_proto::REVISION_2026_07_28);
+    all.extend(declared(&snodo_proto::REVISION_2025_11_25));
+    all.extend(declared(&snodo_proto::REVISION_2025_06_18));
+    for (version, limitation) in all {
+        match limitation {
+            "the experimental task methods of this revision are not served" => {
+                let mut h = Harness::new(&service(), Transport::Stdio);
+                h.send(format!("{INITIALIZE}\n").as_bytes());
+                assert_eq!(
+                    lines(&h.send(
+                        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/get\",\"params\":{\"taskId\":\"t\"}}\n"
+                    )),
+                    vec![parse(
+                        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: tasks/get"}}"#
+                    )],
+                    "{version}: {limitation}"
+                );
+            }
+            "SSE streams are not resumable: no event ids, Last-Event-ID is ignored" => {
+                let hub = snodo_proto::Hub::new(8, snodo_proto::Overflow::DropOldest);
+                let service = builder().hub(hub.clone()).build().unwrap();
+                let mut a = Harness::new(&service, Transport::Http);
+                let init = INITIALIZE.replace("2025-11-25", version);
+                let out = a.send(post(None, &init).as_bytes());
+                let sid = out
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+                    .expect("initialize names its session")
+                    .to_owned();
+                a.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://a"}}"#).as_bytes());
+                // A client resuming after event 7 gets a new stream, and
+                // its events carry no id to resume from.
+                let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\nLast-Event-ID: 7\r\n\r\n");
+                let mut g = Harness::new(&service, Transport::Http);
+                assert_eq!(
+                    g.send(get.as_bytes()),
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n",
+                    "{version}: {limitation}"
+                );
+                hub.publish(snodo_proto::ChangeEvent::ResourceUpdated {
+                    uri: "test://a".into(),
+                });
+                g.conn.handle_changes(g.now);
+                let event = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{\"uri\":\"test://a\"}}\n\n";
+                assert_eq!(
+                    g.drain(),
+                    format!("{:x}\r\n{event}\r\n", event.len()),
+                    "{version}: {limitation}"
+                );
+            }
+            "URL-mode elicitation completion notifications are not sent" => {
+                let service = builder()
+                    .tool(
+                        Tool::new("open_url", "Asks the user to visit a page"),
+                        |_: NoArgs, ctx: Context| async move {
+                            match ctx.elicitation("visit") {
+                                Some(_) => Reply::Complete(CallToolResult::text("visited")),
+                                None => InputRequired::new()
+                                    .elicit(
+                                        "visit",
+                                        ElicitRequest::url(
+                                            "Sign in",
+                                            "https://example.com/sign-in",
+                                        ),
+                                    )
+                                    .into(),
+                            }
+                        },
+                    )
+                    .build()
+                    .unwrap();
+                let mut h = Harness::new(&service, Transport::Stdio);
+                h.send(
+                    format!(
+                        "{}\n",
+                        INITIALIZE.replace(r#""elicitation":{}"#, r#""elicitation":{"url":{}}"#)
+                    )
+                    .as_bytes(),
+                );
+                let asked = lines(&h.send(
+                    b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"open_url\"}}\n",
+                ));
+                assert_eq!(asked.len(), 1, "{asked:?}");
+                assert_eq!(asked[0]["method"], "elicitation/create", "{asked:?}");
+                let rid = asked[0]["id"].clone();
+                let answer =
+                    format!(r#"{{"jsonrpc":"2.0","id":{rid},"result":{{"action":"accept"}}}}"#);
+                let after = lines(&h.send(format!("{answer}\n").as_bytes()));
+                // Only the call's result: no notifications/elicitation/complete.
+                assert_eq!(after.len(), 1, "{version}: {limitation}: {after:?}");
+                assert_eq!(after[0]["id"], 1, "{after:?}");
+                assert_eq!(
+                    after[0]["result"]["content"][0]["text"], "visited",
+                    "{after:?}"
+                );
+            }
+            other => panic!("{version}: no wire check for the declared limitation {other:?}"),
+        }
+    }
+}

@@ -132,7 +132,11 @@ fn capabilities_and_limitations_are_stated() {
             S::Subscriptions
         ]
     );
-    assert!(!p.limitations.is_empty());
+    // The registry changes at run time (`Registry`): nothing is declared
+    // missing from 2026-07-28 with `std`. Each initialize-era limitation is
+    // held to its wire behaviour in `legacy.rs`
+    // (`each_declared_limitation_is_still_a_limitation`).
+    assert!(p.limitations.is_empty(), "{:?}", p.limitations);
 }
 
 /// The initialize-era dialects (`mcp-2025-11-25/schema.ts`): the method
