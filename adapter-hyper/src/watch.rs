@@ -54,8 +54,11 @@ pub(crate) struct Watched<I> {
     deadline: Pin<Box<Sleep>>,
     armed: Option<Instant>,
     late: Late,
-    /// The client closed its side (HTTP/1.1).
+    /// The client closed its side.
     input_ended: bool,
+    /// Since the end of input was held back, hyper had a turn with
+    /// nothing in flight and wrote nothing.
+    quiet: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -91,6 +94,7 @@ impl<I> Watched<I> {
             armed: None,
             late: Late::No,
             input_ended: false,
+            quiet: false,
         }
     }
 
@@ -170,20 +174,20 @@ impl<I: AsyncRead + AsyncWrite + Unpin> AsyncRead for Watched<I> {
             return this.poll_answer_late(cx).map(|()| Err(timed_out()));
         }
         if this.input_ended {
-            // Told once nothing is in flight: hyper then closes.
-            return this.activity.poll_idle(cx).map(Ok);
+            return this.poll_end_of_input(cx);
         }
         let before = buf.filled().len();
         let read = Pin::new(&mut this.io).poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = read {
             let filled = &buf.filled()[before..];
-            if filled.is_empty() && this.sniffed != Sniffed::Http2 {
-                // HTTP/1.1: hyper would drop a request in flight at once,
-                // answered or not; the native listener still sends what is
-                // answered at once (`Activity::hang_up`).
+            if filled.is_empty() {
+                // hyper would drop the requests in flight at once, answered
+                // or not; the native listener still sends what is answered
+                // at once (`Activity::hang_up`). On HTTP/2 the streams just
+                // read may not be taken up yet: hyper gets one more turn to.
                 this.input_ended = true;
                 this.activity.hang_up();
-                return this.activity.poll_idle(cx).map(Ok);
+                return this.poll_end_of_input(cx);
             }
             if !filled.is_empty() {
                 this.sniff(filled);
@@ -204,6 +208,24 @@ impl<I: AsyncRead + AsyncWrite + Unpin> AsyncRead for Watched<I> {
 }
 
 impl<I: AsyncRead + AsyncWrite + Unpin> Watched<I> {
+    /// The end of input, held back from hyper until nothing is in flight
+    /// and a turn of hyper's wrote nothing more: on HTTP/2 the streams
+    /// just read are taken up, and the answers queued are written, only
+    /// in turns where reading is pending (h2 drops them at the end of
+    /// input).
+    fn poll_end_of_input(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.activity.poll_idle(cx).is_pending() {
+            self.quiet = false;
+            return Poll::Pending;
+        }
+        if !self.quiet {
+            self.quiet = true;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        Poll::Ready(Ok(()))
+    }
+
     /// hyper writes with no request in flight only to refuse a head it
     /// could not parse: write the native refusal in its place, then
     /// close. `None`: not such a write, or proto would not refuse.
@@ -234,6 +256,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Watched<I> {
         if let Some(done) = self.poll_refuse(cx, buf.len()) {
             return done;
         }
+        self.quiet = false;
         Pin::new(&mut self.io).poll_write(cx, buf)
     }
 
@@ -246,6 +269,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Watched<I> {
         if let Some(done) = self.poll_refuse(cx, len) {
             return done;
         }
+        self.quiet = false;
         Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
     }
 
