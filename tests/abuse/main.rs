@@ -808,6 +808,16 @@ fn http1_abuse(listener: Listener) {
         report.push(format!("{name} {:?}", t.elapsed()));
         assert!(server.alive(), "{label}: the server died during {name}");
     }
+    let handshakes = "slow TLS handshakes";
+    if listener == Listener::HyperTls && only.as_deref().is_none_or(|o| handshakes.contains(o)) {
+        let t = Instant::now();
+        tls::slow_handshakes(
+            &format!("{label}: {handshakes}"),
+            server.addr,
+            REQUEST_TIMEOUT,
+        );
+        report.push(format!("{handshakes} {:?}", t.elapsed()));
+    }
     let flood_rss = if only.as_deref().is_none_or(|o| "idle flood".contains(o)) {
         let rss = idle_flood(&format!("{label}: idle flood"), addr, &server);
         assert!(

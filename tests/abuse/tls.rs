@@ -80,3 +80,50 @@ async fn carry(plain: TcpStream, server: SocketAddr, connector: TlsConnector) {
     };
     tokio::join!(up, down);
 }
+
+/// Clients that never finish their TLS handshake (a ClientHello's record
+/// header, then a byte every 250 ms), straight to the server: each is
+/// closed by the head deadline (`HttpConfig::head_timeout`, which bounds
+/// the handshake), with nothing but at most a TLS alert sent back.
+pub fn slow_handshakes(label: &str, server: SocketAddr, deadline: std::time::Duration) {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    let clients: Vec<_> = (0..30)
+        .map(|_| {
+            std::thread::spawn(move || {
+                let started = Instant::now();
+                let mut conn = std::net::TcpStream::connect(server).expect("connect");
+                // A handshake record of 512 bytes (RFC 8446 § 5.1).
+                let _ = conn.write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01]);
+                let _ = conn.set_read_timeout(Some(Duration::from_millis(250)));
+                let mut got = Vec::new();
+                let mut buf = [0u8; 512];
+                while started.elapsed() < deadline * 4 {
+                    let _ = conn.write_all(&[0x00]);
+                    match conn.read(&mut buf) {
+                        Ok(0) => return (got, true, started.elapsed()),
+                        Ok(n) => got.extend_from_slice(&buf[..n]),
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                            ) => {}
+                        Err(_) => return (got, true, started.elapsed()),
+                    }
+                }
+                (got, false, started.elapsed())
+            })
+        })
+        .collect();
+    for (i, c) in clients.into_iter().enumerate() {
+        let (got, closed, after) = c.join().expect("a slow handshake");
+        assert!(
+            closed && after <= deadline + Duration::from_secs(3),
+            "{label}: slow handshake {i} held {after:?} (closed: {closed})"
+        );
+        assert!(
+            got.is_empty() || got[0] == 0x15,
+            "{label}: slow handshake {i} got {got:?}"
+        );
+    }
+}
