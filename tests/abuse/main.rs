@@ -1,4 +1,6 @@
-//! Hostile clients against the real servers, on every runtime: the
+//! Hostile clients against the real servers, on every runtime and on
+//! `snodo-hyper`'s server over HTTP/1.1, TLS (`tls.rs`) and h2c
+//! (`http2.rs`, with HTTP/2's own attacks): the
 //! fixture over Streamable HTTP (`snodo-abuse-server`, with a 1 s request
 //! deadline, 4 s idle timeout and 256 KiB message limit) on loopback,
 //! while a well-behaved client keeps asking on its own connection and must
