@@ -19,6 +19,8 @@ use http::{Request, Response};
 use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 use snodo_driver::Seat;
+use tokio::sync::futures::OwnedNotified;
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::{McpBody, McpService};
@@ -32,9 +34,13 @@ pub(crate) struct Activity {
     head_since: AtomicU64,
     seat: Mutex<Seat>,
     supervisor: Mutex<Option<Waker>>,
-    /// The HTTP/1.1 client closed its side (end of input).
+    /// The client closed its side (end of input), and who waits for it:
+    /// the answers in flight (a `Notify`, whose waiters leave when dropped,
+    /// so a long HTTP/2 connection's many streams leave nothing behind),
+    /// and the stream's one reader, which waits for them to end.
     hung_up: AtomicBool,
-    hangup_waiters: Mutex<Vec<Waker>>,
+    hangup: Arc<Notify>,
+    reader: Mutex<Option<Waker>>,
 }
 
 impl Activity {
@@ -48,7 +54,8 @@ impl Activity {
             seat: Mutex::new(seat),
             supervisor: Mutex::new(None),
             hung_up: AtomicBool::new(false),
-            hangup_waiters: Mutex::new(Vec::new()),
+            hangup: Arc::new(Notify::new()),
+            reader: Mutex::new(None),
         };
         activity.became_idle();
         Arc::new(activity)
@@ -107,47 +114,29 @@ impl Activity {
     /// `streamable-http.mdx` § Cancellation), and so does [`Tracked`].
     pub(crate) fn hang_up(&self) {
         self.hung_up.store(true, Ordering::Release);
-        let waiters = std::mem::take(
-            &mut *self
-                .hangup_waiters
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()),
-        );
-        for w in waiters {
+        self.hangup.notify_waiters();
+        self.wake_reader();
+    }
+
+    fn is_hung_up(&self) -> bool {
+        self.hung_up.load(Ordering::Acquire)
+    }
+
+    fn wake_reader(&self) {
+        let waker = self.reader.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(w) = waker {
             w.wake();
         }
     }
 
-    /// Ready once nothing is in flight; else `cx` is woken when so.
+    /// Ready once nothing is in flight; else the stream's reader (`cx`) is
+    /// woken when so.
     pub(crate) fn poll_idle(&self, cx: &mut Context<'_>) -> Poll<()> {
         if self.in_flight.load(Ordering::Acquire) == 0 {
             return Poll::Ready(());
         }
-        self.register(cx);
+        *self.reader.lock().unwrap_or_else(|p| p.into_inner()) = Some(cx.waker().clone());
         if self.in_flight.load(Ordering::Acquire) == 0 {
-            return Poll::Ready(());
-        }
-        Poll::Pending
-    }
-
-    /// Wake `cx` at the hang-up, and at the end of what is in flight after
-    /// it.
-    fn register(&self, cx: &mut Context<'_>) {
-        let mut waiters = self
-            .hangup_waiters
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        if !waiters.iter().any(|w| w.will_wake(cx.waker())) {
-            waiters.push(cx.waker().clone());
-        }
-    }
-
-    fn poll_hung_up(&self, cx: &mut Context<'_>) -> Poll<()> {
-        if self.hung_up.load(Ordering::Acquire) {
-            return Poll::Ready(());
-        }
-        self.register(cx);
-        if self.hung_up.load(Ordering::Acquire) {
             return Poll::Ready(());
         }
         Poll::Pending
@@ -173,16 +162,8 @@ impl Activity {
 
     fn became_idle(&self) {
         let now = Instant::now();
-        if self.hung_up.load(Ordering::Acquire) {
-            let waiters = std::mem::take(
-                &mut *self
-                    .hangup_waiters
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner()),
-            );
-            for w in waiters {
-                w.wake();
-            }
+        if self.is_hung_up() {
+            self.wake_reader();
         }
         self.head_since.store(0, Ordering::Release);
         self.idle_since.store(self.stamp(now), Ordering::Release);
@@ -235,13 +216,18 @@ impl hyper::service::Service<Request<Incoming>> for Tracked {
         let activity = self.activity.clone();
         Box::pin(async move {
             let mut answer = std::pin::pin!(mcp.handle(request));
+            let mut hangup = std::pin::pin!(activity.hangup.notified());
+            hangup.as_mut().enable();
             // The answer first: one given at once still goes out to a
             // client that has closed its side.
             let response = std::future::poll_fn(|cx| {
                 if let Poll::Ready(r) = answer.as_mut().poll(cx) {
                     return Poll::Ready(Some(r));
                 }
-                activity.poll_hung_up(cx).map(|()| None)
+                if activity.is_hung_up() || hangup.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(None);
+                }
+                Poll::Pending
             })
             .await;
             let body = match response {
@@ -253,6 +239,7 @@ impl hyper::service::Service<Request<Incoming>> for Tracked {
             Ok(body.map(|body| TrackedBody {
                 body: Some(body),
                 activity,
+                hangup: None,
                 _busy: busy,
             }))
         })
@@ -264,6 +251,9 @@ impl hyper::service::Service<Request<Incoming>> for Tracked {
 pub(crate) struct TrackedBody {
     body: Option<McpBody>,
     activity: Arc<Activity>,
+    /// Made the first time the body waits (an SSE stream): most answers
+    /// are whole at once and never need it.
+    hangup: Option<Pin<Box<OwnedNotified>>>,
     _busy: Busy,
 }
 
@@ -282,7 +272,12 @@ impl Body for TrackedBody {
         if let Poll::Ready(frame) = Pin::new(body).poll_frame(cx) {
             return Poll::Ready(frame);
         }
-        if this.activity.poll_hung_up(cx).is_ready() {
+        let hangup = this.hangup.get_or_insert_with(|| {
+            let mut notified = Box::pin(this.activity.hangup.clone().notified_owned());
+            notified.as_mut().enable();
+            notified
+        });
+        if this.activity.is_hung_up() || hangup.as_mut().poll(cx).is_ready() {
             this.body = None;
             return Poll::Ready(None);
         }
