@@ -1,4 +1,5 @@
-//! Connection floods, with default options, on every runtime: 3,000 idle
+//! Connection floods, with default options, on every runtime and on
+//! `snodo-hyper`'s server: 3,000 idle
 //! connections and 300 that trickle one header byte every half second are
 //! all open, and a new well-behaved client is still answered within 1 s;
 //! the slow heads are closed by their deadline (`HttpConfig::head_timeout`,
@@ -187,4 +188,35 @@ fn blocking_serves_a_new_client_through_a_flood() {
     flood(addr);
     shutdown.shutdown();
     server.join().unwrap().unwrap();
+}
+
+#[test]
+fn hyper_serves_a_new_client_through_a_flood() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = snodo_hyper::Shutdown::new();
+    let service = service();
+    let server = rt.spawn({
+        let shutdown = shutdown.clone();
+        async move {
+            snodo_hyper::serve(
+                &service,
+                listener,
+                shutdown,
+                snodo_hyper::Options::default(),
+            )
+            .await
+        }
+    });
+    flood(addr);
+    shutdown.shutdown();
+    rt.block_on(server).unwrap().unwrap();
 }

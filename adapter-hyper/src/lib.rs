@@ -24,15 +24,20 @@
 
 #![warn(missing_docs)]
 
+mod activity;
 mod body;
+mod native;
+pub mod options;
 mod serve;
 mod service;
 #[cfg(feature = "tls")]
 pub mod tls;
+mod watch;
 
 pub use body::McpBody;
+pub use options::Options;
 pub use serve::serve;
 pub use service::{McpService, RequestExtensions};
-pub use snodo_driver::{Options, Shutdown};
+pub use snodo_driver::Shutdown;
 #[cfg(feature = "tls")]
 pub use tls::serve_tls;

@@ -1,21 +1,27 @@
 //! A ready-made server: hyper on a TCP listener, HTTP/1.1 and HTTP/2 on
-//! the same port (h2c by prior knowledge; with TLS, by ALPN), with a
-//! graceful shutdown.
+//! the same port (h2c by prior knowledge; with TLS, by ALPN), with the
+//! native listener's connection rules (its cap and idle shedding, its
+//! head, body and idle deadlines) and a graceful shutdown.
+
+use std::future::{poll_fn, Future, IntoFuture};
+use std::io;
+use std::pin::{pin, Pin};
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
-use snodo_driver::{Options, Shutdown};
+use snodo_driver::{Seats, Shutdown};
 use snodo_proto::Service;
-use std::future::{Future, IntoFuture};
-use std::io;
-use std::pin::pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::time::{Instant, Sleep};
 
-use crate::McpService;
+use crate::activity::{Activity, Tracked};
+use crate::native;
+use crate::watch::Watched;
+use crate::{McpService, Options};
 
 /// Serve `service` on every connection `listener` accepts until `shutdown`
 /// resolves; then stop accepting and wait for open connections to finish
@@ -23,10 +29,23 @@ use crate::McpService;
 /// [`Limits::close_linger`](snodo_proto::Limits)). For other routes beside
 /// MCP, use [`McpService`] in your own hyper or axum server.
 ///
-/// At most [`Options::max_connections`] connections are served at once; a
-/// connection accepted beyond that is closed at once. (The native
-/// listeners shed their longest-idle connection instead; hyper does not
-/// say when one of its connections is idle.)
+/// The native listener's rules hold, with its numbers from the service's
+/// [`HttpConfig`](snodo_proto::HttpConfig) and
+/// [`Limits`](snodo_proto::Limits):
+///
+/// - at most [`Options::max_connections`] connections; one accepted
+///   beyond that takes the place of the connection idle longest (between
+///   requests, still sending a head, or HTTP/2 with no stream in flight),
+///   which is closed; with none idle the new one is closed at once;
+/// - an HTTP/1.1 request head not whole within `head_timeout` of its first
+///   byte is answered 408 and the connection closed; a body not whole
+///   within `request_timeout` of its head is answered 408 (on HTTP/2 the
+///   stream is then reset); a body declared or grown over
+///   `max_message_bytes` is answered 413 unread;
+/// - a connection with nothing in flight for `idle_timeout` is closed.
+///
+/// HTTP/2's settings are chosen by [`Options`] and the service's limits
+/// (see [`crate::options`]).
 pub async fn serve<S>(
     service: &Service,
     listener: TcpListener,
@@ -59,13 +78,13 @@ where
 {
     let winding_down = Shutdown::new();
     let mcp = McpService::new(service.clone()).with_shutdown(winding_down.clone());
-    let mut builder = Builder::new(TokioExecutor::new());
-    // One HTTP/2 connection runs at most as many requests at once as one
-    // native connection runs calls.
-    let streams = u32::try_from(service.limits().max_concurrent_calls).unwrap_or(u32::MAX);
-    builder.http2().max_concurrent_streams(streams);
+    let builder = builder(service, &options);
+    let late = native::Timeout::of(service).wire;
+    let idle_timeout = service.http_config().idle_timeout;
+    let served = service.clone();
     let graceful = GracefulShutdown::new();
-    let live = Arc::new(AtomicUsize::new(0));
+    let seats = Seats::new();
+    let epoch = Instant::now();
     let max = options.max_connections.max(1);
     let mut shutdown = pin!(shutdown.into_future());
     loop {
@@ -79,26 +98,41 @@ where
             },
             () = &mut shutdown => break,
         };
-        if live.load(Ordering::Acquire) >= max {
-            tracing::warn!(%peer, max, "connection limit reached; closing the new connection");
+        let Some(seat) = seats.enter(max) else {
+            tracing::warn!(%peer, max, "connection limit reached and none idle; closing the new connection");
             continue;
-        }
+        };
         let _ = stream.set_nodelay(true);
-        let seat = Seat::take(&live);
-        let (handshake, builder, mcp) = (accept(stream), builder.clone(), mcp.clone());
+        let activity = Activity::new(epoch, seat);
+        let (handshake, builder, late) = (accept(stream), builder.clone(), late.clone());
+        let service = Tracked {
+            mcp: mcp.clone(),
+            activity: activity.clone(),
+        };
+        let mcp_service = served.clone();
         let watcher = graceful.watcher();
         tokio::spawn(async move {
-            let _seat = seat;
-            let io = match handshake.await {
-                Ok(io) => io,
-                Err(e) => {
+            // A handshake (TLS) may be shed or time out like a head.
+            let io = match until_left(&activity, idle_timeout, handshake).await {
+                Some(Ok(io)) => io,
+                Some(Err(e)) => {
                     tracing::debug!(%peer, error = %e, "connection refused before HTTP");
                     return;
                 }
+                None => return,
             };
-            let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), mcp);
-            if let Err(e) = watcher.watch(connection.into_owned()).await {
-                tracing::debug!(%peer, error = %e, "connection ended by an error");
+            let io = Watched::new(io, activity.clone(), mcp_service, late);
+            let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), service);
+            match until_left(
+                &activity,
+                idle_timeout,
+                watcher.watch(connection.into_owned()),
+            )
+            .await
+            {
+                Some(Err(e)) => tracing::debug!(%peer, error = %e, "connection ended by an error"),
+                Some(Ok(())) => {}
+                None => tracing::debug!(%peer, "connection closed: idle, or shed for a new one"),
             }
         });
     }
@@ -115,18 +149,67 @@ where
     Ok(())
 }
 
-/// A served connection's place under the cap, given back when dropped.
-struct Seat(Arc<AtomicUsize>);
-
-impl Seat {
-    fn take(live: &Arc<AtomicUsize>) -> Seat {
-        live.fetch_add(1, Ordering::AcqRel);
-        Seat(live.clone())
-    }
+/// hyper's connection builder, set from the service's limits and
+/// `options`.
+fn builder(service: &Service, options: &Options) -> Builder<TokioExecutor> {
+    let (limits, http) = (service.limits(), service.http_config());
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        // The head deadline answers 408 (`crate::watch`); hyper's own
+        // would close without a word.
+        .header_read_timeout(None)
+        // Field names as the native listener writes them.
+        .title_case_headers(true);
+    let streams = u32::try_from(limits.max_concurrent_calls).unwrap_or(u32::MAX);
+    let header_list = u32::try_from(http.max_head_bytes).unwrap_or(u32::MAX);
+    builder
+        .http2()
+        // One HTTP/2 connection runs at most as many requests at once as
+        // one native connection runs calls; more are refused
+        // (REFUSED_STREAM, RFC 9113 § 5.1.2).
+        .max_concurrent_streams(streams)
+        // A header list over the native head limit is answered 431 and
+        // its stream refused; its CONTINUATION frames are counted against
+        // it, so a flood of them ends the connection (RFC 9113 § 6.10).
+        .max_header_list_size(header_list)
+        .max_pending_accept_reset_streams(options.h2_max_pending_accept_reset_streams)
+        .max_local_error_reset_streams(options.h2_max_local_error_reset_streams)
+        .max_send_buf_size(options.h2_max_send_buffer)
+        .initial_stream_window_size(options.h2_window)
+        .initial_connection_window_size(options.h2_window);
+    builder
 }
 
-impl Drop for Seat {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
+/// Run `work` until it ends, or until the connection must leave: told to
+/// make room at the cap, or idle (nothing in flight) for `idle_timeout`.
+/// `None` when it left; dropping `work` closes the connection.
+async fn until_left<W: Future>(
+    activity: &Arc<Activity>,
+    idle_timeout: std::time::Duration,
+    work: W,
+) -> Option<W::Output> {
+    let mut work = pin!(work);
+    let mut deadline: Pin<Box<Sleep>> = Box::pin(tokio::time::sleep_until(Instant::now()));
+    let mut armed = None;
+    poll_fn(|cx: &mut Context<'_>| {
+        if let Poll::Ready(out) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(out));
+        }
+        if activity.poll_shed(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        if let Some(since) = activity.idle_since() {
+            let due = since + idle_timeout;
+            if armed != Some(due) {
+                deadline.as_mut().reset(due);
+                armed = Some(due);
+            }
+            if deadline.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(None);
+            }
+        }
+        Poll::Pending
+    })
+    .await
 }

@@ -297,7 +297,7 @@ fn an_unreadable_body_is_answered_400_by_proto() {
             "{answer}"
         );
         assert!(
-            answer.contains("content-type: application/json\r\n"),
+            answer.contains("Content-Type: application/json\r\n"),
             "{answer}"
         );
         assert!(answer.ends_with(&format!("\r\n\r\n{body}")), "{answer}");
@@ -422,8 +422,11 @@ fn a_reset_during_an_sse_answer_cancels_its_call() {
     });
 }
 
+/// At the connection cap a new client takes the place of the connection
+/// idle longest, which is closed, as on the native listener; with every
+/// connection busy the new one is closed without an answer.
 #[test]
-fn beyond_the_connection_cap_a_new_connection_is_closed() {
+fn at_the_connection_cap_an_idle_connection_gives_way() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rt = runtime();
     rt.block_on(async {
@@ -434,36 +437,54 @@ fn beyond_the_connection_cap_a_new_connection_is_closed() {
             let options = snodo_hyper::Options::default().max_connections(1);
             snodo_hyper::serve(&service, listener, std::future::pending(), options).await
         });
-        let body = echo(7);
-        let request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        // The first connection is served and kept open.
+        let call = |tool: &str, body: String| {
+            format!(
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        let request = call("echo", echo(7));
+        async fn answered(conn: &mut tokio::net::TcpStream) -> String {
+            let mut answer = vec![0; 4096];
+            let n = conn.read(&mut answer).await.unwrap();
+            String::from_utf8_lossy(&answer[..n]).into_owned()
+        }
+        async fn closed(conn: &mut tokio::net::TcpStream) -> bool {
+            let mut rest = Vec::new();
+            let read = tokio::time::timeout(Duration::from_secs(5), conn.read_to_end(&mut rest));
+            matches!(read.await, Ok(Ok(0)) | Ok(Err(_)))
+        }
+        // The first connection is served and kept open, idle.
         let mut first = tokio::net::TcpStream::connect(addr).await.unwrap();
         first.write_all(request.as_bytes()).await.unwrap();
-        let mut answer = vec![0; 4096];
-        let n = first.read(&mut answer).await.unwrap();
-        let answer = String::from_utf8_lossy(&answer[..n]);
+        let answer = answered(&mut first).await;
         assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
         assert!(answer.ends_with(ECHOED), "{answer}");
-        // The second finds the cap reached: closed without an answer.
+        // The second takes its place: served, and the first closed.
         let mut second = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let _ = second.write_all(request.as_bytes()).await;
-        let mut rest = Vec::new();
-        let read = tokio::time::timeout(Duration::from_secs(5), second.read_to_end(&mut rest)).await;
-        assert!(
-            matches!(read, Ok(Ok(0)) | Ok(Err(_))),
-            "the connection over the cap was served: {rest:?}"
+        second.write_all(request.as_bytes()).await.unwrap();
+        let answer = answered(&mut second).await;
+        assert!(answer.ends_with(ECHOED), "{answer}");
+        assert!(closed(&mut first).await, "the idle connection was kept");
+        // A busy connection (a call in flight) keeps its seat: the next
+        // one finds none idle and is closed without an answer.
+        let hang = format!(
+            r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"hang",{META}}}}}"#
         );
-        // Once the first leaves, a new client is served again.
-        drop(first);
+        second
+            .write_all(call("hang", hang).as_bytes())
+            .await
+            .unwrap();
         tokio::time::sleep(Duration::from_millis(100)).await;
         let mut third = tokio::net::TcpStream::connect(addr).await.unwrap();
-        third.write_all(request.as_bytes()).await.unwrap();
-        let mut answer = vec![0; 4096];
-        let n = third.read(&mut answer).await.unwrap();
-        assert!(String::from_utf8_lossy(&answer[..n]).starts_with("HTTP/1.1 200 OK\r\n"));
+        let _ = third.write_all(request.as_bytes()).await;
+        assert!(closed(&mut third).await, "the connection over the cap was served");
+        // Once the busy one leaves, a new client is served again.
+        drop(second);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let mut fourth = tokio::net::TcpStream::connect(addr).await.unwrap();
+        fourth.write_all(request.as_bytes()).await.unwrap();
+        assert!(answered(&mut fourth).await.starts_with("HTTP/1.1 200 OK\r\n"));
     });
 }
 
@@ -578,7 +599,7 @@ fn authorization_answers_as_on_the_native_listener() {
                 (
                     StatusCode::OK,
                     "application/json".into(),
-                    r#"{"bearer_methods_supported":["header"],"resource":"https://mcp.example.com/mcp"}"#.into()
+                    r#"{"authorization_servers":["https://auth.example.com"],"bearer_methods_supported":["header"],"resource":"https://mcp.example.com/mcp"}"#.into()
                 )
             );
         })

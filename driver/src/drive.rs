@@ -171,7 +171,7 @@ where
                     conn.begin_shutdown(core.now());
                     return Poll::Ready(());
                 }
-                if !shed && place.shed.poll(cx).is_ready() {
+                if !shed && place.seat.poll_shed(cx).is_ready() {
                     shed = true;
                     conn.shed(core.now());
                     return Poll::Ready(());

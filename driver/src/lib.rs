@@ -29,6 +29,7 @@ mod outbox;
 #[cfg(feature = "async-io")]
 pub mod reactor;
 mod runtime;
+mod seats;
 mod server;
 mod signal;
 
@@ -37,6 +38,7 @@ pub use options::Options;
 pub use runtime::{
     read_into_scratch, release_scratch, Accepted, Listener, Read, Runtime, Timer, Write,
 };
+pub use seats::{Seat, Seats};
 pub use server::serve;
 pub use signal::Shutdown;
 

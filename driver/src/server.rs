@@ -2,13 +2,10 @@
 //! own [`Connection`](snodo_proto::Connection) (no lock shared between
 //! connections), a cap on connections, and a graceful shutdown.
 
-use std::collections::BTreeMap;
 use std::future::{poll_fn, Future, IntoFuture};
 use std::io;
 use std::pin::pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::Poll;
 use std::time::Duration;
 
 use snodo_proto::{Service, Transport};
@@ -16,8 +13,8 @@ use snodo_proto::{Service, Transport};
 use crate::drive::drive;
 use crate::options::Options;
 use crate::runtime::{Listener, Runtime, Timer};
+use crate::seats::{Seat, Seats};
 use crate::signal::{Signal, Watch};
-use snodo_proto::Instant;
 
 /// Pause after an accept error that is not about one connection (out of
 /// file descriptors, say), so the loop does not spin.
@@ -59,7 +56,7 @@ where
     async move {
         let mut listener = listener;
         let max = options.max_connections.max(1);
-        let live = Arc::new(Live::default());
+        let live = Seats::new();
         let signal = Signal::new();
         let mut shutdown = pin!(shutdown);
         let mut backoff: Option<R::Timer> = None;
@@ -89,8 +86,7 @@ where
                         (rt.clone(), service.clone(), options.clone(), signal.watch());
                     rt.spawn_connection(async move {
                         tracing::debug!(%peer, "connection opened");
-                        let shed = seat.idle.shed.watch();
-                        let place = Place { stop, shed, seat };
+                        let place = Place { stop, seat };
                         let served =
                             drive(rt2, &service, transport, reader, writer, &options, Some(place));
                         match served.await {
@@ -153,118 +149,9 @@ fn is_per_connection(e: &io::Error) -> bool {
     )
 }
 
-/// The connections alive, their seats, and whoever waits for none to be.
-#[derive(Default)]
-struct Live {
-    count: AtomicUsize,
-    waiter: Mutex<Option<Waker>>,
-    seats: Mutex<BTreeMap<u64, Arc<Idle>>>,
-    next: AtomicU64,
-}
-
-impl Live {
-    fn count(&self) -> usize {
-        self.count.load(Ordering::Acquire)
-    }
-
-    /// A seat for a new connection: a free one, or that of the connection
-    /// idle longest, which is told to close. `None` when every connection
-    /// is busy.
-    fn enter(self: &Arc<Live>, max: usize) -> Option<Seat> {
-        // Only the accept loop enters, so the count overshoots the cap by
-        // at most the connections told to close and not yet gone.
-        if self.count() >= max {
-            let seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
-            let victim = seats
-                .values()
-                .filter(|s| !s.shed.is_raised())
-                .filter_map(|s| s.since().map(|t| (t, s)))
-                .min_by_key(|(t, _)| *t)?
-                .1;
-            tracing::debug!("connection limit reached; closing the connection idle longest");
-            victim.shed.raise();
-        }
-        self.count.fetch_add(1, Ordering::AcqRel);
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let idle = Arc::new(Idle {
-            since: AtomicU64::new(0),
-            shed: Signal::new(),
-        });
-        self.seats
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id, idle.clone());
-        Some(Seat {
-            idle,
-            live: self.clone(),
-            id,
-        })
-    }
-
-    fn poll_empty(&self, cx: &mut Context<'_>) -> Poll<()> {
-        if self.count() == 0 {
-            return Poll::Ready(());
-        }
-        *self.waiter.lock().unwrap_or_else(|p| p.into_inner()) = Some(cx.waker().clone());
-        if self.count() == 0 {
-            return Poll::Ready(());
-        }
-        Poll::Pending
-    }
-}
-
-/// Since when a connection is idle, and the signal that tells it to make
-/// room.
-struct Idle {
-    /// `Instant` nanoseconds + 1 since which the connection is idle; 0 busy.
-    since: AtomicU64,
-    shed: Arc<Signal>,
-}
-
-impl Idle {
-    fn since(&self) -> Option<u64> {
-        match self.since.load(Ordering::Relaxed) {
-            0 => None,
-            v => Some(v),
-        }
-    }
-}
-
-/// A served connection's place under the cap, given back when dropped.
-pub(crate) struct Seat {
-    idle: Arc<Idle>,
-    live: Arc<Live>,
-    id: u64,
-}
-
-impl Seat {
-    /// Record since when the connection is idle (`None`: busy).
-    pub(crate) fn set_idle(&self, since: Option<Instant>) {
-        let v = since.map_or(0, |t| t.as_nanos().saturating_add(1));
-        self.idle.since.store(v, Ordering::Relaxed);
-    }
-}
-
-impl Drop for Seat {
-    fn drop(&mut self) {
-        let live = &self.live;
-        live.seats
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&self.id);
-        if live.count.fetch_sub(1, Ordering::AcqRel) == 1 {
-            let waiter = live.waiter.lock().unwrap_or_else(|p| p.into_inner()).take();
-            if let Some(w) = waiter {
-                w.wake();
-            }
-        }
-    }
-}
-
-/// A served connection's ties to its server: the shutdown signal, the one
-/// that asks it to make room, and its seat.
+/// A served connection's ties to its server: the shutdown signal, and its
+/// seat (which tells it to make room).
 pub(crate) struct Place {
     pub(crate) stop: Watch,
-    pub(crate) shed: Watch,
     pub(crate) seat: Seat,
 }

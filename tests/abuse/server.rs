@@ -1,8 +1,11 @@
-//! `snodo-abuse-server --runtime tokio|smol|blocking`: the conformance
-//! fixture over Streamable HTTP on an ephemeral loopback port (printed as
-//! the first stdout line), with deadlines short enough for the abuse tests
-//! (`abuse/main.rs`) to watch them fire: 1 s to deliver a request, 4 s of
-//! idleness, 256 KiB per message. Runs until killed.
+//! `snodo-abuse-server --runtime tokio|smol|blocking|hyper [--tls]`: the
+//! conformance fixture over Streamable HTTP on an ephemeral loopback port
+//! (printed as the first stdout line), with deadlines short enough for the
+//! abuse tests (`abuse/main.rs`) to watch them fire: 1 s to deliver a
+//! request, 4 s of idleness, 256 KiB per message. `hyper` is `snodo-hyper`'s
+//! server (HTTP/1.1 and h2c on one port); with `--tls` it serves TLS with
+//! a certificate made at start-up for `localhost`, whose DER is printed in
+//! hex as the second stdout line. Runs until killed.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -36,8 +39,9 @@ fn main() {
         "tokio" => tokio(&service, addr),
         "smol" => smol(service, addr),
         "blocking" => blocking(&service, addr),
+        "hyper" => hyper(&service, addr, std::env::args().any(|a| a == "--tls")),
         other => {
-            eprintln!("snodo-abuse-server: --runtime tokio|smol|blocking, not {other:?}");
+            eprintln!("snodo-abuse-server: --runtime tokio|smol|blocking|hyper, not {other:?}");
             std::process::exit(2);
         }
     };
@@ -101,4 +105,33 @@ fn blocking(service: &Service, addr: SocketAddr) -> std::io::Result<()> {
         std::future::pending(),
         snodo_blocking::Options::default(),
     )
+}
+
+fn hyper(service: &Service, addr: SocketAddr, tls: bool) -> std::io::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let bound = listener.local_addr()?;
+        let options = snodo_hyper::Options::default();
+        if !tls {
+            announce(bound);
+            return snodo_hyper::serve(service, listener, std::future::pending(), options).await;
+        }
+        let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()])
+            .map_err(std::io::Error::other)?;
+        let der = cert.cert.der().to_vec();
+        let key = rustls_pki_types::PrivateKeyDer::Pkcs8(
+            rustls_pki_types::PrivatePkcs8KeyDer::from(cert.key_pair.serialize_der()),
+        );
+        let config = snodo_hyper::tls::config(vec![der.clone().into()], key)?;
+        {
+            let mut out = std::io::stdout().lock();
+            let hex: String = der.iter().map(|b| format!("{b:02x}")).collect();
+            let _ = writeln!(out, "{bound}\n{hex}");
+            let _ = out.flush();
+        }
+        snodo_hyper::serve_tls(service, listener, config, std::future::pending(), options).await
+    })
 }
