@@ -117,11 +117,7 @@ fn flood(addr: SocketAddr) {
 #[test]
 fn tokio_serves_a_new_client_through_a_flood() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = two_workers();
     let listener = rt.block_on(snodo_tokio::bind_http("127.0.0.1:0")).unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = snodo_tokio::Shutdown::new();
@@ -193,11 +189,7 @@ fn blocking_serves_a_new_client_through_a_flood() {
 #[test]
 fn hyper_serves_a_new_client_through_a_flood() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = two_workers();
     let listener = rt
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
@@ -219,4 +211,13 @@ fn hyper_serves_a_new_client_through_a_flood() {
     flood(addr);
     shutdown.shutdown();
     rt.block_on(server).unwrap().unwrap();
+}
+
+/// A tokio runtime as the fixture runs one on this machine.
+fn two_workers() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }

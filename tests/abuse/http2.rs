@@ -576,6 +576,7 @@ fn many_streams(label: &str, addr: SocketAddr) {
 /// shed at the cap or closed by the idle deadline; then a new client is
 /// served.
 fn idle_flood(label: &str, addr: SocketAddr) {
+    let _one = crate::ONE_FLOOD.lock().unwrap_or_else(|p| p.into_inner());
     let started = Instant::now();
     let mut idle: Vec<Raw> = (0..1500).map(|_| Raw::connect(addr, &[])).collect();
     let deadline = started + IDLE_TIMEOUT + SLACK;

@@ -86,32 +86,13 @@ async fn carry(plain: TcpStream, server: SocketAddr, connector: TlsConnector) {
 /// closed by the head deadline (`HttpConfig::head_timeout`, which bounds
 /// the handshake), with nothing but at most a TLS alert sent back.
 pub fn slow_handshakes(label: &str, server: SocketAddr, deadline: std::time::Duration) {
-    use std::io::{Read, Write};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let clients: Vec<_> = (0..30)
         .map(|_| {
             std::thread::spawn(move || {
-                let started = Instant::now();
-                let mut conn = std::net::TcpStream::connect(server).expect("connect");
                 // A handshake record of 512 bytes (RFC 8446 § 5.1).
-                let _ = conn.write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01]);
-                let _ = conn.set_read_timeout(Some(Duration::from_millis(250)));
-                let mut got = Vec::new();
-                let mut buf = [0u8; 512];
-                while started.elapsed() < deadline * 4 {
-                    let _ = conn.write_all(&[0x00]);
-                    match conn.read(&mut buf) {
-                        Ok(0) => return (got, true, started.elapsed()),
-                        Ok(n) => got.extend_from_slice(&buf[..n]),
-                        Err(e)
-                            if matches!(
-                                e.kind(),
-                                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                            ) => {}
-                        Err(_) => return (got, true, started.elapsed()),
-                    }
-                }
-                (got, false, started.elapsed())
+                let first = [0x16, 0x03, 0x01, 0x02, 0x00, 0x01];
+                crate::slowloris(server, &first, 0x00, deadline * 4)
             })
         })
         .collect();
