@@ -732,3 +732,35 @@ fn idle_connections_can_be_shed_and_close_without_lingering() {
     assert!(h.closed);
     assert!(h.conn.closing().discard_input);
 }
+
+/// Found by the `machine` fuzz target: on HTTP a `notifications/cancelled`
+/// is an exchange of its own and cancels nothing (closing a request's
+/// stream is its cancellation, `streamable-http.mdx` § Cancellation). One
+/// naming the id of a request pipelined behind it must not cancel that
+/// request, which was decoded as soon as the 202 was written.
+#[test]
+fn a_cancellation_on_http_does_not_cancel_the_request_pipelined_behind_it() {
+    let mut h = Harness::new(&service(), Transport::Http);
+    let cancel = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":2,{META}}}}}"#
+    );
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"ping_tool",{META}}}}}"#
+    );
+    let wire = post(
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: notifications/cancelled\r\n",
+        &cancel,
+    ) + &post(
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: ping_tool\r\n",
+        &call,
+    );
+    let answered = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"result":{{{SERVER_INFO},"content":[{{"text":"pong","type":"text"}}],"resultType":"complete"}}}}"#
+    );
+    assert_eq!(
+        h.send(wire.as_bytes()),
+        String::from("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
+            + &json_response("200 OK", &answered)
+    );
+    assert!(h.cancelled.is_empty(), "{:?}", h.cancelled);
+}

@@ -858,13 +858,20 @@ impl Connection {
                 self.open_stream(id, filter, now);
             }
             Dispatch::Cancel { request_id } => {
-                // Answered first: on HTTP the exchange is this notification.
-                self.accept_notification(now);
+                // On HTTP the notification is its own exchange, answered
+                // 202, and cancels nothing: closing a request's stream is
+                // its cancellation (`streamable-http.mdx` § Cancellation),
+                // and the id may be a pipelined request's decoded since.
+                if self.accept_notification(now) {
+                    return;
+                }
                 self.cancel(&request_id);
                 // A cancelled call frees its slot for the next waiting one.
                 self.start_queued(now);
             }
-            Dispatch::Ignore => self.accept_notification(now),
+            Dispatch::Ignore => {
+                self.accept_notification(now);
+            }
         }
     }
 

@@ -758,12 +758,14 @@ impl Connection {
         }
     }
 
-    /// A notification was taken: `§ Sending Messages` 5, 202 and no body.
-    /// None is acted on over HTTP (cancellation is closing the stream).
-    pub(crate) fn accept_notification(&mut self, now: Instant) {
-        if self.http().is_some() {
-            self.http_answer(202, None, &[], &[], now);
+    /// A notification was taken: on HTTP `§ Sending Messages` 5, 202 and
+    /// no body, and whether it was (none is acted on over HTTP).
+    pub(crate) fn accept_notification(&mut self, now: Instant) -> bool {
+        if self.http().is_none() {
+            return false;
         }
+        self.http_answer(202, None, &[], &[], now);
+        true
     }
 
     /// Answer a request that authorization refused: its status, the
