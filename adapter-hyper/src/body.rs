@@ -13,8 +13,6 @@ use std::task::{Context, Poll};
 /// away (see [`Exchange`]).
 pub struct McpBody {
     exchange: Option<Exchange<Tokio>>,
-    /// A whole answer not from an exchange (the native 408).
-    full: Option<Bytes>,
     length: Option<u64>,
 }
 
@@ -22,7 +20,6 @@ impl McpBody {
     pub(crate) fn streaming(exchange: Exchange<Tokio>, length: Option<usize>) -> Self {
         McpBody {
             exchange: Some(exchange),
-            full: None,
             length: length.map(|n| n as u64),
         }
     }
@@ -30,16 +27,7 @@ impl McpBody {
     pub(crate) fn empty() -> Self {
         McpBody {
             exchange: None,
-            full: None,
             length: Some(0),
-        }
-    }
-
-    pub(crate) fn full(bytes: Bytes) -> Self {
-        McpBody {
-            exchange: None,
-            length: Some(bytes.len() as u64),
-            full: Some(bytes).filter(|b| !b.is_empty()),
         }
     }
 }
@@ -47,7 +35,7 @@ impl McpBody {
 impl std::fmt::Debug for McpBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpBody")
-            .field("open", &(self.exchange.is_some() || self.full.is_some()))
+            .field("open", &self.exchange.is_some())
             .field("length", &self.length)
             .finish()
     }
@@ -61,9 +49,6 @@ impl Body for McpBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        if let Some(bytes) = self.full.take() {
-            return Poll::Ready(Some(Ok(Frame::data(bytes))));
-        }
         let Some(exchange) = self.exchange.as_mut() else {
             return Poll::Ready(None);
         };
@@ -83,7 +68,7 @@ impl Body for McpBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.exchange.is_none() && self.full.is_none()
+        self.exchange.is_none()
     }
 
     fn size_hint(&self) -> SizeHint {

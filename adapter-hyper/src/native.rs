@@ -1,88 +1,30 @@
-//! The native listener's own answer where hyper, not proto, sees the
-//! fault: a request not received in time (408). proto writes that answer
-//! only inside a native connection, so it is taken from one: a
-//! [`Connection`] over HTTP/1.1 that received the first byte of a head and
-//! reached its head deadline (`HttpConfig::head_timeout`). The bytes are
-//! then the very ones the native listener sends, and the same answer, its
-//! status, fields and body, frames an HTTP/2 stream.
+//! The native listener's own answers where hyper, not proto, sees the
+//! fault, taken from a native [`Connection`] so that no status or body is
+//! written again here: a request head not whole by its deadline (408),
+//! and a head hyper refuses itself. (A body past its deadline is proto's
+//! to answer: `BodyError::TimedOut`.)
 
 use bytes::Bytes;
-use http::{HeaderName, HeaderValue, StatusCode};
 use snodo_proto::{Connection, Instant, Output, Service, Transport};
 
-/// A request not received in time, as the native listener answers it.
-#[derive(Clone, Debug)]
-pub(crate) struct Timeout {
-    /// The whole HTTP/1.1 response, `Connection: close` included.
-    pub(crate) wire: Bytes,
-    /// Its status, its fields without the connection-specific ones
-    /// (RFC 9113 § 8.2.2), and its body.
-    pub(crate) status: StatusCode,
-    pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
-    pub(crate) body: Bytes,
-}
-
-impl Timeout {
-    /// The 408 `service`'s native listener sends.
-    pub(crate) fn of(service: &Service) -> Timeout {
-        let start = Instant::ZERO;
-        let mut conn = Connection::new(service, Transport::Http, start);
-        // The first byte of a request head starts its deadline.
-        conn.handle_input(b"P", start);
-        conn.handle_timeout(start + service.http_config().head_timeout);
-        let mut wire = Vec::new();
-        while let Some(output) = conn.poll_output() {
-            match output {
-                Output::Transmit(bytes) => wire.extend_from_slice(&bytes),
-                Output::Close => break,
-                _ => {}
-            }
+/// The native listener's whole HTTP/1.1 answer, `Connection: close`
+/// included, to a request head not received within
+/// `HttpConfig::head_timeout` of its first byte.
+pub(crate) fn late_head(service: &Service) -> Bytes {
+    let start = Instant::ZERO;
+    let mut conn = Connection::new(service, Transport::Http, start);
+    // The first byte of a request head starts its deadline.
+    conn.handle_input(b"P", start);
+    conn.handle_timeout(start + service.http_config().head_timeout);
+    let mut wire = Vec::new();
+    while let Some(output) = conn.poll_output() {
+        match output {
+            Output::Transmit(bytes) => wire.extend_from_slice(&bytes),
+            Output::Close => break,
+            _ => {}
         }
-        parse(&wire).unwrap_or_else(|| {
-            // proto always answers a late head; should it not, a bare 408
-            // that closes is still the right answer.
-            tracing::warn!("no native 408 to copy; answering a bare one");
-            Timeout {
-                wire: Bytes::from_static(
-                    b"HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                ),
-                status: StatusCode::REQUEST_TIMEOUT,
-                headers: Vec::new(),
-                body: Bytes::new(),
-            }
-        })
     }
-}
-
-fn parse(wire: &[u8]) -> Option<Timeout> {
-    let mut fields = [httparse::EMPTY_HEADER; 16];
-    let mut response = httparse::Response::new(&mut fields);
-    let httparse::Status::Complete(head) = response.parse(wire).ok()? else {
-        return None;
-    };
-    let status = StatusCode::from_u16(response.code?).ok()?;
-    let headers = response
-        .headers
-        .iter()
-        .filter(|h| {
-            // RFC 9113 § 8.2.2: no connection-specific field on HTTP/2;
-            // hyper frames the length itself on either version.
-            !h.name.eq_ignore_ascii_case("connection")
-                && !h.name.eq_ignore_ascii_case("content-length")
-        })
-        .filter_map(|h| {
-            Some((
-                HeaderName::from_bytes(h.name.as_bytes()).ok()?,
-                HeaderValue::from_bytes(h.value).ok()?,
-            ))
-        })
-        .collect();
-    Some(Timeout {
-        wire: Bytes::copy_from_slice(wire),
-        status,
-        headers,
-        body: Bytes::copy_from_slice(&wire[head..]),
-    })
+    Bytes::from(wire)
 }
 
 /// The native answer to a request head hyper refused on its own (a field

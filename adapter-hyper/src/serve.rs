@@ -79,7 +79,7 @@ where
     let winding_down = Shutdown::new();
     let mcp = McpService::new(service.clone()).with_shutdown(winding_down.clone());
     let builder = builder(service, &options);
-    let late = native::Timeout::of(service).wire;
+    let late = native::late_head(service);
     let idle_timeout = service.http_config().idle_timeout;
     let served = service.clone();
     let graceful = GracefulShutdown::new();

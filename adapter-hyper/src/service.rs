@@ -10,11 +10,10 @@ use snodo_tokio::Tokio;
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
 use crate::body::McpBody;
-use crate::native;
 
 /// snodo's Streamable HTTP endpoint as a `tower::Service`. Cloning it is
 /// cheap (the [`Service`] is shared). Handlers run as tokio tasks.
@@ -26,8 +25,6 @@ pub struct McpService {
     mounted: bool,
     /// Raised: answers in progress wind down (listen streams end).
     shutdown: Option<Shutdown>,
-    /// The native 408, made once when first needed.
-    timeout: Arc<OnceLock<native::Timeout>>,
 }
 
 impl McpService {
@@ -40,7 +37,6 @@ impl McpService {
             service,
             mounted: false,
             shutdown: None,
-            timeout: Arc::default(),
         }
     }
 
@@ -52,7 +48,6 @@ impl McpService {
             service,
             mounted: true,
             shutdown: None,
-            timeout: Arc::default(),
         }
     }
 
@@ -93,13 +88,7 @@ impl McpService {
         let head = Head::new(parts.method.as_str(), path, minor, headers);
         let limit = self.service.limits().max_message_bytes;
         let deadline = self.service.http_config().request_timeout;
-        let body = match read_body(body, limit, deadline).await {
-            Ok(body) => body,
-            Err(Late) => return self.late(parts.version),
-        };
-        // RFC 9112 § 9.6: on HTTP/1.x a body left unread ends the
-        // connection, so its refusal says so, as the native one does.
-        let unread = matches!(body, Err(BodyError::TooLarge)) && parts.version < Version::HTTP_2;
+        let body = read_body(body, limit, deadline).await;
         let host: Host = Arc::new(extensions);
         let stop = self.shutdown.as_ref();
         let mut exchange = Exchange::new(Tokio, &self.service, head, body, Some(host), stop);
@@ -118,7 +107,10 @@ impl McpService {
                         map.append(n, v);
                     }
                 }
-                if unread {
+                // proto says when the connection must end (a refusal that
+                // leaves the body unread, a shutdown); HTTP/2 streams have
+                // no connection field (RFC 9113 § 8.2.2).
+                if head.close && parts.version < Version::HTTP_2 {
                     map.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
                 }
                 response
@@ -130,38 +122,15 @@ impl McpService {
     }
 }
 
-impl McpService {
-    /// The native 408 for a body not received in time. On HTTP/2 the
-    /// stream's unread rest is then reset by hyper (RFC 9113 § 8.1).
-    fn late(&self, version: Version) -> Response<McpBody> {
-        let timeout = self
-            .timeout
-            .get_or_init(|| native::Timeout::of(&self.service));
-        let mut response = Response::new(McpBody::full(timeout.body.clone()));
-        *response.status_mut() = timeout.status;
-        let map = response.headers_mut();
-        for (name, value) in &timeout.headers {
-            map.append(name.clone(), value.clone());
-        }
-        if version < Version::HTTP_2 {
-            map.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
-        }
-        response
-    }
-}
-
-/// The body was not whole by its deadline.
-struct Late;
-
 /// Read a request's body: up to `limit` bytes (over it nothing more is
 /// read, and proto answers 413: a declared length over it is refused
 /// before a byte is read, as natively), within `deadline` of its head
-/// (`HttpConfig::request_timeout`).
+/// (`HttpConfig::request_timeout`; proto answers 408 past it).
 async fn read_body<B>(
     body: B,
     limit: usize,
     deadline: std::time::Duration,
-) -> Result<Result<bytes::Bytes, BodyError>, Late>
+) -> Result<bytes::Bytes, BodyError>
 where
     B: Body,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -169,14 +138,14 @@ where
     // hyper gives a declared `Content-Length` (RFC 9112 § 6.2, RFC 9113
     // § 8.1.1) as the body's exact size hint.
     if body.size_hint().lower() > limit as u64 {
-        return Ok(Err(BodyError::TooLarge));
+        return Err(BodyError::TooLarge);
     }
     let read = Limited::new(body, limit).collect();
     match tokio::time::timeout(deadline, read).await {
-        Err(_) => Err(Late),
-        Ok(Ok(collected)) => Ok(Ok(collected.to_bytes())),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Ok(Err(BodyError::TooLarge)),
-        Ok(Err(_)) => Ok(Err(BodyError::Unreadable)),
+        Err(_) => Err(BodyError::TimedOut),
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(BodyError::TooLarge),
+        Ok(Err(_)) => Err(BodyError::Unreadable),
     }
 }
 

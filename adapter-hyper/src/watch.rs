@@ -2,7 +2,7 @@
 //! [`Activity`] when an HTTP/1.1 request head begins, and a head not whole
 //! by its deadline (`HttpConfig::head_timeout`, counted from its first
 //! byte as natively) is answered here with the native 408
-//! ([`native::Timeout`]), after which the stream is closed. hyper parses
+//! ([`native::late_head`]), after which the stream is closed. hyper parses
 //! heads but has no deadline that answers (its `header_read_timeout`
 //! closes without a word, and runs from before the first byte), so the
 //! deadline is kept below it, where the bytes are.

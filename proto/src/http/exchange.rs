@@ -37,6 +37,9 @@ use crate::jsonrpc;
 use crate::service::Service;
 use crate::time::Instant;
 
+/// The reason of the 408 for a request not whole in time.
+const REQUEST_TIMEOUT: &str = "Request Timeout: the request was not received in time";
+
 /// The HTTP side of a connection.
 #[derive(Debug)]
 pub(crate) struct HttpWire {
@@ -187,6 +190,7 @@ impl Connection {
             _ if too_large => Some((431, "Request header fields too large")),
             Err(crate::BodyError::TooLarge) => Some((413, "Request body too large")),
             Err(crate::BodyError::Unreadable) => Some((400, "Malformed HTTP request body")),
+            Err(crate::BodyError::TimedOut) => Some((408, REQUEST_TIMEOUT)),
             Ok(_) => None,
         };
         http.exchange = Some(Exchange {
@@ -223,6 +227,9 @@ impl Connection {
                 codec::write_head(&mut self.out, status, content_type, length, close, extra)
             }
             Framing::Parts => {
+                // Every parts answer ends its exchange: what a host stack
+                // is told is whether its connection must end as well.
+                let close = http.closing;
                 let mut headers = Vec::with_capacity(extra.len() + 1);
                 if let Some(ct) = content_type {
                     headers.push((String::from("content-type"), String::from(ct)));
@@ -237,6 +244,7 @@ impl Connection {
                     status,
                     headers,
                     content_length: length,
+                    close,
                 }));
             }
         }
@@ -497,11 +505,7 @@ impl Connection {
                 return;
             }
             tracing::debug!("HTTP request not received in time");
-            self.refuse_http(
-                408,
-                "Request Timeout: the request was not received in time",
-                None,
-            );
+            self.refuse_http(408, REQUEST_TIMEOUT, None);
         } else if http.exchange.is_none() && self.timers.due(Timer::Idle, now) {
             tracing::debug!("closing idle HTTP connection");
             http.closed_idle = true;

@@ -34,6 +34,12 @@ pub struct Response {
     /// The body's length when it is known up front (a JSON answer); `None`
     /// for an SSE stream, whose body ends with [`Output::Close`](crate::Output::Close).
     pub content_length: Option<usize>,
+    /// The connection must not carry another request after this answer
+    /// (a refusal whose request may be left partly unread, RFC 9112
+    /// § 9.6; or the server is shutting down): on HTTP/1.1 send it with
+    /// `Connection: close`. HTTP/2 has no such field (RFC 9113 § 8.2.2);
+    /// its stream ends with the answer.
+    pub close: bool,
 }
 
 /// Why a host HTTP stack could not hand over a request's whole body
@@ -48,6 +54,9 @@ pub enum BodyError {
     /// 400, like a body the HTTP/1.1 codec cannot frame. A client that
     /// left reads no answer; one whose framing was bad does.
     Unreadable,
+    /// Not whole within [`HttpConfig::request_timeout`] of its head: 408,
+    /// as the native listener answers a body that trickles.
+    TimedOut,
 }
 
 /// Which `Origin` headers are accepted (`§ Security & Endpoint`: a present
