@@ -205,7 +205,8 @@ pub struct Authorization {
     scopes_supported: Vec<String>,
     required: Vec<String>,
     /// What each entry needs (`registry::scopes`).
-    pub(crate) scopes: Scopes,
+    /// Shared with the service's list view, which reads the same table.
+    pub(crate) scopes: Arc<Scopes>,
     /// Lists show every entry, also to callers that lack its scopes.
     pub(crate) list_unauthorized: bool,
     /// What each broader scope implies ([`scope_implies`](Self::scope_implies)).
@@ -250,7 +251,7 @@ impl Authorization {
             authorization_servers: Vec::new(),
             scopes_supported: Vec::new(),
             required: Vec::new(),
-            scopes: Scopes::default(),
+            scopes: Arc::default(),
             list_unauthorized: false,
             implied: BTreeMap::new(),
             bad_template: None,
@@ -320,7 +321,8 @@ impl Authorization {
     ) -> Self {
         let template = uri_template.into();
         let scopes = scopes.into_iter().map(Into::into).collect();
-        if let Err(reason) = self.scopes.set_template(template.clone(), scopes) {
+        if let Err(reason) = Arc::make_mut(&mut self.scopes).set_template(template.clone(), scopes)
+        {
             self.bad_template.get_or_insert((template, reason));
         }
         self
@@ -332,8 +334,11 @@ impl Authorization {
         key: String,
         scopes: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        self.scopes
-            .set(kind, key, scopes.into_iter().map(Into::into).collect());
+        Arc::make_mut(&mut self.scopes).set(
+            kind,
+            key,
+            scopes.into_iter().map(Into::into).collect(),
+        );
         self
     }
 
@@ -775,5 +780,21 @@ mod tests {
             a.www_authenticate(&Challenge::InsufficientScope(vec!["a".into(), "b".into()])),
             "WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"a b\", resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\""
         );
+    }
+
+    #[test]
+    fn an_implication_said_twice_adds_and_chains() {
+        let a = auth()
+            .scope_implies("notes:all", ["notes:write"])
+            .scope_implies("notes:all", ["notes:read", "notes:write"])
+            .scope_implies("notes:write", ["notes:draft"]);
+        let p = a.effective(Principal::new("bob", ["notes:all"]));
+        assert_eq!(
+            p.scopes,
+            ["notes:all", "notes:write", "notes:read", "notes:draft"]
+        );
+        // Nothing implies a broader scope from a narrower one.
+        let p = a.effective(Principal::new("carol", ["notes:write"]));
+        assert_eq!(p.scopes, ["notes:write", "notes:draft"]);
     }
 }

@@ -1116,7 +1116,7 @@ fn listing(
     match auth {
         Some(a) if !a.scopes.is_empty() && !a.list_unauthorized => {
             Some(Arc::new(crate::registry::scopes::Listing {
-                scopes: Arc::new(a.scopes.clone()),
+                scopes: a.scopes.clone(),
                 view,
             }))
         }

@@ -315,4 +315,54 @@ mod tests {
         );
         assert!(Scopes::missing(None, s.tool("free")).is_empty());
     }
+
+    /// An application view that shows only tools whose name starts with
+    /// the view's name.
+    struct Prefix;
+
+    impl View for Prefix {
+        fn name(&self, caller: &Caller<'_>) -> Option<String> {
+            caller.principal().map(|p| p.subject.clone())
+        }
+        fn tool(&self, view: &str, tool: &Tool) -> bool {
+            tool.name.starts_with(view)
+        }
+    }
+
+    #[test]
+    fn a_listing_within_an_application_view_shows_what_both_show() {
+        let v = Listing {
+            scopes: Arc::new(scopes()),
+            view: Some(Arc::new(Prefix)),
+        };
+        let meta = RequestMeta {
+            principal: Some(Arc::new(Principal::new("w", ["read"]))),
+            ..RequestMeta::default()
+        };
+        let name = v.name(&Caller::new(&meta)).unwrap();
+        assert_eq!(name, "read\nw");
+        // The scopes refuse `w`, the application's view `free`.
+        assert!(!View::tool(&v, &name, &Tool::new("w", "")));
+        assert!(!View::tool(&v, &name, &Tool::new("free", "")));
+        assert!(View::tool(&v, &name, &Tool::new("wide", "")));
+        assert!(View::tool(&v, "write\nw", &Tool::new("w", "")));
+        // A caller the application's view names nothing for sees the
+        // whole registry within its scopes.
+        let anonymous = RequestMeta::default();
+        let name = v.name(&Caller::new(&anonymous)).unwrap();
+        assert_eq!(name, "");
+        assert!(View::tool(&v, &name, &Tool::new("free", "")));
+        assert!(!View::tool(&v, &name, &Tool::new("w", "")));
+    }
+
+    #[test]
+    fn a_template_set_again_replaces_its_scopes() {
+        let mut s = scopes();
+        s.set_template("test://t/{x}".into(), alloc::vec!["read".into()])
+            .unwrap();
+        let reader = Principal::new("a", ["read"]);
+        assert!(Scopes::missing(Some(&reader), s.resource("test://t/9")).is_empty());
+        assert_eq!(s.completion_of("test://t/{x}").count(), 1);
+        assert!(s.set_template("test://t/{".into(), Vec::new()).is_err());
+    }
 }
