@@ -68,6 +68,7 @@
 //! ```
 
 mod cache;
+mod claims;
 mod introspect;
 mod jwks;
 mod jwt;
