@@ -11,9 +11,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use snodo_proto::{
-    BuildError, CallToolResult, Context, Dialect, ElicitRequest, HttpConfig, Implementation,
-    InputRequired, Instant, Limits, LogLevel, NoArgs, Notifications, ReadResourceResult, Reply,
-    Resource, ResourceArgs, ResourceContents, Service, StateKeys, Tool, Transport,
+    BuildError, CallToolResult, Context, Dialect, ElicitRequest, ErrorObject, HttpConfig,
+    Implementation, InputRequired, Instant, Limits, LogLevel, NoArgs, Notifications,
+    ReadResourceResult, Reply, Resource, ResourceArgs, ResourceContents, Service, StateKeys, Tool,
+    Transport,
 };
 use support::Harness;
 
@@ -1170,4 +1171,98 @@ fn each_declared_limitation_is_still_a_limitation() {
             other => panic!("{version}: no wire check for the declared limitation {other:?}"),
         }
     }
+}
+
+/// The service of the URL-mode tests: `open_url` sends the user to a
+/// page, with the elicitation id the page knows it by when `id` is set.
+fn url_service() -> Service {
+    let ask = |ctx: Context, id: Option<&str>| match ctx.elicitation("visit") {
+        Some(r) if r.is_accepted() => Reply::Complete(CallToolResult::text("visited")),
+        Some(_) => Reply::Complete(CallToolResult::text("not visited")),
+        None => {
+            let mut visit = ElicitRequest::url("Sign in", "https://example.com/sign-in");
+            if let Some(id) = id {
+                visit = visit.with_elicitation_id(id);
+            }
+            InputRequired::new().elicit("visit", visit).into()
+        }
+    };
+    builder()
+        .tool(
+            Tool::new("open_url", "Sends the user to a page"),
+            move |_: NoArgs, ctx: Context| async move { ask(ctx, None) },
+        )
+        .tool(
+            Tool::new("open_known_url", "The same, with its own id"),
+            move |_: NoArgs, ctx: Context| async move { ask(ctx, Some("sign-in-42")) },
+        )
+        .tool(
+            Tool::new("needs_sign_in", "Refuses until the user signed in"),
+            |_: NoArgs, _| async {
+                Err::<CallToolResult, _>(ErrorObject::url_elicitation_required(
+                    "sign-in-43",
+                    "Sign in first",
+                    "https://example.com/sign-in?e=sign-in-43",
+                ))
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+const URL_INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"url":{}}},"clientInfo":{"name":"legacy","version":"1.0.0"}}}"#;
+
+#[test]
+fn a_session_url_elicitation_carries_the_elicitation_id_2025_11_25_requires() {
+    let service = url_service();
+    let mut h = Harness::new(&service, Transport::Stdio);
+    h.send(format!("{URL_INITIALIZE}\n").as_bytes());
+    h.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    // schema.ts ElicitRequestURLParams: mode, message, elicitationId, url.
+    let asked = h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"open_known_url\"}}\n");
+    assert_eq!(
+        lines(&asked),
+        [parse(
+            r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://example.com/sign-in","elicitationId":"sign-in-42"}}"#
+        )]
+    );
+    let done = h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"action\":\"accept\"}}\n");
+    assert_eq!(
+        lines(&done),
+        [parse(
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"visited"}]}}"#
+        )]
+    );
+    // Without an id of its own, the request gets one: on stdio, the
+    // number of the server's request.
+    let asked = h.send(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"open_url\"}}\n");
+    assert_eq!(
+        lines(&asked),
+        [parse(
+            r#"{"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://example.com/sign-in","elicitationId":"2"}}"#
+        )]
+    );
+    let done = h.send(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"action\":\"decline\"}}\n");
+    assert_eq!(
+        lines(&done),
+        [parse(
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"not visited"}]}}"#
+        )]
+    );
+}
+
+#[test]
+fn url_elicitation_required_is_the_2025_11_25_error_with_its_elicitations() {
+    let service = url_service();
+    let mut h = Harness::new(&service, Transport::Stdio);
+    h.send(format!("{URL_INITIALIZE}\n").as_bytes());
+    h.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    let out = h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"needs_sign_in\"}}\n");
+    // client/elicitation.mdx (2025-11-25) § URL Elicitation Required Error.
+    assert_eq!(
+        lines(&out),
+        [parse(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32042,"message":"This request requires more information.","data":{"elicitations":[{"mode":"url","message":"Sign in first","url":"https://example.com/sign-in?e=sign-in-43","elicitationId":"sign-in-43"}]}}}"#
+        )]
+    );
 }

@@ -416,7 +416,17 @@ impl Connection {
                 self.fail_call(&c, ErrorObject::internal("The session ended"), now);
                 return;
             };
-            sent.push((rid, request.method(), crate::mrtr::inline_params(request)));
+            // Unique among the server's sessions, so that it names one
+            // elicitation wherever it is seen.
+            let id = || match &sid {
+                Some(sid) => alloc::format!("{sid}-{rid}"),
+                None => alloc::format!("{rid}"),
+            };
+            sent.push((
+                rid,
+                request.method(),
+                crate::mrtr::inline_params(request, id),
+            ));
             if let Some(lc) = c.legacy.as_mut() {
                 lc.waiting.insert(rid, key.clone());
             }
