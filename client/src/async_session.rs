@@ -1,12 +1,13 @@
-//! The async session: the blocking [`Session`](crate::Session)'s steps,
-//! awaited, over an [`AsyncTransport`] on tokio, smol or plain threads
-//! (features `tokio`, `smol`, `threads`) through its [`ClientRuntime`](crate::ClientRuntime).
+//! The session: the client machine ([`snodo_proto::client::Client`]), an
+//! [`AsyncTransport`] and a [`Handler`], and the steps that drive them
+//! (connect, requests with their MRTR rounds, tasks, lists, listening).
 //!
-//! The body below is derived from `session.rs`, the one source of the
-//! steps: `client/asyncify.py` regenerates this file from it (run it, then
-//! `cargo fmt`, after changing the blocking session; `.ci/run` fails when
-//! this file is not the script's output, and the blocking tests and
-//! `tests/async_transports.rs` cover both).
+//! These steps are written once, here. [`AsyncSession`] awaits them over
+//! the async transports on tokio, smol or plain threads (features `tokio`,
+//! `smol`, `threads`, through their [`ClientRuntime`](crate::ClientRuntime));
+//! the blocking [`Session`](crate::Session) runs the same futures on the
+//! calling thread over its blocking transports, whose futures are ready at
+//! once.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -19,7 +20,6 @@ use snodo_proto::client::{
 
 use crate::error::{Error, TransportError};
 use crate::handler::Handler;
-use crate::session::{drain, Ended, Step, Tap, MAX_ROUNDS};
 use crate::tasks::{TaskFollow, TaskStep};
 
 /// Moves the machine's messages on an async runtime; see
@@ -55,8 +55,39 @@ pub type AsyncPump<'a> = &'a mut (dyn FnMut(&mut Client) + Send);
 /// A listener's tap, sendable across the awaits.
 type AsyncTapFn<'a> = &'a mut (dyn FnMut(OpId, &Value) -> Tap + Send);
 
+/// Where an operation stands after [`AsyncSession::start`] or [`AsyncSession::resume`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// The result.
+    Done(Value),
+    /// The server needs input (`basic/patterns/mrtr.mdx`): answer with
+    /// [`AsyncSession::resume`].
+    InputRequired {
+        /// The operation.
+        op: OpId,
+        /// The input requests, by the server's keys.
+        requests: Map<String, Value>,
+    },
+    /// The answer is a task handle (the Tasks extension declared, see
+    /// [`with_tasks`](crate::with_tasks)): finish it with
+    /// [`AsyncSession::await_task`].
+    Task(Value),
+    /// The answer has another `resultType` a declared extension adds.
+    Extension {
+        /// The `resultType`.
+        result_type: String,
+        /// The result object.
+        result: Value,
+    },
+}
+
+/// The most MRTR rounds [`AsyncSession::request`] answers for one operation
+/// before giving up (a server may ask again and again, § Server
+/// Requirements rule 8; a client need not follow forever).
+const MAX_ROUNDS: usize = 16;
+
 /// A connected client.
-pub struct AsyncSession<T: AsyncTransport, H: Handler + Send> {
+pub struct AsyncSession<T, H> {
     client: Client,
     transport: T,
     handler: H,
@@ -387,6 +418,57 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
                 &mut self.parked,
                 &mut tap,
             );
+        }
+    }
+}
+
+/// How a [`listen`](AsyncSession::listen) ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ended {
+    /// The callback said stop.
+    ByClient,
+    /// The server closed the subscription gracefully with this result.
+    ByServer(Value),
+}
+
+/// Whether a notification is the listener's, and what it decided.
+enum Tap {
+    /// Not the listener's: the handler's.
+    Pass,
+    /// The listener took it and goes on.
+    Keep,
+    /// The listener took it and ends the subscription.
+    Stop,
+}
+
+/// Handle notifications (a listener's first) and server requests; park
+/// outcomes.
+fn drain<H: Handler>(
+    client: &mut Client,
+    handler: &mut H,
+    parked: &mut BTreeMap<OpId, Event>,
+    tap: AsyncTapFn<'_>,
+) {
+    while let Some(event) = client.poll_event() {
+        match event {
+            Event::Completed { op, .. }
+            | Event::Failed { op, .. }
+            | Event::InputRequired { op, .. }
+            | Event::ExtensionResult { op, .. } => {
+                parked.insert(op, event);
+            }
+            Event::Notification { op, message } => match op.map(|o| (o, tap(o, &message))) {
+                Some((_, Tap::Keep)) => {}
+                Some((o, Tap::Stop)) => {
+                    client.cancel(o, None);
+                }
+                None | Some((_, Tap::Pass)) => handler.notification(op, &message),
+            },
+            Event::ServerRequest { id, method, params } => {
+                let outcome = handler.dispatch(&method, &params);
+                client.respond(id, outcome);
+            }
+            Event::ToolRejected { name, reason } => handler.tool_rejected(&name, &reason),
         }
     }
 }

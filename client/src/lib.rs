@@ -30,10 +30,10 @@
 
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_http;
-#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_session;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_stdio;
+mod block;
 mod endpoint;
 mod error;
 mod get_stream;
@@ -53,8 +53,7 @@ mod tokio;
 
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use async_http::AsyncHttpTransport;
-#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
-pub use async_session::{AsyncPump, AsyncSession, AsyncTransport};
+pub use async_session::{AsyncPump, AsyncSession, AsyncTransport, Ended, Step};
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use async_stdio::AsyncStdioTransport;
 pub use error::{Error, TransportError};
@@ -62,7 +61,7 @@ pub use handler::{Handler, NoInput};
 pub use http::HttpTransport;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use runtime::{ChildProcess, ClientRuntime, Reader, Writer};
-pub use session::{Ended, Pump, Session, Step, Transport};
+pub use session::{Pump, Session, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};
 pub use stdio::StdioTransport;
 pub use tasks::{
