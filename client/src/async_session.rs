@@ -13,13 +13,18 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
+use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use snodo_proto::client::{
     Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit,
 };
+use snodo_proto::{
+    CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
 
 use crate::error::{Error, TransportError};
 use crate::handler::Handler;
+use crate::results;
 use crate::tasks::{TaskFollow, TaskStep};
 
 /// Moves the machine's messages on an async runtime; see
@@ -245,16 +250,99 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
         responses
     }
 
-    /// `tools/call`.
-    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Result<Value, Error> {
-        self.request("tools/call", json!({"name": name, "arguments": arguments}))
-            .await
+    /// `result` of a request as `R`, for a method or an extension whose
+    /// result type the caller knows (`server/discover`'s, say).
+    pub async fn request_as<R: DeserializeOwned>(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<R, Error> {
+        let result = self.request(method, params).await?;
+        results::decode("the method's result type", result)
+    }
+
+    /// `tools/call` (`server/tools.mdx` § Calling Tools): the result as a
+    /// [`CallToolResult`]. A tool execution error is a result with
+    /// `is_error` set, not an `Err`: its content is for the model.
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, Error> {
+        let result = self
+            .request("tools/call", json!({"name": name, "arguments": arguments}))
+            .await?;
+        results::decode("a CallToolResult", result)
+    }
+
+    /// `tools/call`, its `structuredContent` as `S` (§ Structured
+    /// Content): [`Error::ToolFailed`] when the tool reports an execution
+    /// error, [`Error::Decode`] when there is no structured content or it
+    /// is not a `S`.
+    pub async fn call_tool_typed<S: DeserializeOwned>(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<S, Error> {
+        let result = self.call_tool(name, arguments).await?;
+        results::structured(result)
     }
 
     /// Every tool, following `nextCursor` (over HTTP without the tools
-    /// whose `x-mcp-header` annotations are invalid).
-    pub async fn list_tools(&mut self) -> Result<Vec<Value>, Error> {
-        self.list_all("tools/list", "tools").await
+    /// whose `x-mcp-header` annotations are invalid). A tool that is not a
+    /// `Tool` (no `inputSchema`, say) is left out and reported to
+    /// [`Handler::tool_rejected`], as an invalid annotation is.
+    pub async fn list_tools(&mut self) -> Result<Vec<Tool>, Error> {
+        let items = self.list_all("tools/list", "tools").await?;
+        let (tools, bad) = results::decode_items(items);
+        for (name, why) in bad {
+            self.handler.tool_rejected(&name, &why);
+        }
+        Ok(tools)
+    }
+
+    /// Every resource (`resources/list`, following `nextCursor`); an entry
+    /// that is not a `Resource` is left out.
+    pub async fn list_resources(&mut self) -> Result<Vec<Resource>, Error> {
+        let items = self.list_all("resources/list", "resources").await?;
+        Ok(results::decode_items(items).0)
+    }
+
+    /// Every resource template (`resources/templates/list`, following
+    /// `nextCursor`); an entry that is not a `ResourceTemplate` is left out.
+    pub async fn list_resource_templates(&mut self) -> Result<Vec<ResourceTemplate>, Error> {
+        let items = self
+            .list_all("resources/templates/list", "resourceTemplates")
+            .await?;
+        Ok(results::decode_items(items).0)
+    }
+
+    /// `resources/read` of `uri` (`server/resources.mdx` § Reading Resources).
+    pub async fn read_resource(&mut self, uri: &str) -> Result<ReadResourceResult, Error> {
+        let result = self.request("resources/read", json!({"uri": uri})).await?;
+        results::decode("a ReadResourceResult", result)
+    }
+
+    /// Every prompt (`prompts/list`, following `nextCursor`); an entry that
+    /// is not a `Prompt` is left out.
+    pub async fn list_prompts(&mut self) -> Result<Vec<Prompt>, Error> {
+        let items = self.list_all("prompts/list", "prompts").await?;
+        Ok(results::decode_items(items).0)
+    }
+
+    /// `prompts/get` of `name` with `arguments` (an object of strings,
+    /// `server/prompts.mdx` § Getting a Prompt; `Value::Null` sends none).
+    pub async fn get_prompt(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<GetPromptResult, Error> {
+        let mut params = json!({"name": name});
+        if !arguments.is_null() {
+            params["arguments"] = arguments;
+        }
+        let result = self.request("prompts/get", params).await?;
+        results::decode("a GetPromptResult", result)
     }
 
     /// Every item of a paginated list (`server/utilities/pagination.mdx`):

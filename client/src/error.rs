@@ -64,6 +64,18 @@ pub enum Error {
     /// [`Session::resume`](crate::Session::resume) of an operation that
     /// is not waiting for input.
     Answer(AnswerError),
+    /// A result is not the shape the protocol (or the caller's type)
+    /// gives it: `what` was expected.
+    Decode {
+        /// What the result should have been.
+        what: &'static str,
+        /// Why it is not.
+        error: serde_json::Error,
+    },
+    /// A typed tool call ([`Session::call_tool_typed`](crate::Session::call_tool_typed))
+    /// ended in a tool execution error (`isError: true`); its content
+    /// says why.
+    ToolFailed(snodo_proto::CallToolResult),
 }
 
 impl fmt::Display for Error {
@@ -73,6 +85,16 @@ impl fmt::Display for Error {
             Error::Transport(e) => e.fmt(f),
             Error::InputRounds(n) => write!(f, "the server still needed input after {n} rounds"),
             Error::Answer(e) => write!(f, "cannot answer: {e:?}"),
+            Error::Decode { what, error } => write!(f, "not {what}: {error}"),
+            Error::ToolFailed(result) => {
+                f.write_str("the tool failed")?;
+                for block in &result.content {
+                    if let snodo_proto::Content::Text(t) = block {
+                        write!(f, ": {}", t.text)?;
+                    }
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -8,7 +8,8 @@
 //!   [`Authorizer`] for the `Authorization` header and 401/403 challenges.
 //! - [`StdioTransport`]: a spawned server process, one JSON-RPC message
 //!   per line on its stdin and stdout, its stderr passed through.
-//! - [`Session`]: connect (`server/discover`, or `initialize` for the
+//! - [`Session`] (blocking) and [`AsyncSession`], one session core:
+//!   connect (`server/discover`, or `initialize` for the
 //!   older revisions), requests with their MRTR rounds answered by a
 //!   [`Handler`] (elicitation, sampling, roots), lists with pagination.
 //!
@@ -20,11 +21,26 @@
 //! let config = ClientConfig::new("example", "1.0.0", Wire::Http);
 //! let mut session = Session::connect(transport, config, NoInput).unwrap();
 //! for tool in session.list_tools().unwrap() {
-//!     println!("{}", tool["name"]);
+//!     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
 //! }
+//! // A `CallToolResult`; a tool execution error has `is_error` set.
 //! let result = session.call_tool("greet", serde_json::json!({"name": "Ada"})).unwrap();
-//! println!("{result}");
+//! println!("{:?}", result.content);
+//!
+//! // The tool's `structuredContent` as the caller's own type.
+//! #[derive(serde::Deserialize)]
+//! struct Greeting { message: String, count: u64 }
+//! let greeting: Greeting = session
+//!     .call_tool_typed("greet", serde_json::json!({"name": "Ada"}))
+//!     .unwrap();
+//! println!("{} ({})", greeting.message, greeting.count);
 //! ```
+//!
+//! Results are `snodo-proto`'s model types ([`snodo_proto::Tool`],
+//! [`snodo_proto::CallToolResult`], [`snodo_proto::ReadResourceResult`],
+//! [`snodo_proto::GetPromptResult`], …); [`Session::request`] and
+//! [`Session::list_all`] return the JSON itself, for the methods and
+//! members of extensions.
 
 #![warn(missing_docs)]
 
@@ -39,6 +55,7 @@ mod error;
 mod get_stream;
 mod handler;
 mod http;
+mod results;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod runtime;
 mod session;

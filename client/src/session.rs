@@ -10,8 +10,12 @@
 
 use std::time::Duration;
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use snodo_proto::client::{Client, ClientConfig, OpId, RequestOptions, Transmit};
+use snodo_proto::{
+    CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
 
 use crate::async_session::{AsyncPump, AsyncSession, AsyncTransport, Ended, Step};
 use crate::block::block_on;
@@ -163,14 +167,59 @@ impl<T: Transport, H: Handler + Send> Session<T, H> {
         self.inner.answer_inputs(requests)
     }
 
-    /// [`AsyncSession::call_tool`]: `tools/call`.
-    pub fn call_tool(&mut self, name: &str, arguments: Value) -> Result<Value, Error> {
+    /// [`AsyncSession::request_as`]: a request's result as `R`.
+    pub fn request_as<R: DeserializeOwned>(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<R, Error> {
+        block_on(self.inner.request_as(method, params))
+    }
+
+    /// [`AsyncSession::call_tool`]: `tools/call`, the result as a
+    /// [`CallToolResult`] (a tool execution error has `is_error` set).
+    pub fn call_tool(&mut self, name: &str, arguments: Value) -> Result<CallToolResult, Error> {
         block_on(self.inner.call_tool(name, arguments))
     }
 
+    /// [`AsyncSession::call_tool_typed`]: `tools/call`, its
+    /// `structuredContent` as `S`.
+    pub fn call_tool_typed<S: DeserializeOwned>(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<S, Error> {
+        block_on(self.inner.call_tool_typed(name, arguments))
+    }
+
     /// [`AsyncSession::list_tools`]: every tool, following `nextCursor`.
-    pub fn list_tools(&mut self) -> Result<Vec<Value>, Error> {
+    pub fn list_tools(&mut self) -> Result<Vec<Tool>, Error> {
         block_on(self.inner.list_tools())
+    }
+
+    /// [`AsyncSession::list_resources`]: every resource.
+    pub fn list_resources(&mut self) -> Result<Vec<Resource>, Error> {
+        block_on(self.inner.list_resources())
+    }
+
+    /// [`AsyncSession::list_resource_templates`]: every resource template.
+    pub fn list_resource_templates(&mut self) -> Result<Vec<ResourceTemplate>, Error> {
+        block_on(self.inner.list_resource_templates())
+    }
+
+    /// [`AsyncSession::read_resource`]: `resources/read` of `uri`.
+    pub fn read_resource(&mut self, uri: &str) -> Result<ReadResourceResult, Error> {
+        block_on(self.inner.read_resource(uri))
+    }
+
+    /// [`AsyncSession::list_prompts`]: every prompt.
+    pub fn list_prompts(&mut self) -> Result<Vec<Prompt>, Error> {
+        block_on(self.inner.list_prompts())
+    }
+
+    /// [`AsyncSession::get_prompt`]: `prompts/get` of `name`.
+    pub fn get_prompt(&mut self, name: &str, arguments: Value) -> Result<GetPromptResult, Error> {
+        block_on(self.inner.get_prompt(name, arguments))
     }
 
     /// [`AsyncSession::list_all`]: every item of a paginated list.

@@ -334,9 +334,9 @@ async fn session_calls_greet<R: ClientRuntime>(runtime: R, url: String) {
         .unwrap();
     let tools = session.list_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
-    assert_eq!(tools[0]["name"], "greet");
+    assert_eq!(tools[0].name, "greet");
     let result = session.call_tool("greet", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "Hello, Ada!");
+    assert_eq!(result.content, [snodo_proto::Content::text("Hello, Ada!")]);
     session.close().await.unwrap();
 }
 
@@ -755,7 +755,7 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text
     assert_eq!(others.len(), 1);
     assert_eq!(others[0].0, None);
     let result = session.call_tool("after", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "after");
+    assert_eq!(result.content, [snodo_proto::Content::text("after")]);
 }
 
 #[cfg(unix)]
@@ -856,7 +856,7 @@ data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged
     assert_eq!(ended, snodo_client::Ended::ByClient);
     assert_eq!(heard, [json!("notifications/subscriptions/acknowledged")]);
     let result = session.call_tool("after", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "after");
+    assert_eq!(result.content, [snodo_proto::Content::text("after")]);
     assert_eq!(seen.lock().unwrap().len(), 3);
 }
 

@@ -179,7 +179,7 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[]}}'
     )
     .unwrap();
     let result = session.call_tool("anything", json!({})).unwrap();
-    assert_eq!(result["content"][0]["text"], "ok");
+    assert_eq!(result.content, [snodo_proto::Content::text("ok")]);
     assert_eq!(session.handler_mut().0.len(), 1);
 
     // With progress: the token is the operation's id, and the
@@ -360,7 +360,7 @@ fn initialize_era_requests_on_the_get_stream_are_answered_while_a_call_waits() {
         .with_timeout(std::time::Duration::from_secs(10));
     let mut session = Session::connect(transport, config, Ada).unwrap();
     let result = session.call_tool("t", json!({})).unwrap();
-    assert_eq!(result["content"][0]["text"], "ok");
+    assert_eq!(result.content, [snodo_proto::Content::text("ok")]);
     drop(server.join().unwrap());
 }
 
