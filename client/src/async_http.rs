@@ -9,7 +9,7 @@
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use snodo_proto::client::exchange::{Exchange, ExchangeLimits, Step};
 use snodo_proto::client::{Authorizer, Client, Transmit};
@@ -17,7 +17,9 @@ use snodo_proto::client::{Authorizer, Client, Transmit};
 use crate::async_session::{AsyncPump as Pump, AsyncTransport};
 use crate::endpoint::Endpoint;
 use crate::error::TransportError;
-use crate::runtime::{connect_by, read_chunk, write_all, ClientRuntime, Reader, Writer};
+use crate::runtime::{
+    by_deadline, connect_by, read_chunk, write_all, ClientRuntime, Reader, Writer,
+};
 
 /// The most 401/403 answers one message is resent after: an authorizer
 /// that keeps saying "try again" cannot make the client loop.
@@ -33,7 +35,10 @@ pub struct AsyncHttpTransport<R: ClientRuntime> {
     /// Path and query.
     target: String,
     authorizer: Option<Arc<dyn Authorizer>>,
+    /// The longest one request may take, connection to answer's end.
     timeout: Duration,
+    /// The longest opening a connection may take.
+    connect_timeout: Duration,
     limits: ExchangeLimits,
     /// A connection kept alive after an answer read to its end.
     idle: Option<(Reader, Writer)>,
@@ -66,6 +71,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             target,
             authorizer: None,
             timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(60),
             limits: ExchangeLimits::default(),
             idle: None,
         })
@@ -78,11 +84,28 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         self
     }
 
-    /// The longest wait for a connection, and for any piece of an answer
-    /// (default 60 s).
+    /// The longest one request may take, from opening its connection to
+    /// the end of its answer, however the bytes trickle in (default 60 s).
+    /// A deadline, not an idle timeout: a server that sends a byte now
+    /// and then does not hold the client past it. A request that outlives
+    /// it fails with an I/O error of kind `TimedOut`, and the session
+    /// cancels it.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
+    }
+
+    /// The longest opening a connection may take, every address of the
+    /// host tried (default 60 s; never past the request's own deadline).
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// When a connection opened now must be up: by the request's
+    /// `deadline`, and by the connect timeout.
+    fn connect_deadline(&self, deadline: Instant) -> Instant {
+        deadline.min(self.runtime.now() + self.connect_timeout)
     }
 
     /// POST `transmit` and read its answer into `client`; a 401/403 goes
@@ -147,13 +170,16 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         pump: Pump<'_>,
     ) -> Result<Step, TransportError> {
         let mut buf = Vec::new();
+        // One deadline for the whole request: every read below waits for
+        // what is left of it, not for a fresh timeout each.
+        let deadline = self.runtime.now() + self.timeout;
         let (mut reader, mut writer, mut kept) = match self.idle.take() {
             Some((r, w)) => (r, w, true),
             None => {
                 let (r, w) = connect_by(
                     &self.runtime,
                     self.addrs.clone(),
-                    self.runtime.now() + self.timeout,
+                    self.connect_deadline(deadline),
                 )
                 .await?;
                 (r, w, false)
@@ -161,8 +187,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         };
         let mut answered = false;
         loop {
-            let sent = write_all(&mut writer, request).await;
-            let deadline = self.runtime.now() + self.timeout;
+            let sent = by_deadline(&self.runtime, deadline, write_all(&mut writer, request)).await;
             let read = match sent {
                 Ok(()) => read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await,
                 Err(e) => Err(e),
@@ -180,7 +205,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             let (r, w) = connect_by(
                 &self.runtime,
                 self.addrs.clone(),
-                self.runtime.now() + self.timeout,
+                self.connect_deadline(deadline),
             )
             .await?;
             (reader, writer, kept) = (r, w, false);
@@ -211,7 +236,6 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 }
                 Step::Challenged { .. } => return Ok(step),
             }
-            let deadline = self.runtime.now() + self.timeout;
             read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await?;
         }
     }
@@ -239,15 +263,15 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
         else {
             return Ok(());
         };
+        let deadline = self.runtime.now() + self.timeout;
         let (mut reader, mut writer) = connect_by(
             &self.runtime,
             self.addrs.clone(),
-            self.runtime.now() + self.timeout,
+            self.connect_deadline(deadline),
         )
         .await?;
-        write_all(&mut writer, &request).await?;
+        by_deadline(&self.runtime, deadline, write_all(&mut writer, &request)).await?;
         // Any answer ends the session from this side.
-        let deadline = self.runtime.now() + self.timeout;
         let mut buf = Vec::new();
         read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await?;
         Ok(())

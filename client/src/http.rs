@@ -10,7 +10,7 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use snodo_proto::client::http::{
     encode_request, ResponseDecoder, ResponseEvent, ResponseHead, ResponseLimits,
@@ -35,7 +35,10 @@ pub struct HttpTransport {
     /// Path and query.
     target: String,
     authorizer: Option<Arc<dyn Authorizer>>,
+    /// The longest one request may take, connection to answer's end.
     timeout: Duration,
+    /// The longest opening a connection may take.
+    connect_timeout: Duration,
     max_body: usize,
     sse_limits: SseLimits,
     /// The initialize era's GET stream, once opened.
@@ -78,6 +81,7 @@ impl HttpTransport {
             target,
             authorizer: None,
             timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(60),
             max_body: 16 << 20,
             sse_limits: SseLimits::default(),
             get: None,
@@ -93,9 +97,19 @@ impl HttpTransport {
         self
     }
 
-    /// The longest wait for one read (default 60 s).
+    /// The longest one request may take, from opening its connection to
+    /// the end of its answer, however the bytes trickle in (default 60 s):
+    /// each read waits only for what is left of it. A request that
+    /// outlives it fails with an I/O error of kind `TimedOut`.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// The longest opening a connection may take, every address of the
+    /// host tried (default 60 s; never past the request's own deadline).
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
         self
     }
 
@@ -104,13 +118,17 @@ impl HttpTransport {
         &self.endpoint
     }
 
-    fn connect(&self) -> Result<TcpStream, TransportError> {
+    /// A connection to the first address that answers, all of them
+    /// tried by the connect timeout and by `deadline`; reads and writes
+    /// on it time out at `deadline`.
+    fn connect(&self, deadline: Instant) -> Result<TcpStream, TransportError> {
+        let by = deadline.min(Instant::now() + self.connect_timeout);
         let mut last = None;
         for addr in &self.addrs {
-            match TcpStream::connect_timeout(addr, self.timeout) {
+            match TcpStream::connect_timeout(addr, left(by)?) {
                 Ok(s) => {
-                    s.set_read_timeout(Some(self.timeout))?;
-                    s.set_write_timeout(Some(self.timeout))?;
+                    s.set_read_timeout(Some(left(deadline)?))?;
+                    s.set_write_timeout(Some(left(deadline)?))?;
                     let _ = s.set_nodelay(true);
                     return Ok(s);
                 }
@@ -143,14 +161,11 @@ impl HttpTransport {
         )
         .map_err(TransportError::Http)?;
         self.service_get(client, pump)?;
-        let mut stream = self.connect()?;
+        // One deadline for the whole request: each read below waits for
+        // what is left of it, not for a fresh timeout.
+        let deadline = Instant::now() + self.timeout;
+        let mut stream = self.connect(deadline)?;
         stream.write_all(&request)?;
-        if self.get.is_some() {
-            // Wake up often to answer what the server asks on the GET
-            // stream: this POST's answer may wait for it.
-            stream.set_read_timeout(Some(GET_POLL))?;
-        }
-        let mut idle = Duration::ZERO;
 
         let round = match transmit.kind {
             TransmitKind::Request { id, .. } => Some(id),
@@ -218,19 +233,23 @@ impl HttpTransport {
                     }
                 }
             }
+            let wait = left(deadline)?;
+            // With a GET stream open, wake up often to answer what the
+            // server asks on it: this POST's answer may wait for that.
+            let wait = match self.get {
+                Some(_) => wait.min(GET_POLL),
+                None => wait,
+            };
+            stream.set_read_timeout(Some(wait))?;
             let n = match stream.read(&mut buf) {
                 Ok(n) => n,
                 Err(e) if self.get.is_some() && is_timeout(&e) => {
-                    idle += GET_POLL;
-                    if idle >= self.timeout {
-                        return Err(TransportError::Io(e));
-                    }
                     self.service_get(client, pump)?;
                     continue;
                 }
+                Err(e) if is_timeout(&e) => return Err(timed_out()),
                 Err(e) => return Err(TransportError::Io(e)),
             };
-            idle = Duration::ZERO;
             if n == 0 {
                 decoder.close();
             } else {
@@ -274,7 +293,12 @@ impl HttpTransport {
         }
         let request = encode_request("GET", &self.target, &self.authority, &headers, None)
             .map_err(TransportError::Http)?;
-        self.get = Some(GetStream::open(self.connect()?, &request, self.sse_limits)?);
+        let deadline = Instant::now() + self.connect_timeout;
+        self.get = Some(GetStream::open(
+            self.connect(deadline)?,
+            &request,
+            self.sse_limits,
+        )?);
         Ok(())
     }
 
@@ -332,7 +356,7 @@ impl Transport for HttpTransport {
         let Some(request) = delete_request(client, &self.target, &self.authority)? else {
             return Ok(());
         };
-        let mut stream = self.connect()?;
+        let mut stream = self.connect(Instant::now() + self.timeout)?;
         stream.write_all(&request)?;
         let mut decoder = ResponseDecoder::new("DELETE", ResponseLimits::default());
         let mut buf = [0u8; 4096];
@@ -418,6 +442,22 @@ pub(crate) fn delete_request(
     encode_request("DELETE", target, authority, &headers, None)
         .map(Some)
         .map_err(TransportError::Http)
+}
+
+/// What is left until `deadline`; [`timed_out`] once nothing is.
+fn left(deadline: Instant) -> Result<Duration, TransportError> {
+    match deadline.checked_duration_since(Instant::now()) {
+        Some(d) if !d.is_zero() => Ok(d),
+        _ => Err(timed_out()),
+    }
+}
+
+/// The request's deadline passed.
+fn timed_out() -> TransportError {
+    TransportError::Io(std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        "no whole answer from the server in time",
+    ))
 }
 
 fn is_timeout(e: &std::io::Error) -> bool {

@@ -1,8 +1,9 @@
 //! The async transports, written once over `ClientRuntime`, on tokio and
 //! smol against snodo's own server on the same runtime: a tool call with
 //! an MRTR round, and a run of calls on one kept-alive connection. Then,
-//! on tokio, smol and plain threads (`on_each_runtime!`): the read
-//! timeout (HTTP and stdio), `listen` on the async session (HTTP and
+//! on tokio, smol and plain threads (`on_each_runtime!`): the request
+//! deadline (HTTP and stdio, also against a server that trickles bytes),
+//! `listen` on the async session (HTTP and
 //! stdio), and the stdio child killed when the transport is dropped.
 
 #![cfg(all(feature = "tokio", feature = "smol"))]
@@ -622,6 +623,85 @@ async fn http_times_out_connecting<R: ClientRuntime>(runtime: R) {
 }
 
 on_each_runtime!(http_times_out_connecting);
+
+/// A server that answers the first request with a head promising
+/// `DISCOVER`'s 88-byte body, then sends that body one byte every 100 ms
+/// (8.8 s in all). Every read gets a byte well within any read timeout;
+/// only a deadline for the whole request ends the wait.
+fn trickling() -> String {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut pending = Vec::new();
+        read_one_request(&mut conn, &mut pending).unwrap();
+        let (head, body) = DISCOVER.split_at(DISCOVER.len() - 88);
+        conn.write_all(head).unwrap();
+        for byte in body {
+            if conn.write_all(&[*byte]).is_err() {
+                return; // The client gave up and closed.
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    url
+}
+
+/// A 1 s request timeout against [`trickling`]: the discover fails with
+/// `TimedOut` at 1 s (not at the 8.8 s the body takes, when it would
+/// succeed), on every runtime.
+async fn http_deadline_holds_against_a_trickle<R: ClientRuntime>(runtime: R) {
+    let transport = AsyncHttpTransport::new(runtime, &trickling())
+        .unwrap()
+        .with_timeout(Duration::from_secs(1));
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    let start = Instant::now();
+    let outcome = snodo_client::AsyncSession::connect(transport, config, snodo_client::NoInput)
+        .await
+        .map(|_| ());
+    let waited = start.elapsed();
+    match outcome {
+        Err(snodo_client::Error::Transport(snodo_client::TransportError::Io(e)))
+            if e.kind() == std::io::ErrorKind::TimedOut => {}
+        other => panic!("after {waited:?}: {other:?}"),
+    }
+    assert!(
+        waited >= Duration::from_millis(950) && waited < Duration::from_millis(2500),
+        "{waited:?}"
+    );
+}
+
+on_each_runtime!(http_deadline_holds_against_a_trickle);
+
+/// A stdio server that, asked anything, writes one byte every 100 ms and
+/// never a newline: with a 1 s timeout the wait for its line ends at 1 s.
+async fn stdio_deadline_holds_against_a_trickle<R: ClientRuntime>(runtime: R) {
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg("read line; while printf x; do sleep 0.1; done");
+    let transport = AsyncStdioTransport::spawn(runtime, command)
+        .unwrap()
+        .with_timeout(Duration::from_secs(1));
+    let config = ClientConfig::new("t", "1", Wire::Stdio);
+    let start = Instant::now();
+    let outcome = snodo_client::AsyncSession::connect(transport, config, snodo_client::NoInput)
+        .await
+        .map(|_| ());
+    let waited = start.elapsed();
+    match outcome {
+        Err(snodo_client::Error::Transport(snodo_client::TransportError::Io(e)))
+            if e.kind() == std::io::ErrorKind::TimedOut => {}
+        other => panic!("after {waited:?}: {other:?}"),
+    }
+    assert!(
+        waited >= Duration::from_millis(950) && waited < Duration::from_millis(2500),
+        "{waited:?}"
+    );
+}
+
+on_each_runtime!(stdio_deadline_holds_against_a_trickle);
 
 /// Keeps the notifications that are not a listener's.
 #[derive(Default)]
