@@ -133,7 +133,10 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 self.limits,
             )
             .map_err(TransportError::Http)?;
-            let step = self.run(&mut exchange, &request, client, pump).await?;
+            let open_ended = crate::http::is_open_ended(transmit);
+            let step = self
+                .run(&mut exchange, &request, open_ended, client, pump)
+                .await?;
             let Step::Challenged {
                 status,
                 www_authenticate,
@@ -166,13 +169,14 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         &mut self,
         exchange: &mut Exchange,
         request: &[u8],
+        open_ended: bool,
         client: &mut Client,
         pump: Pump<'_>,
     ) -> Result<Step, TransportError> {
         let mut buf = Vec::new();
         // One deadline for the whole request: every read below waits for
         // what is left of it, not for a fresh timeout each.
-        let deadline = self.runtime.now() + self.timeout;
+        let mut deadline = self.runtime.now() + self.timeout;
         let (mut reader, mut writer, mut kept) = match self.idle.take() {
             Some((r, w)) => (r, w, true),
             None => {
@@ -235,6 +239,9 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                     return Ok(step);
                 }
                 Step::Challenged { .. } => return Ok(step),
+            }
+            if open_ended {
+                deadline = self.runtime.now() + self.timeout;
             }
             read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await?;
         }

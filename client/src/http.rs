@@ -163,7 +163,8 @@ impl HttpTransport {
         self.service_get(client, pump)?;
         // One deadline for the whole request: each read below waits for
         // what is left of it, not for a fresh timeout.
-        let deadline = Instant::now() + self.timeout;
+        let mut deadline = Instant::now() + self.timeout;
+        let open_ended = is_open_ended(transmit);
         let mut stream = self.connect(deadline)?;
         stream.write_all(&request)?;
 
@@ -250,6 +251,9 @@ impl HttpTransport {
                 Err(e) if is_timeout(&e) => return Err(timed_out()),
                 Err(e) => return Err(TransportError::Io(e)),
             };
+            if open_ended {
+                deadline = Instant::now() + self.timeout;
+            }
             if n == 0 {
                 decoder.close();
             } else {
@@ -465,4 +469,12 @@ fn is_timeout(e: &std::io::Error) -> bool {
         e.kind(),
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
     )
+}
+
+/// Whether `transmit` opens a stream meant to stay open: a subscription
+/// (`subscriptions/listen`, `basic/patterns/subscriptions.mdx`) lives
+/// until one side ends it, so its reads each wait the timeout, once its
+/// answer has begun, instead of the whole stream waiting one deadline.
+pub(crate) fn is_open_ended(transmit: &Transmit) -> bool {
+    transmit.method.as_deref() == Some("subscriptions/listen")
 }

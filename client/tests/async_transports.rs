@@ -787,6 +787,57 @@ data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\",\"_m
 
 on_each_runtime!(http_listen_until_the_server_ends_it);
 
+/// A subscription outlives the request timeout: its stream is meant to
+/// stay open, so each read waits the timeout (600 ms here) while the
+/// server sends a notification every 200 ms for 1.6 s, then ends it.
+async fn http_listen_outlives_the_request_timeout<R: ClientRuntime>(runtime: R) {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut pending = Vec::new();
+        read_one_request(&mut conn, &mut pending).unwrap();
+        conn.write_all(DISCOVER).unwrap();
+        if read_one_request(&mut conn, &mut pending).is_none() {
+            conn = listener.accept().unwrap().0;
+            read_one_request(&mut conn, &mut Vec::new()).unwrap();
+        }
+        conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n\
+data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2},\"notifications\":{\"toolsListChanged\":true}}}\n\n").unwrap();
+        for _ in 0..8 {
+            std::thread::sleep(Duration::from_millis(200));
+            conn.write_all(b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2}}}\n\n").unwrap();
+        }
+        conn.write_all(
+            b"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\"}}\n\n",
+        )
+        .unwrap();
+    });
+    let transport = AsyncHttpTransport::new(runtime, &url)
+        .unwrap()
+        .with_timeout(Duration::from_millis(600));
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    let mut session = snodo_client::AsyncSession::connect(transport, config, Others::default())
+        .await
+        .unwrap();
+    let mut heard = 0;
+    let ended = session
+        .listen(json!({"toolsListChanged": true}), |_| {
+            heard += 1;
+            true
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        ended,
+        snodo_client::Ended::ByServer(json!({"resultType": "complete"}))
+    );
+    assert_eq!(heard, 9);
+}
+
+on_each_runtime!(http_listen_outlives_the_request_timeout);
+
 /// `listen` on the async session over stdio, as `Session::listen` is
 /// tested in wire.rs: the listener ends the subscription at the second
 /// notification, the client sends `notifications/cancelled` (the script
