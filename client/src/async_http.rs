@@ -20,6 +20,7 @@ use crate::error::TransportError;
 use crate::runtime::{
     by_deadline, connect_by, read_chunk, write_all, ClientRuntime, Reader, Writer,
 };
+use crate::tls::{TlsConfig, TlsTarget};
 
 /// The most 401/403 answers one message is resent after: an authorizer
 /// that keeps saying "try again" cannot make the client loop.
@@ -34,6 +35,8 @@ pub struct AsyncHttpTransport<R: ClientRuntime> {
     addrs: Vec<SocketAddr>,
     /// Path and query.
     target: String,
+    /// `https://`: the roots and the server's name.
+    tls: Option<TlsTarget>,
     authorizer: Option<Arc<dyn Authorizer>>,
     /// The longest one request may take, connection to answer's end.
     timeout: Duration,
@@ -54,21 +57,28 @@ impl<R: ClientRuntime> std::fmt::Debug for AsyncHttpTransport<R> {
 }
 
 impl<R: ClientRuntime> AsyncHttpTransport<R> {
-    /// A transport for `endpoint` (`http://host[:port]/path`) on `runtime`.
-    /// TLS is not built in: an `https://` endpoint is refused. The host
+    /// A transport for `endpoint` (`http://host[:port]/path`, or
+    /// `https://`, trusting the web's roots unless
+    /// [`with_tls`](Self::with_tls) says otherwise) on `runtime`. The host
     /// is resolved here, once.
     pub fn new(runtime: R, endpoint: &str) -> Result<Self, TransportError> {
         let Endpoint {
             authority,
             addrs,
             target,
+            tls_name,
         } = Endpoint::parse(endpoint)?;
+        let tls = tls_name.map(|name| TlsTarget {
+            config: TlsConfig::default().client_config(),
+            name,
+        });
         Ok(AsyncHttpTransport {
             runtime,
             endpoint: endpoint.to_owned(),
             authority,
             addrs,
             target,
+            tls,
             authorizer: None,
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(60),
@@ -99,6 +109,15 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
     /// host tried (default 60 s; never past the request's own deadline).
     pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
+        self
+    }
+
+    /// Trust the roots of `config` on an `https://` endpoint (a private
+    /// CA's, say); no effect on `http://`.
+    pub fn with_tls(mut self, config: &TlsConfig) -> Self {
+        if let Some(tls) = &mut self.tls {
+            tls.config = config.client_config();
+        }
         self
     }
 
@@ -180,9 +199,10 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         let (mut reader, mut writer, mut kept) = match self.idle.take() {
             Some((r, w)) => (r, w, true),
             None => {
-                let (r, w) = connect_by(
+                let (r, w) = open(
                     &self.runtime,
                     self.addrs.clone(),
+                    self.tls.as_ref(),
                     self.connect_deadline(deadline),
                 )
                 .await?;
@@ -206,9 +226,10 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 Ok(()) => break,
                 Err(e) => return Err(e.into()),
             }
-            let (r, w) = connect_by(
+            let (r, w) = open(
                 &self.runtime,
                 self.addrs.clone(),
+                self.tls.as_ref(),
                 self.connect_deadline(deadline),
             )
             .await?;
@@ -271,9 +292,10 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
             return Ok(());
         };
         let deadline = self.runtime.now() + self.timeout;
-        let (mut reader, mut writer) = connect_by(
+        let (mut reader, mut writer) = open(
             &self.runtime,
             self.addrs.clone(),
+            self.tls.as_ref(),
             self.connect_deadline(deadline),
         )
         .await?;
@@ -288,4 +310,20 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
         let runtime = self.runtime.clone();
         async move { crate::runtime::sleep(&runtime, duration).await }
     }
+}
+
+/// A connection to the first of `addrs` that answers by `by`: TCP, then
+/// TLS on `https://` (its handshake runs with the first flush, the
+/// request's, and so within the request's deadline).
+async fn open<R: ClientRuntime>(
+    runtime: &R,
+    addrs: Vec<SocketAddr>,
+    tls: Option<&TlsTarget>,
+    by: Instant,
+) -> Result<(Reader, Writer), TransportError> {
+    let (reader, writer) = connect_by(runtime, addrs, by).await?;
+    Ok(match tls {
+        None => (reader, writer),
+        Some(tls) => crate::tls_stream::wrap(tls.connection()?, reader, writer),
+    })
 }

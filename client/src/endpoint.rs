@@ -1,4 +1,4 @@
-//! An `http://` endpoint as a transport reaches it.
+//! An `http://` or `https://` endpoint as a transport reaches it.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
@@ -13,23 +13,31 @@ pub(crate) struct Endpoint {
     pub addrs: Vec<SocketAddr>,
     /// Path and query.
     pub target: String,
+    /// `https://`: the host as TLS names it (SNI, and the name the
+    /// certificate must carry); `None` for `http://`.
+    pub tls_name: Option<rustls::pki_types::ServerName<'static>>,
 }
 
 impl Endpoint {
-    /// `http://host[:port]/path[?query]`. TLS is not built in: any other
-    /// scheme is refused.
+    /// `http://host[:port]/path[?query]`, or `https://` (port 443 unless
+    /// given); any other scheme is refused.
     pub fn parse(endpoint: &str) -> Result<Self, TransportError> {
         let url = url::Url::parse(endpoint).map_err(|e| TransportError::Url(e.to_string()))?;
-        if url.scheme() != "http" {
-            return Err(TransportError::Url(format!(
-                "scheme {:?} is not supported (http only)",
-                url.scheme()
-            )));
-        }
+        let tls = match url.scheme() {
+            "http" => false,
+            "https" => true,
+            other => {
+                return Err(TransportError::Url(format!(
+                    "scheme {other:?} is not supported (http or https)"
+                )))
+            }
+        };
         let host = url
             .host_str()
             .ok_or_else(|| TransportError::Url(String::from("no host")))?;
-        let port = url.port_or_known_default().unwrap_or(80);
+        let port = url
+            .port_or_known_default()
+            .unwrap_or(if tls { 443 } else { 80 });
         let authority = match url.port() {
             Some(p) => format!("{host}:{p}"),
             None => String::from(host),
@@ -37,6 +45,13 @@ impl Endpoint {
         // `[::1]` in a URL is `::1` to the resolver.
         let bare = host.trim_start_matches('[').trim_end_matches(']');
         let addrs = (bare, port).to_socket_addrs()?.collect();
+        let tls_name = match tls {
+            false => None,
+            true => Some(
+                rustls::pki_types::ServerName::try_from(bare.to_owned())
+                    .map_err(|e| TransportError::Url(format!("TLS server name {bare:?}: {e}")))?,
+            ),
+        };
         let mut target = String::from(url.path());
         if let Some(q) = url.query() {
             target.push('?');
@@ -46,6 +61,7 @@ impl Endpoint {
             authority,
             addrs,
             target,
+            tls_name,
         })
     }
 }

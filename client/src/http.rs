@@ -1,6 +1,6 @@
 //! Streamable HTTP on blocking sockets (`basic/transports/streamable-http.mdx`).
 //!
-//! Each message is its own POST on a fresh `TcpStream` (§ Sending
+//! Each message is its own POST on a fresh connection, TLS on `https://` (§ Sending
 //! Messages): the head and body come from the client machine's
 //! [`Transmit`], the answer is read with the proto codec, and every JSON-RPC
 //! message in it (a JSON body, or each SSE event's data) goes back to the
@@ -21,6 +21,8 @@ use snodo_proto::client::{Authorizer, Client, Transmit, TransmitKind};
 use crate::error::TransportError;
 use crate::get_stream::GetStream;
 use crate::session::{Pump, Transport};
+use crate::tls::{Conn, TlsConfig, TlsTarget};
+use rustls::StreamOwned;
 
 /// While a GET stream is open, how often a POST's wait looks at it.
 const GET_POLL: Duration = Duration::from_millis(50);
@@ -34,6 +36,8 @@ pub struct HttpTransport {
     addrs: Vec<std::net::SocketAddr>,
     /// Path and query.
     target: String,
+    /// `https://`: the roots and the server's name.
+    tls: Option<TlsTarget>,
     authorizer: Option<Arc<dyn Authorizer>>,
     /// The longest one request may take, connection to answer's end.
     timeout: Duration,
@@ -66,19 +70,26 @@ enum Body {
 }
 
 impl HttpTransport {
-    /// A transport for `endpoint` (`http://host[:port]/path`). TLS is not
-    /// built in: an `https://` endpoint is refused.
+    /// A transport for `endpoint` (`http://host[:port]/path`, or
+    /// `https://`, trusting the web's roots unless [`with_tls`](Self::with_tls)
+    /// says otherwise).
     pub fn new(endpoint: &str) -> Result<Self, TransportError> {
         let crate::endpoint::Endpoint {
             authority,
             addrs,
             target,
+            tls_name,
         } = crate::endpoint::Endpoint::parse(endpoint)?;
+        let tls = tls_name.map(|name| TlsTarget {
+            config: TlsConfig::default().client_config(),
+            name,
+        });
         Ok(HttpTransport {
             endpoint: String::from(endpoint),
             authority,
             addrs,
             target,
+            tls,
             authorizer: None,
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(60),
@@ -113,6 +124,15 @@ impl HttpTransport {
         self
     }
 
+    /// Trust the roots of `config` on an `https://` endpoint (a private
+    /// CA's, say); no effect on `http://`.
+    pub fn with_tls(mut self, config: &TlsConfig) -> Self {
+        if let Some(tls) = &mut self.tls {
+            tls.config = config.client_config();
+        }
+        self
+    }
+
     /// The endpoint URL.
     pub fn endpoint(&self) -> &str {
         &self.endpoint
@@ -121,7 +141,7 @@ impl HttpTransport {
     /// A connection to the first address that answers, all of them
     /// tried by the connect timeout and by `deadline`; reads and writes
     /// on it time out at `deadline`.
-    fn connect(&self, deadline: Instant) -> Result<TcpStream, TransportError> {
+    fn connect(&self, deadline: Instant) -> Result<Conn, TransportError> {
         let by = deadline.min(Instant::now() + self.connect_timeout);
         let mut last = None;
         for addr in &self.addrs {
@@ -130,7 +150,11 @@ impl HttpTransport {
                     s.set_read_timeout(Some(left(deadline)?))?;
                     s.set_write_timeout(Some(left(deadline)?))?;
                     let _ = s.set_nodelay(true);
-                    return Ok(s);
+                    return Ok(match &self.tls {
+                        None => Conn::Plain(s),
+                        // The handshake runs with the first write.
+                        Some(tls) => Conn::Tls(Box::new(StreamOwned::new(tls.connection()?, s))),
+                    });
                 }
                 Err(e) => last = Some(e),
             }
@@ -241,7 +265,7 @@ impl HttpTransport {
                 Some(_) => wait.min(GET_POLL),
                 None => wait,
             };
-            stream.set_read_timeout(Some(wait))?;
+            stream.socket().set_read_timeout(Some(wait))?;
             let n = match stream.read(&mut buf) {
                 Ok(n) => n,
                 Err(e) if self.get.is_some() && is_timeout(&e) => {
@@ -249,7 +273,7 @@ impl HttpTransport {
                     continue;
                 }
                 Err(e) if is_timeout(&e) => return Err(timed_out()),
-                Err(e) => return Err(TransportError::Io(e)),
+                Err(e) => return Err(e.into()),
             };
             if open_ended {
                 deadline = Instant::now() + self.timeout;

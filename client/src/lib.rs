@@ -4,7 +4,8 @@
 //! [`snodo_proto::client`] driven over std sockets and pipes.
 //!
 //! - [`HttpTransport`]: Streamable HTTP on a `std::net::TcpStream` per
-//!   request (`http://` endpoints), JSON and SSE answers, with an optional
+//!   request (`http://`, and `https://` on rustls with the web's roots or
+//!   those a [`TlsConfig`] names), JSON and SSE answers, with an optional
 //!   [`Authorizer`] for the `Authorization` header and 401/403 challenges.
 //! - [`StdioTransport`]: a spawned server process, one JSON-RPC message
 //!   per line on its stdin and stdout, its stderr passed through.
@@ -65,6 +66,9 @@ mod stdio;
 mod tasks;
 #[cfg(feature = "threads")]
 mod threads;
+mod tls;
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
+mod tls_stream;
 #[cfg(feature = "tokio")]
 mod tokio;
 
@@ -78,9 +82,12 @@ pub use handler::{Handler, NoInput};
 pub use http::HttpTransport;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use runtime::{ChildProcess, ClientRuntime, Reader, Writer};
+/// The TLS library the `https://` transports run on, for its error type.
+pub use rustls;
 pub use session::{Pump, Session, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};
 pub use stdio::StdioTransport;
 pub use tasks::{
     with_tasks, TaskFollow, TaskStep, DEFAULT_POLL_INTERVAL, MIN_POLL_INTERVAL, TASKS,
 };
+pub use tls::TlsConfig;
