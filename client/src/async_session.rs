@@ -4,7 +4,7 @@
 //!
 //! These steps are written once, here. [`AsyncSession`] awaits them over
 //! the async transports on tokio, smol or plain threads (features `tokio`,
-//! `smol`, `threads`, through their [`ClientRuntime`](crate::ClientRuntime));
+//! `smol`, `threads`, through their `ClientRuntime`);
 //! the blocking [`Session`](crate::Session) runs the same futures on the
 //! calling thread over its blocking transports, whose futures are ready at
 //! once.
@@ -28,8 +28,8 @@ use crate::results;
 use crate::tasks::{TaskFollow, TaskStep};
 
 /// Moves the machine's messages on an async runtime; see
-/// [`AsyncHttpTransport`](crate::AsyncHttpTransport) and
-/// [`AsyncStdioTransport`](crate::AsyncStdioTransport). The same contract
+/// `AsyncHttpTransport` and
+/// `AsyncStdioTransport`. The same contract
 /// as [`Transport`](crate::Transport), awaited.
 pub trait AsyncTransport: Send {
     /// [`Transport::send`](crate::Transport::send).
