@@ -24,7 +24,8 @@ starts a stdio server (split as a shell would, not run by one), e.g.
 options:
   --protocol VERSION   the revision to speak first (default 2026-07-28; the others follow)
   --timeout SECONDS    the deadline of each request (default 60)
-  --ca FILE            trust the root CA certificates in this PEM file too (https)
+  --ca FILE            trust the root CA certificates in this PEM file too (https:
+                       the MCP server's, and the OAuth authorization server's)
   --bearer TOKEN       send Authorization: Bearer TOKEN
   --oauth              authorize through OAuth when the server asks (401): the
                        authorization URL is printed, and the URL the browser was

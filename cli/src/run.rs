@@ -71,17 +71,21 @@ fn http(url: &str, options: &Options) -> Result<HttpTransport, String> {
     let mut transport = HttpTransport::new(url)
         .map_err(|e| e.to_string())?
         .with_timeout(options.timeout);
-    if let Some(file) = &options.ca {
-        let pem = std::fs::read(file).map_err(|e| format!("--ca {file}: {e}"))?;
-        let tls = TlsConfig::webpki_roots()
-            .with_root_pem(&pem)
-            .map_err(|e| format!("--ca {file}: {e}"))?;
-        transport = transport.with_tls(&tls);
-    }
+    let tls = match &options.ca {
+        Some(file) => {
+            let pem = std::fs::read(file).map_err(|e| format!("--ca {file}: {e}"))?;
+            TlsConfig::webpki_roots()
+                .with_root_pem(&pem)
+                .map_err(|e| format!("--ca {file}: {e}"))?
+        }
+        None => TlsConfig::webpki_roots(),
+    };
+    transport = transport.with_tls(&tls);
     let authorizer: Option<Arc<dyn Authorizer>> = match (&options.bearer, options.oauth) {
         (Some(token), _) => Some(Arc::new(Bearer(token.clone()))),
         (None, true) => {
-            let http = Arc::new(UreqHttp::new(options.timeout));
+            // The authorization server is trusted as the MCP server is.
+            let http = Arc::new(UreqHttp::with_tls(options.timeout, tls.rustls_config()));
             let config = OAuthConfig::new("snodo", &options.redirect_uri);
             Some(Arc::new(OAuthClient::new(
                 http,

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 
 /// Read one request: its first line, head and body, as text.
-fn read_request(conn: &mut std::net::TcpStream) -> String {
+fn read_request(conn: &mut impl Read) -> String {
     let mut buf = Vec::new();
     let mut byte = [0u8; 1];
     while !buf.ends_with(b"\r\n\r\n") {
@@ -95,31 +95,54 @@ fn route(base: &str, request: &str) -> String {
     }
 }
 
-#[test]
-fn oauth_through_the_terminal() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
+/// Serve `listener` forever (over TLS with `tls`), keeping the requests.
+fn serve(
+    listener: TcpListener,
+    base: String,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) -> Arc<Mutex<Vec<String>>> {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
-    let at = base.clone();
     std::thread::spawn(move || {
         for conn in listener.incoming() {
-            let mut conn = conn.unwrap();
-            let request = read_request(&mut conn);
-            let _ = conn.write_all(route(&at, &request).as_bytes());
+            let conn = conn.unwrap();
+            let request = match &tls {
+                None => {
+                    let mut conn = conn;
+                    let request = read_request(&mut conn);
+                    let _ = conn.write_all(route(&base, &request).as_bytes());
+                    request
+                }
+                Some(config) => {
+                    let server = rustls::ServerConnection::new(config.clone()).unwrap();
+                    let mut conn = rustls::StreamOwned::new(server, conn);
+                    let request = read_request(&mut conn);
+                    let _ = conn.write_all(route(&base, &request).as_bytes());
+                    conn.conn.send_close_notify();
+                    let _ = conn.flush();
+                    request
+                }
+            };
             log.lock().unwrap().push(request);
         }
     });
+    seen
+}
 
+/// `snodo ARGS... list URL` through the OAuth flow: the user's part is
+/// played here (the authorization URL found on stderr, the redirect a
+/// browser would land on pasted, with its `state`). The requests the
+/// server saw.
+fn authorize_and_list(base: &str, args: &[&str], seen: &Arc<Mutex<Vec<String>>>) {
+    let url = format!("{base}/mcp");
     let mut child = Command::new(env!("CARGO_BIN_EXE_snodo"))
-        .args(["--oauth", "--compact", "list", &format!("{base}/mcp")])
+        .args(args)
+        .args(["--oauth", "--compact", "list", &url])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The user's part: find the authorization URL on stderr, and paste
-    // the redirect a browser would land on, with its `state`.
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut shown = String::new();
     let url = loop {
@@ -161,7 +184,58 @@ fn oauth_through_the_terminal() {
     assert!(token.contains("grant_type=authorization_code"), "{token}");
     assert!(token.contains("code=the-code"), "{token}");
     assert!(token.contains("code_verifier="), "{token}");
-    assert!(token.contains("resource=http%3A%2F%2F127.0.0.1"), "{token}");
+    let resource = format!("resource={}", url_encode(&format!("{base}/mcp")));
+    assert!(token.contains(&resource), "{resource} not in {token}");
     let last = requests.last().unwrap();
     assert!(last.contains("Authorization: Bearer tok-1\r\n"), "{last}");
+}
+
+/// `application/x-www-form-urlencoded` of a URL (the characters one has).
+fn url_encode(text: &str) -> String {
+    text.replace(':', "%3A").replace('/', "%2F")
+}
+
+#[test]
+fn oauth_through_the_terminal() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen = serve(listener, base.clone(), None);
+    authorize_and_list(&base, &[], &seen);
+}
+
+/// The same over HTTPS, the MCP server and the authorization server on a
+/// certificate from a CA the test makes and hands over with `--ca`: the
+/// OAuth requests trust what the MCP transport trusts.
+#[test]
+fn oauth_over_https_with_an_added_ca() {
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = ca.self_signed(&ca_key).unwrap();
+    let leaf_key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec![String::from("localhost")])
+        .unwrap()
+        .signed_by(&leaf_key, &ca, &ca_key)
+        .unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(leaf_key.serialize_der().into());
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![leaf.der().clone()], key)
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("snodo-cli-oauth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca_file = dir.join("ca.pem");
+    std::fs::write(&ca_file, ca.pem()).unwrap();
+
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!(
+        "https://localhost:{}",
+        listener.local_addr().unwrap().port()
+    );
+    let seen = serve(listener, base.clone(), Some(Arc::new(config)));
+    authorize_and_list(&base, &["--ca", ca_file.to_str().unwrap()], &seen);
+    std::fs::remove_dir_all(&dir).ok();
 }

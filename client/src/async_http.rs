@@ -69,7 +69,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             tls_name,
         } = Endpoint::parse(endpoint)?;
         let tls = tls_name.map(|name| TlsTarget {
-            config: TlsConfig::default().client_config(),
+            config: TlsConfig::default().rustls_config(),
             name,
         });
         Ok(AsyncHttpTransport {
@@ -116,7 +116,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
     /// CA's, say); no effect on `http://`.
     pub fn with_tls(mut self, config: &TlsConfig) -> Self {
         if let Some(tls) = &mut self.tls {
-            tls.config = config.client_config();
+            tls.config = config.rustls_config();
         }
         self
     }

@@ -81,7 +81,7 @@ impl HttpTransport {
             tls_name,
         } = crate::endpoint::Endpoint::parse(endpoint)?;
         let tls = tls_name.map(|name| TlsTarget {
-            config: TlsConfig::default().client_config(),
+            config: TlsConfig::default().rustls_config(),
             name,
         });
         Ok(HttpTransport {
@@ -128,7 +128,7 @@ impl HttpTransport {
     /// CA's, say); no effect on `http://`.
     pub fn with_tls(mut self, config: &TlsConfig) -> Self {
         if let Some(tls) = &mut self.tls {
-            tls.config = config.client_config();
+            tls.config = config.rustls_config();
         }
         self
     }

@@ -72,8 +72,9 @@ impl TlsConfig {
     }
 
     /// The rustls configuration: these roots, no client certificate,
-    /// ALPN `http/1.1`.
-    pub(crate) fn client_config(&self) -> Arc<ClientConfig> {
+    /// ALPN `http/1.1`. Also for other HTTP clients that should trust
+    /// the same servers (the OAuth client's `UreqHttp::with_tls`).
+    pub fn rustls_config(&self) -> Arc<ClientConfig> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
