@@ -7,7 +7,6 @@
 //! the POST goes once more on a new connection.
 
 use std::io;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -15,7 +14,7 @@ use snodo_proto::client::exchange::{Exchange, ExchangeLimits, Step};
 use snodo_proto::client::{Authorizer, Client, Transmit};
 
 use crate::async_session::{AsyncPump as Pump, AsyncTransport};
-use crate::endpoint::Endpoint;
+use crate::endpoint::{Address, Endpoint};
 use crate::error::TransportError;
 use crate::runtime::{
     by_deadline, connect_by, read_chunk, write_all, ClientRuntime, Reader, Writer,
@@ -32,7 +31,8 @@ pub struct AsyncHttpTransport<R: ClientRuntime> {
     endpoint: String,
     /// `host[:port]` as the `Host` field carries it.
     authority: String,
-    addrs: Vec<SocketAddr>,
+    /// The host and port, resolved for each connection.
+    address: Address,
     /// Path and query.
     target: String,
     /// `https://`: the roots and the server's name.
@@ -60,11 +60,11 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
     /// A transport for `endpoint` (`http://host[:port]/path`, or
     /// `https://`, trusting the web's roots unless
     /// [`with_tls`](Self::with_tls) says otherwise) on `runtime`. The host
-    /// is resolved here, once.
+    /// is looked up at each new connection, not here.
     pub fn new(runtime: R, endpoint: &str) -> Result<Self, TransportError> {
         let Endpoint {
             authority,
-            addrs,
+            address,
             target,
             tls_name,
         } = Endpoint::parse(endpoint)?;
@@ -76,7 +76,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             runtime,
             endpoint: endpoint.to_owned(),
             authority,
-            addrs,
+            address,
             target,
             tls,
             authorizer: None,
@@ -201,7 +201,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             None => {
                 let (r, w) = open(
                     &self.runtime,
-                    self.addrs.clone(),
+                    self.address.clone(),
                     self.tls.as_ref(),
                     self.connect_deadline(deadline),
                 )
@@ -228,7 +228,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             }
             let (r, w) = open(
                 &self.runtime,
-                self.addrs.clone(),
+                self.address.clone(),
                 self.tls.as_ref(),
                 self.connect_deadline(deadline),
             )
@@ -294,7 +294,7 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
         let deadline = self.runtime.now() + self.timeout;
         let (mut reader, mut writer) = open(
             &self.runtime,
-            self.addrs.clone(),
+            self.address.clone(),
             self.tls.as_ref(),
             self.connect_deadline(deadline),
         )
@@ -312,15 +312,18 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
     }
 }
 
-/// A connection to the first of `addrs` that answers by `by`: TCP, then
+/// A connection to the first address of `address` that answers by `by`
+/// (the host looked up now, off the runtime's threads): TCP, then
 /// TLS on `https://` (its handshake runs with the first flush, the
 /// request's, and so within the request's deadline).
 async fn open<R: ClientRuntime>(
     runtime: &R,
-    addrs: Vec<SocketAddr>,
+    address: Address,
     tls: Option<&TlsTarget>,
     by: Instant,
 ) -> Result<(Reader, Writer), TransportError> {
+    let lookup = runtime.unblock(move || address.resolve());
+    let addrs = by_deadline(runtime, by, lookup).await?;
     let (reader, writer) = connect_by(runtime, addrs, by).await?;
     Ok(match tls {
         None => (reader, writer),

@@ -1,5 +1,6 @@
 //! An `http://` or `https://` endpoint as a transport reaches it.
 
+use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 
 use crate::error::TransportError;
@@ -9,8 +10,8 @@ use crate::error::TransportError;
 pub(crate) struct Endpoint {
     /// `host[:port]` as the `Host` field carries it.
     pub authority: String,
-    /// The addresses the host resolved to, once.
-    pub addrs: Vec<SocketAddr>,
+    /// The host and port, resolved at each new connection.
+    pub address: Address,
     /// Path and query.
     pub target: String,
     /// `https://`: the host as TLS names it (SNI, and the name the
@@ -44,7 +45,6 @@ impl Endpoint {
         };
         // `[::1]` in a URL is `::1` to the resolver.
         let bare = host.trim_start_matches('[').trim_end_matches(']');
-        let addrs = (bare, port).to_socket_addrs()?.collect();
         let tls_name = match tls {
             false => None,
             true => Some(
@@ -59,9 +59,37 @@ impl Endpoint {
         }
         Ok(Endpoint {
             authority,
-            addrs,
+            address: Address {
+                host: bare.to_owned(),
+                port,
+            },
             target,
             tls_name,
         })
+    }
+}
+
+/// A host and port, looked up anew for each connection: a server that
+/// moves to another address (a DNS change, a failover) is found at the next
+/// connection, not held to the address the transport was made with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Address {
+    /// The host as the resolver takes it (`::1`, not `[::1]`).
+    pub host: String,
+    pub port: u16,
+}
+
+impl Address {
+    /// The addresses the host resolves to now (the system's resolver,
+    /// which blocks).
+    pub fn resolve(&self) -> io::Result<Vec<SocketAddr>> {
+        let addrs: Vec<SocketAddr> = (self.host.as_str(), self.port).to_socket_addrs()?.collect();
+        if addrs.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{} resolves to no address", self.host),
+            ));
+        }
+        Ok(addrs)
     }
 }

@@ -32,8 +32,8 @@ pub struct HttpTransport {
     endpoint: String,
     /// `host[:port]` as the `Host` header carries it.
     authority: String,
-    /// Socket addresses to try, resolved once.
-    addrs: Vec<std::net::SocketAddr>,
+    /// The host and port, resolved for each connection.
+    address: crate::endpoint::Address,
     /// Path and query.
     target: String,
     /// `https://`: the roots and the server's name.
@@ -72,11 +72,12 @@ enum Body {
 impl HttpTransport {
     /// A transport for `endpoint` (`http://host[:port]/path`, or
     /// `https://`, trusting the web's roots unless [`with_tls`](Self::with_tls)
-    /// says otherwise).
+    /// says otherwise). The host is looked up at each new connection, not
+    /// here.
     pub fn new(endpoint: &str) -> Result<Self, TransportError> {
         let crate::endpoint::Endpoint {
             authority,
-            addrs,
+            address,
             target,
             tls_name,
         } = crate::endpoint::Endpoint::parse(endpoint)?;
@@ -87,7 +88,7 @@ impl HttpTransport {
         Ok(HttpTransport {
             endpoint: String::from(endpoint),
             authority,
-            addrs,
+            address,
             target,
             tls,
             authorizer: None,
@@ -144,7 +145,7 @@ impl HttpTransport {
     fn connect(&self, deadline: Instant) -> Result<Conn, TransportError> {
         let by = deadline.min(Instant::now() + self.connect_timeout);
         let mut last = None;
-        for addr in &self.addrs {
+        for addr in &self.address.resolve()? {
             match TcpStream::connect_timeout(addr, left(by)?) {
                 Ok(s) => {
                     s.set_read_timeout(Some(left(deadline)?))?;

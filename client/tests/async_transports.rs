@@ -624,6 +624,20 @@ async fn http_times_out_connecting<R: ClientRuntime>(runtime: R) {
 
 on_each_runtime!(http_times_out_connecting);
 
+/// The host is looked up at each connection, not when the transport is
+/// made (a name that does not resolve yet makes a transport; its first
+/// connection fails with the resolver's error).
+async fn http_resolves_the_host_at_connection<R: ClientRuntime>(runtime: R) {
+    let transport = AsyncHttpTransport::new(runtime, "http://snodo-test.invalid/mcp").unwrap();
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    match snodo_client::AsyncSession::connect(transport, config, snodo_client::NoInput).await {
+        Err(snodo_client::Error::Transport(snodo_client::TransportError::Io(_))) => {}
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+on_each_runtime!(http_resolves_the_host_at_connection);
+
 /// A server that answers the first request with a head promising
 /// `DISCOVER`'s 88-byte body, then sends that body one byte every 100 ms
 /// (8.8 s in all). Every read gets a byte well within any read timeout;

@@ -438,3 +438,19 @@ fn the_request_deadline_holds_against_a_trickle() {
         "{waited:?}"
     );
 }
+
+/// The host is looked up at each connection, not when the transport is
+/// made: a name that does not resolve yet (`.invalid` never does) makes a
+/// transport, and its first connection fails with the resolver's error.
+#[test]
+fn the_host_is_resolved_at_connection_not_at_construction() {
+    let transport = HttpTransport::new("http://snodo-test.invalid/mcp").unwrap();
+    match Session::connect(
+        transport,
+        ClientConfig::new("wire", "1", Wire::Http),
+        NoInput,
+    ) {
+        Err(Error::Transport(snodo_client::TransportError::Io(_))) => {}
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
