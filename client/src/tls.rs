@@ -39,6 +39,27 @@ impl TlsConfig {
         TlsConfig { roots }
     }
 
+    /// The platform's roots: the system's certificate store on macOS and
+    /// Windows, the distribution's bundle on Linux (or the file and
+    /// directory `SSL_CERT_FILE` and `SSL_CERT_DIR` name), as
+    /// `rustls-native-certs` finds them: for a server whose certificate
+    /// chains to a root the machine's administrator added (a corporate
+    /// CA). Certificates that do not load are skipped; `Err` only when
+    /// none does.
+    pub fn platform_roots() -> Result<Self, rustls::Error> {
+        let found = rustls_native_certs::load_native_certs();
+        let mut roots = RootCertStore::empty();
+        let (added, _) = roots.add_parsable_certificates(found.certs);
+        if added == 0 {
+            let why = match found.errors.first() {
+                Some(e) => format!("no platform root certificate loaded: {e}"),
+                None => String::from("no platform root certificate found"),
+            };
+            return Err(rustls::Error::General(why));
+        }
+        Ok(TlsConfig { roots })
+    }
+
     /// No roots at all: only those added with
     /// [`with_root_certificate`](Self::with_root_certificate) are trusted
     /// (a private CA's servers, and nothing else).

@@ -163,6 +163,24 @@ fn blocking_refuses_an_unknown_ca() {
     assert_refused(outcome, unknown_issuer, "UnknownIssuer");
 }
 
+#[test]
+fn blocking_trusts_the_platform_roots() {
+    // The platform's store as this test makes it: SSL_CERT_FILE names a
+    // bundle holding the test CA (an administrator's CA, say). No other
+    // test of this binary reads the variable.
+    let bundle = std::env::temp_dir().join(format!("snodo-tls-roots-{}.pem", std::process::id()));
+    std::fs::write(&bundle, &server().1).unwrap();
+    std::env::set_var("SSL_CERT_FILE", &bundle);
+    let roots = TlsConfig::platform_roots();
+    std::env::remove_var("SSL_CERT_FILE");
+    let _ = std::fs::remove_file(&bundle);
+    let transport = HttpTransport::new(&url("localhost"))
+        .unwrap()
+        .with_tls(&roots.unwrap());
+    let mut session = Session::connect(transport, config(), NoInput).unwrap();
+    assert_hello(&session.call_tool("hello", json!({})).unwrap());
+}
+
 async fn async_trusts_an_added_ca<R: ClientRuntime>(runtime: R) {
     let transport = AsyncHttpTransport::new(runtime, &url("localhost"))
         .unwrap()
