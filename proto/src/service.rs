@@ -330,6 +330,13 @@ pub(crate) struct Inner {
     /// HTTP sessions of the initialize-era dialects.
     #[cfg(feature = "std")]
     pub(crate) sessions: Option<crate::legacy::Sessions>,
+    /// The memory of the client's last `_meta` for requests a host HTTP
+    /// stack parsed ([`Connection::http_request`](crate::Connection::http_request)),
+    /// which each make a connection of their own: what a native
+    /// connection remembers across its requests, kept here across theirs.
+    /// A request that finds it taken by another reads its `_meta` whole.
+    #[cfg(feature = "std")]
+    pub(crate) host_memo: std::sync::Mutex<crate::dispatch::fast::Memo>,
 }
 
 /// A built server: registry, limits and precomputed answers. Cheap to clone.
@@ -1095,6 +1102,8 @@ impl ServiceBuilder {
                 extensions,
                 #[cfg(feature = "std")]
                 sessions,
+                #[cfg(feature = "std")]
+                host_memo: Default::default(),
                 legacy,
                 legacy_capabilities,
                 instructions: self.instructions,

@@ -100,3 +100,75 @@ fn an_answered_request_leaves_the_connection_to_the_host() {
         r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t","version":"1"}},"content":[{"text":"Hello!","type":"text"}],"resultType":"complete"}}"#
     );
 }
+
+/// The body of the answer to `body`, a request for `tool`, made by a host
+/// stack to `service`.
+fn answer_on(service: &Service, tool: &str, body: &str) -> String {
+    let head = Head::new(
+        "POST",
+        "/mcp",
+        1,
+        [
+            ("host", "127.0.0.1".as_bytes()),
+            ("content-type", b"application/json"),
+            ("accept", b"application/json, text/event-stream"),
+            ("mcp-protocol-version", b"2026-07-28"),
+            ("mcp-method", b"tools/call"),
+            ("mcp-name", tool.as_bytes()),
+        ],
+    );
+    let body = Ok(Bytes::from(body.to_owned()));
+    let mut conn = Connection::http_request(service, head, body, None, Instant::ZERO);
+    let mut out = Vec::new();
+    while let Some(output) = conn.poll_output() {
+        match output {
+            Output::Transmit(b) => out.extend_from_slice(&b),
+            Output::Invoke(inv) => {
+                let call = inv.call;
+                let outcome = block_on(inv.run(std::sync::Arc::new(snodo_proto::NullSink)));
+                conn.complete(call, outcome, Instant::ZERO).unwrap();
+            }
+            _ => {}
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// Host requests share what the service remembers of the last client's
+/// `_meta` (each is a connection of its own): a request whose
+/// capabilities differ from the remembered ones is held to its own.
+#[test]
+fn each_host_request_is_held_to_its_own_capabilities() {
+    let service = Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .tool(
+            Tool::new("ask", "Asks the user"),
+            |_: NoArgs, ctx: snodo_proto::Context| async move {
+                match ctx.elicitation("ok") {
+                    Some(_) => snodo_proto::Reply::Complete(CallToolResult::text("asked")),
+                    None => snodo_proto::InputRequired::new()
+                        .elicit(
+                            "ok",
+                            snodo_proto::ElicitRequest::url("Sign in", "https://example.com/a"),
+                        )
+                        .into(),
+                }
+            },
+        )
+        .build()
+        .unwrap();
+    let call = |caps: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ask","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{caps}}}}}}}"#
+        )
+    };
+    let missing = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"elicitation":{"url":{}}}}}}"#;
+    for _ in 0..2 {
+        let asked = answer_on(&service, "ask", &call(r#"{"elicitation":{"url":{}}}"#));
+        assert!(
+            asked.contains(r#""resultType":"input_required""#),
+            "{asked}"
+        );
+        assert_eq!(answer_on(&service, "ask", &call("{}")), missing);
+    }
+}

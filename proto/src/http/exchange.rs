@@ -207,7 +207,17 @@ impl Connection {
             conn.refuse_http(r.status, &r.message, r.allow);
             return conn;
         }
+        #[cfg(feature = "std")]
+        let shared = &service.inner.host_memo;
+        #[cfg(feature = "std")]
+        if let Ok(mut memo) = shared.try_lock() {
+            conn.memo = core::mem::take(&mut *memo);
+        }
         conn.handle_request(&head, body.unwrap_or_default(), now);
+        #[cfg(feature = "std")]
+        if let Ok(mut memo) = shared.try_lock() {
+            *memo = core::mem::take(&mut conn.memo);
+        }
         conn
     }
 
