@@ -1,8 +1,8 @@
-//! The response body: the rest of an [`Exchange`], frame by frame.
+//! The response body: the rest of a [`HostRequest`], frame by frame.
 
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
-use snodo_driver::{Exchange, Part};
+use snodo_driver::{HostRequest, Part};
 use snodo_tokio::Tokio;
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -10,23 +10,23 @@ use std::task::{Context, Poll};
 
 /// The body of an answer: one JSON message, or an SSE stream whose events
 /// are sent as they come. Dropping it before its end is the client going
-/// away (see [`Exchange`]).
+/// away (see [`HostRequest`]).
 pub struct McpBody {
-    exchange: Option<Exchange<Tokio>>,
+    request: Option<HostRequest<Tokio>>,
     length: Option<u64>,
 }
 
 impl McpBody {
-    pub(crate) fn streaming(exchange: Exchange<Tokio>, length: Option<usize>) -> Self {
+    pub(crate) fn streaming(request: HostRequest<Tokio>, length: Option<usize>) -> Self {
         McpBody {
-            exchange: Some(exchange),
+            request: Some(request),
             length: length.map(|n| n as u64),
         }
     }
 
     pub(crate) fn empty() -> Self {
         McpBody {
-            exchange: None,
+            request: None,
             length: Some(0),
         }
     }
@@ -35,7 +35,7 @@ impl McpBody {
 impl std::fmt::Debug for McpBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpBody")
-            .field("open", &self.exchange.is_some())
+            .field("open", &self.request.is_some())
             .field("length", &self.length)
             .finish()
     }
@@ -49,17 +49,17 @@ impl Body for McpBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        let Some(exchange) = self.exchange.as_mut() else {
+        let Some(request) = self.request.as_mut() else {
             return Poll::Ready(None);
         };
         loop {
-            return match exchange.poll_part(cx) {
+            return match request.poll_part(cx) {
                 Poll::Ready(Some(Part::Data(bytes))) if bytes.is_empty() => continue,
                 Poll::Ready(Some(Part::Data(bytes))) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
                 // A connection answers one head; nothing else comes.
                 Poll::Ready(Some(Part::Head(_))) => continue,
                 Poll::Ready(None) => {
-                    self.exchange = None;
+                    self.request = None;
                     Poll::Ready(None)
                 }
                 Poll::Pending => Poll::Pending,
@@ -68,7 +68,7 @@ impl Body for McpBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.exchange.is_none()
+        self.request.is_none()
     }
 
     fn size_hint(&self) -> SizeHint {

@@ -11,7 +11,7 @@
 //! which applies the same checks and answers as the native listener
 //! (202 for notifications, JSON or SSE answers, 400/403/404/405/406/413/
 //! 415/431, the initialize-era session verbs), driven by
-//! [`snodo_driver::Exchange`]. This crate maps the request's parts in and
+//! [`snodo_driver::HostRequest`]. This crate maps the request's parts in and
 //! the answer's parts out:
 //!
 //! - the body is read up to [`Limits::max_message_bytes`](snodo_proto::Limits);

@@ -11,11 +11,12 @@ use std::task::{Context, Poll};
 
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::graceful::GracefulConnection;
 use snodo_driver::{Seats, Shutdown};
 use snodo_proto::Service;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 use tokio::time::{Instant, Sleep};
 
 use crate::activity::{Activity, Tracked};
@@ -42,7 +43,10 @@ use crate::{McpService, Options};
 ///   within `request_timeout` of its head is answered 408 (on HTTP/2 the
 ///   stream is then reset); a body declared or grown over
 ///   `max_message_bytes` is answered 413 unread;
-/// - a connection with nothing in flight for `idle_timeout` is closed.
+/// - a connection with nothing in flight for `idle_timeout` is closed;
+/// - every close the server decides (idle, shed, stopping) is graceful:
+///   HTTP/2 sends GOAWAY first (RFC 9113 § 6.8), and a connection shed or
+///   idle that has not closed within `close_linger` is dropped.
 ///
 /// HTTP/2's settings are chosen by [`Options`] and the service's limits
 /// (see [`crate::options`]).
@@ -82,7 +86,10 @@ where
     let late = native::late_head(service);
     let idle_timeout = service.http_config().idle_timeout;
     let served = service.clone();
-    let graceful = GracefulShutdown::new();
+    // Told once when the server stops; its receivers, one per connection
+    // task, are what the shutdown waits for.
+    let (stop, stopping) = watch::channel(());
+    let linger = service.limits().close_linger;
     let seats = Seats::new();
     let epoch = Instant::now();
     let max = options.max_connections.max(1);
@@ -110,7 +117,7 @@ where
             activity: activity.clone(),
         };
         let mcp_service = served.clone();
-        let watcher = graceful.watcher();
+        let mut stopping = stopping.clone();
         tokio::spawn(async move {
             // A handshake (TLS) may be shed or time out like a head.
             let io = match until_left(&activity, idle_timeout, handshake).await {
@@ -123,30 +130,95 @@ where
             };
             let io = Watched::new(io, activity.clone(), mcp_service, late);
             let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), service);
-            match until_left(
-                &activity,
-                idle_timeout,
-                watcher.watch(connection.into_owned()),
-            )
-            .await
-            {
-                Some(Err(e)) => tracing::debug!(%peer, error = %e, "connection ended by an error"),
-                Some(Ok(())) => {}
-                None => tracing::debug!(%peer, "connection closed: idle, or shed for a new one"),
+            let connection = connection.into_owned();
+            match until_done(&activity, idle_timeout, linger, &mut stopping, connection).await {
+                Done::Ended(Err(e)) => {
+                    tracing::debug!(%peer, error = %e, "connection ended by an error")
+                }
+                Done::Ended(Ok(())) => {}
+                Done::Left => {
+                    tracing::debug!(%peer, "connection closed: idle, or shed for a new one")
+                }
             }
         });
     }
     drop(listener);
     winding_down.shutdown();
+    let _ = stop.send(());
+    drop(stopping);
     let limits = service.limits();
     let grace = limits.shutdown_grace + limits.close_linger;
-    if tokio::time::timeout(grace, graceful.shutdown())
-        .await
-        .is_err()
-    {
+    if tokio::time::timeout(grace, stop.closed()).await.is_err() {
         tracing::warn!("connections outlived the shutdown grace");
     }
     Ok(())
+}
+
+/// How a connection's task ended.
+enum Done<E> {
+    /// The connection ended on its own (or after a graceful close).
+    Ended(Result<(), E>),
+    /// It was idle or shed, and did not finish closing within `linger`.
+    Left,
+}
+
+/// Serve `connection` until it ends. Told to make room at the cap, idle
+/// for `idle_timeout`, or the server stopping, it is closed gracefully:
+/// HTTP/2 sends GOAWAY (RFC 9113 § 6.8: an endpoint SHOULD send one
+/// before it closes a connection), HTTP/1.1 closes between requests. A
+/// connection leaving for room or idleness that has not closed within
+/// `linger` (a client that does not read the GOAWAY) is dropped; at a
+/// server stop the shutdown grace bounds it instead.
+async fn until_done<C: GracefulConnection>(
+    activity: &Arc<Activity>,
+    idle_timeout: std::time::Duration,
+    linger: std::time::Duration,
+    stopping: &mut watch::Receiver<()>,
+    connection: C,
+) -> Done<C::Error> {
+    let mut connection = pin!(connection);
+    let mut stop = pin!(stopping.changed());
+    let mut deadline: Pin<Box<Sleep>> = Box::pin(tokio::time::sleep_until(Instant::now()));
+    let mut armed = None;
+    let mut closing = false;
+    let mut lingering = false;
+    poll_fn(|cx: &mut Context<'_>| {
+        if let Poll::Ready(out) = connection.as_mut().poll(cx) {
+            return Poll::Ready(Done::Ended(out));
+        }
+        if lingering {
+            return match deadline.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Done::Left),
+                Poll::Pending => Poll::Pending,
+            };
+        }
+        if closing {
+            return Poll::Pending;
+        }
+        let mut leave = activity.poll_shed(cx).is_ready();
+        if !leave {
+            if let Some(since) = activity.idle_since() {
+                let due = since + idle_timeout;
+                if armed != Some(due) {
+                    deadline.as_mut().reset(due);
+                    armed = Some(due);
+                }
+                leave = deadline.as_mut().poll(cx).is_ready();
+            }
+        }
+        if leave || stop.as_mut().poll(cx).is_ready() {
+            closing = true;
+            connection.as_mut().graceful_shutdown();
+            if leave {
+                lingering = true;
+                deadline.as_mut().reset(Instant::now() + linger);
+            }
+            // The close has begun: poll the connection to write it.
+            cx.waker().wake_by_ref();
+        }
+        Poll::Pending
+    })
+    .await
 }
 
 /// hyper's connection builder, set from the service's limits and

@@ -3,7 +3,7 @@
 use http::{HeaderName, HeaderValue, Request, Response, StatusCode, Version};
 use http_body::Body;
 use http_body_util::{BodyExt, Limited};
-use snodo_driver::{Exchange, Part, Shutdown};
+use snodo_driver::{HostRequest, Part, Shutdown};
 use snodo_proto::http::Head;
 use snodo_proto::{BodyError, Context, Host, Service};
 use snodo_tokio::Tokio;
@@ -91,11 +91,11 @@ impl McpService {
         let body = read_body(body, limit, deadline).await;
         let host: Host = Arc::new(extensions);
         let stop = self.shutdown.as_ref();
-        let mut exchange = Exchange::new(Tokio, &self.service, head, body, Some(host), stop);
-        match poll_fn(|cx| exchange.poll_part(cx)).await {
+        let mut request = HostRequest::new(Tokio, &self.service, head, body, Some(host), stop);
+        match poll_fn(|cx| request.poll_part(cx)).await {
             Some(Part::Head(head)) => {
                 let length = head.content_length;
-                let mut response = Response::new(McpBody::streaming(exchange, length));
+                let mut response = Response::new(McpBody::streaming(request, length));
                 *response.status_mut() =
                     StatusCode::from_u16(head.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
                 let map = response.headers_mut();

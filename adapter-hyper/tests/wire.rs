@@ -564,7 +564,8 @@ fn authorization_answers_as_on_the_native_listener() {
     both(|h2| {
         Box::pin(async move {
             let auth = Authorization::new("https://mcp.example.com/mcp", |t: &str| match t {
-                "good" => Ok(Principal::new("alice", ["notes:read"])),
+                "good" => Ok(Principal::new("alice", ["notes:read"])
+                    .audience(["https://mcp.example.com/mcp"])),
                 _ => Err(Rejection("The token is not valid for this resource".into())),
             })
             .authorization_server("https://auth.example.com")
@@ -621,9 +622,12 @@ fn a_deferred_authenticator_is_run_and_its_request_answered() {
         }
     }
     impl Authenticator for Later {
-        fn authenticate(&self, token: &str) -> Authentication {
+        fn authenticate(&self, token: &str, _resource: &str) -> Authentication {
             let verdict = match token {
-                "good" => Verdict::Accepted(Principal::new("alice", ["notes:read"])),
+                "good" => Verdict::Accepted(
+                    Principal::new("alice", ["notes:read"])
+                        .audience(["https://mcp.example.com/mcp"]),
+                ),
                 "never" => {
                     let signal = Signal(self.0.lock().unwrap().clone());
                     return Authentication::Deferred(Box::pin(async move {

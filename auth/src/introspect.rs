@@ -177,7 +177,7 @@ impl IntrospectionValidator {
 impl Authenticator for IntrospectionValidator {
     /// A token accepted before and still fresh: at once. Any other: a
     /// future of the endpoint's answer, worked out on the pool.
-    fn authenticate(&self, token: &str) -> Authentication {
+    fn authenticate(&self, token: &str, _resource: &str) -> Authentication {
         let check = &self.inner.check;
         if let Some(principal) = check.cache.get(token, unix_now(), 0) {
             return Authentication::Ready(Verdict::Accepted(principal));
@@ -498,7 +498,8 @@ impl Check {
             Some(_) => return Err("The token's scope is not a string"),
             None => Vec::new(),
         };
-        let mut principal = Principal::new(subject, scopes);
+        let audience = crate::claims::audiences(answer.get("aud"))?;
+        let mut principal = Principal::new(subject, scopes).audience(audience);
         for name in &self.claims {
             if let Some(value) = answer.remove(name) {
                 principal.claims.insert(name.clone(), value);

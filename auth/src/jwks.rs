@@ -220,19 +220,22 @@ fn refresher(source: JwksSource, jwks: Weak<Jwks>, woken: Receiver<()>) {
     while woken.recv().is_ok() {
         let loaded = source.load();
         let Some(jwks) = jwks.upgrade() else { return };
-        let failed = match loaded {
-            Ok(keys) => {
-                *jwks.keys.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(keys);
-                jwks.loads.fetch_add(1, Ordering::Relaxed);
-                false
-            }
-            Err(why) => {
-                tracing::warn!(%why, "JWKS not refreshed");
-                true
-            }
-        };
         let waiters = {
+            // The keys change and the refresh ends under one lock: a check
+            // that already sees the new keys and then asks for a refresh
+            // finds this one over, not still pending.
             let mut r = jwks.refreshes();
+            let failed = match loaded {
+                Ok(keys) => {
+                    *jwks.keys.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(keys);
+                    jwks.loads.fetch_add(1, Ordering::Relaxed);
+                    false
+                }
+                Err(why) => {
+                    tracing::warn!(%why, "JWKS not refreshed");
+                    true
+                }
+            };
             r.pending = false;
             r.finished += 1;
             r.last_failed = failed;

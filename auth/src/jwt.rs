@@ -195,7 +195,8 @@ impl JwtValidator {
             (None, Some(_)) => return Err("The token's scp is not a list of strings"),
             (None, None) => Vec::new(),
         };
-        let mut principal = Principal::new(subject, scopes);
+        let audience = crate::claims::audiences(claims.get("aud"))?;
+        let mut principal = Principal::new(subject, scopes).audience(audience);
         for name in &self.inner.claims {
             if let Some(value) = claims.remove(name) {
                 principal.claims.insert(name.clone(), value);
@@ -233,7 +234,7 @@ impl JwtValidator {
 /// new key (the client would throw a valid token away). A refresh that
 /// fails leaves the `kid` undecidable: `503` with `Retry-After`, not 401.
 impl Authenticator for JwtValidator {
-    fn authenticate(&self, token: &str) -> Authentication {
+    fn authenticate(&self, token: &str, _resource: &str) -> Authentication {
         let checked = self.check(token);
         let wait = match (&checked, &self.inner.jwks) {
             (Err(why), Some(jwks)) if *why == UNKNOWN_KEY => jwks.ask_refresh(),

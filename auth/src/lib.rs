@@ -71,6 +71,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod cache;
+mod claims;
 mod introspect;
 mod jwks;
 mod jwt;

@@ -333,3 +333,26 @@ fn a_rejection_never_echoes_the_token() {
     assert!(!out.contains(payload));
     assert!(!out.contains("alice"));
 }
+
+#[test]
+fn a_validator_set_up_for_another_audience_does_not_let_its_tokens_in() {
+    // The validator was given the wrong audience: it accepts tokens for
+    // that audience, and the Authorization, which holds every verdict to
+    // its own resource, refuses them (§ Token Handling).
+    let elsewhere = "https://other.example.com/mcp";
+    let validator = snodo_auth::JwtValidator::builder(ISSUER, elsewhere)
+        .key(snodo_auth::Key::rsa_pem(Some("rsa-1"), RSA_PUB).unwrap())
+        .build()
+        .unwrap();
+    let mut c = claims();
+    c["aud"] = json!(elsewhere);
+    let token = rs256("rsa-1", &c);
+    assert!(validator.validate(&token).is_ok());
+    assert_eq!(
+        send(
+            &service(validator),
+            call("whoami", &[&format!("Bearer {token}")]).as_bytes()
+        ),
+        invalid("The token was issued for another audience")
+    );
+}

@@ -144,7 +144,7 @@ fn validator(url: &str) -> IntrospectionValidator {
 
 /// The verdict, waiting for a deferred one.
 fn verdict(v: &IntrospectionValidator, token: &str) -> Verdict {
-    match v.authenticate(token) {
+    match v.authenticate(token, RESOURCE) {
         Authentication::Ready(verdict) => verdict,
         Authentication::Deferred(future) => snodo_testkit::block_on(future),
     }
@@ -158,7 +158,7 @@ fn rejected(why: &str) -> Verdict {
 fn an_active_token_for_this_resource_is_its_principal() {
     let (url, seen) = endpoint();
     let v = validator(&url);
-    let mut alice = Principal::new("alice", ["notes:read", "notes:write"]);
+    let mut alice = Principal::new("alice", ["notes:read", "notes:write"]).audience([RESOURCE]);
     alice
         .claims
         .insert("email".into(), "alice@example.com".into());
@@ -177,7 +177,10 @@ fn an_active_token_for_this_resource_is_its_principal() {
     // `aud` may be a list.
     assert_eq!(
         verdict(&v, "robot"),
-        Verdict::Accepted(Principal::new("robot-7", ["notes:read"]))
+        Verdict::Accepted(
+            Principal::new("robot-7", ["notes:read"])
+                .audience(["https://other.example.com", RESOURCE])
+        )
     );
 }
 
@@ -186,14 +189,14 @@ fn an_accepted_token_is_answered_from_the_cache_at_once_without_asking_again() {
     let (url, seen) = endpoint();
     let v = validator(&url);
     assert!(matches!(
-        v.authenticate("good"),
+        v.authenticate("good", RESOURCE),
         Authentication::Deferred(_)
     ));
     // That first future was dropped unrun: nothing was remembered.
     assert!(matches!(verdict(&v, "good"), Verdict::Accepted(_)));
     let asked = seen.lock().unwrap().len();
     assert!(
-        matches!(v.authenticate("good"), Authentication::Ready(Verdict::Accepted(p)) if p.subject == "alice"),
+        matches!(v.authenticate("good", RESOURCE), Authentication::Ready(Verdict::Accepted(p)) if p.subject == "alice"),
         "a cache hit is synchronous"
     );
     assert_eq!(seen.lock().unwrap().len(), asked, "not asked again");
@@ -201,7 +204,7 @@ fn an_accepted_token_is_answered_from_the_cache_at_once_without_asking_again() {
     // Refusals are not remembered.
     assert_eq!(verdict(&v, "inactive"), rejected("The token is not active"));
     assert!(matches!(
-        v.authenticate("inactive"),
+        v.authenticate("inactive", RESOURCE),
         Authentication::Deferred(_)
     ));
 }
@@ -304,7 +307,7 @@ fn beyond_the_queue_a_token_is_unavailable_at_once() {
         .retry_after(3)
         .build()
         .unwrap();
-    let Authentication::Deferred(first) = v.authenticate("slow") else {
+    let Authentication::Deferred(first) = v.authenticate("slow", RESOURCE) else {
         panic!("a cache miss defers")
     };
     // Until the worker has taken the first, it would hold the one slot.
@@ -316,10 +319,10 @@ fn beyond_the_queue_a_token_is_unavailable_at_once() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    let Authentication::Deferred(second) = v.authenticate("good") else {
+    let Authentication::Deferred(second) = v.authenticate("good", RESOURCE) else {
         panic!("one token may wait")
     };
-    match v.authenticate("good-too") {
+    match v.authenticate("good-too", RESOURCE) {
         Authentication::Ready(verdict) => {
             assert_eq!(verdict, Verdict::Unavailable { retry_after: 3 })
         }

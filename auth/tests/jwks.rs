@@ -254,7 +254,7 @@ fn a_token_signed_by_a_key_rotated_in_waits_for_the_refresh_not_401() {
     *endpoint.lock().unwrap() = (200, std::fs::read_to_string(JWKS).unwrap());
     let token = rs2("rsa-2");
     assert!(matches!(
-        v.authenticate(&token),
+        v.authenticate(&token, RESOURCE),
         Authentication::Deferred(_)
     ));
     let out = send(
@@ -266,7 +266,7 @@ fn a_token_signed_by_a_key_rotated_in_waits_for_the_refresh_not_401() {
     assert_eq!(v.jwks_loads(), 2);
     // The refresh of this interval is spent: a forged kid is refused at
     // once, and the endpoint is not asked again.
-    match v.authenticate(&rs2("rsa-forged")) {
+    match v.authenticate(&rs2("rsa-forged"), RESOURCE) {
         Authentication::Ready(Verdict::Rejected(r)) => {
             assert_eq!(r.0, "The token's signing key is unknown")
         }

@@ -104,8 +104,11 @@ fn call(
     name: &str,
     args: Value,
 ) -> Result<Value, String> {
+    // Typed, then back to JSON for the checks: what the model types keep
+    // of the server's answer is what is checked.
     s.call_tool(name, args)
         .map_err(|e| format!("tools/call {name}: {e}"))
+        .and_then(|r| serde_json::to_value(r).map_err(|e| e.to_string()))
 }
 
 fn request(
@@ -254,7 +257,12 @@ fn ping<T: Transport>(s: &mut Session<T, Answers>) -> Verdict {
 }
 
 fn tools_list<T: Transport>(s: &mut Session<T, Answers>) -> Verdict {
-    let tools = s.list_tools().map_err(|e| format!("tools/list: {e}"))?;
+    let tools: Vec<Value> = s
+        .list_tools()
+        .map_err(|e| format!("tools/list: {e}"))?
+        .into_iter()
+        .filter_map(|t| serde_json::to_value(t).ok())
+        .collect();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     let want = [
         "echo",

@@ -7,17 +7,19 @@
 //! the POST goes once more on a new connection.
 
 use std::io;
-use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use snodo_proto::client::exchange::{Exchange, ExchangeLimits, Step};
 use snodo_proto::client::{Authorizer, Client, Transmit};
 
 use crate::async_session::{AsyncPump as Pump, AsyncTransport};
-use crate::endpoint::Endpoint;
+use crate::endpoint::{Address, Endpoint};
 use crate::error::TransportError;
-use crate::runtime::{connect_by, read_chunk, write_all, ClientRuntime, Reader, Writer};
+use crate::runtime::{
+    by_deadline, connect_by, read_chunk, write_all, ClientRuntime, Reader, Writer,
+};
+use crate::tls::{TlsConfig, TlsTarget};
 
 /// The most 401/403 answers one message is resent after: an authorizer
 /// that keeps saying "try again" cannot make the client loop.
@@ -29,11 +31,17 @@ pub struct AsyncHttpTransport<R: ClientRuntime> {
     endpoint: String,
     /// `host[:port]` as the `Host` field carries it.
     authority: String,
-    addrs: Vec<SocketAddr>,
+    /// The host and port, resolved for each connection.
+    address: Address,
     /// Path and query.
     target: String,
+    /// `https://`: the roots and the server's name.
+    tls: Option<TlsTarget>,
     authorizer: Option<Arc<dyn Authorizer>>,
+    /// The longest one request may take, connection to answer's end.
     timeout: Duration,
+    /// The longest opening a connection may take.
+    connect_timeout: Duration,
     limits: ExchangeLimits,
     /// A connection kept alive after an answer read to its end.
     idle: Option<(Reader, Writer)>,
@@ -49,23 +57,31 @@ impl<R: ClientRuntime> std::fmt::Debug for AsyncHttpTransport<R> {
 }
 
 impl<R: ClientRuntime> AsyncHttpTransport<R> {
-    /// A transport for `endpoint` (`http://host[:port]/path`) on `runtime`.
-    /// TLS is not built in: an `https://` endpoint is refused. The host
-    /// is resolved here, once.
+    /// A transport for `endpoint` (`http://host[:port]/path`, or
+    /// `https://`, trusting the web's roots unless
+    /// [`with_tls`](Self::with_tls) says otherwise) on `runtime`. The host
+    /// is looked up at each new connection, not here.
     pub fn new(runtime: R, endpoint: &str) -> Result<Self, TransportError> {
         let Endpoint {
             authority,
-            addrs,
+            address,
             target,
+            tls_name,
         } = Endpoint::parse(endpoint)?;
+        let tls = tls_name.map(|name| TlsTarget {
+            config: TlsConfig::default().rustls_config(),
+            name,
+        });
         Ok(AsyncHttpTransport {
             runtime,
             endpoint: endpoint.to_owned(),
             authority,
-            addrs,
+            address,
             target,
+            tls,
             authorizer: None,
             timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(60),
             limits: ExchangeLimits::default(),
             idle: None,
         })
@@ -78,11 +94,37 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         self
     }
 
-    /// The longest wait for a connection, and for any piece of an answer
-    /// (default 60 s).
+    /// The longest one request may take, from opening its connection to
+    /// the end of its answer, however the bytes trickle in (default 60 s).
+    /// A deadline, not an idle timeout: a server that sends a byte now
+    /// and then does not hold the client past it. A request that outlives
+    /// it fails with an I/O error of kind `TimedOut`, and the session
+    /// cancels it.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
+    }
+
+    /// The longest opening a connection may take, every address of the
+    /// host tried (default 60 s; never past the request's own deadline).
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Trust the roots of `config` on an `https://` endpoint (a private
+    /// CA's, say); no effect on `http://`.
+    pub fn with_tls(mut self, config: &TlsConfig) -> Self {
+        if let Some(tls) = &mut self.tls {
+            tls.config = config.rustls_config();
+        }
+        self
+    }
+
+    /// When a connection opened now must be up: by the request's
+    /// `deadline`, and by the connect timeout.
+    fn connect_deadline(&self, deadline: Instant) -> Instant {
+        deadline.min(self.runtime.now() + self.connect_timeout)
     }
 
     /// POST `transmit` and read its answer into `client`; a 401/403 goes
@@ -110,7 +152,10 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 self.limits,
             )
             .map_err(TransportError::Http)?;
-            let step = self.run(&mut exchange, &request, client, pump).await?;
+            let open_ended = crate::http::is_open_ended(transmit);
+            let step = self
+                .run(&mut exchange, &request, open_ended, client, pump)
+                .await?;
             let Step::Challenged {
                 status,
                 www_authenticate,
@@ -143,17 +188,22 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         &mut self,
         exchange: &mut Exchange,
         request: &[u8],
+        open_ended: bool,
         client: &mut Client,
         pump: Pump<'_>,
     ) -> Result<Step, TransportError> {
         let mut buf = Vec::new();
+        // One deadline for the whole request: every read below waits for
+        // what is left of it, not for a fresh timeout each.
+        let mut deadline = self.runtime.now() + self.timeout;
         let (mut reader, mut writer, mut kept) = match self.idle.take() {
             Some((r, w)) => (r, w, true),
             None => {
-                let (r, w) = connect_by(
+                let (r, w) = open(
                     &self.runtime,
-                    self.addrs.clone(),
-                    self.runtime.now() + self.timeout,
+                    self.address.clone(),
+                    self.tls.as_ref(),
+                    self.connect_deadline(deadline),
                 )
                 .await?;
                 (r, w, false)
@@ -161,8 +211,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         };
         let mut answered = false;
         loop {
-            let sent = write_all(&mut writer, request).await;
-            let deadline = self.runtime.now() + self.timeout;
+            let sent = by_deadline(&self.runtime, deadline, write_all(&mut writer, request)).await;
             let read = match sent {
                 Ok(()) => read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await,
                 Err(e) => Err(e),
@@ -177,10 +226,11 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 Ok(()) => break,
                 Err(e) => return Err(e.into()),
             }
-            let (r, w) = connect_by(
+            let (r, w) = open(
                 &self.runtime,
-                self.addrs.clone(),
-                self.runtime.now() + self.timeout,
+                self.address.clone(),
+                self.tls.as_ref(),
+                self.connect_deadline(deadline),
             )
             .await?;
             (reader, writer, kept) = (r, w, false);
@@ -211,7 +261,9 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 }
                 Step::Challenged { .. } => return Ok(step),
             }
-            let deadline = self.runtime.now() + self.timeout;
+            if open_ended {
+                deadline = self.runtime.now() + self.timeout;
+            }
             read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await?;
         }
     }
@@ -239,15 +291,16 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
         else {
             return Ok(());
         };
-        let (mut reader, mut writer) = connect_by(
+        let deadline = self.runtime.now() + self.timeout;
+        let (mut reader, mut writer) = open(
             &self.runtime,
-            self.addrs.clone(),
-            self.runtime.now() + self.timeout,
+            self.address.clone(),
+            self.tls.as_ref(),
+            self.connect_deadline(deadline),
         )
         .await?;
-        write_all(&mut writer, &request).await?;
+        by_deadline(&self.runtime, deadline, write_all(&mut writer, &request)).await?;
         // Any answer ends the session from this side.
-        let deadline = self.runtime.now() + self.timeout;
         let mut buf = Vec::new();
         read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await?;
         Ok(())
@@ -257,4 +310,23 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
         let runtime = self.runtime.clone();
         async move { crate::runtime::sleep(&runtime, duration).await }
     }
+}
+
+/// A connection to the first address of `address` that answers by `by`
+/// (the host looked up now, off the runtime's threads): TCP, then
+/// TLS on `https://` (its handshake runs with the first flush, the
+/// request's, and so within the request's deadline).
+async fn open<R: ClientRuntime>(
+    runtime: &R,
+    address: Address,
+    tls: Option<&TlsTarget>,
+    by: Instant,
+) -> Result<(Reader, Writer), TransportError> {
+    let lookup = runtime.unblock(move || address.resolve());
+    let addrs = by_deadline(runtime, by, lookup).await?;
+    let (reader, writer) = connect_by(runtime, addrs, by).await?;
+    Ok(match tls {
+        None => (reader, writer),
+        Some(tls) => crate::tls_stream::wrap(tls.connection()?, reader, writer),
+    })
 }

@@ -1,30 +1,35 @@
-//! The async session: the blocking [`Session`](crate::Session)'s steps,
-//! awaited, over an [`AsyncTransport`] on tokio, smol or plain threads
-//! (features `tokio`, `smol`, `threads`) through its [`ClientRuntime`](crate::ClientRuntime).
+//! The session: the client machine ([`snodo_proto::client::Client`]), an
+//! [`AsyncTransport`] and a [`Handler`], and the steps that drive them
+//! (connect, requests with their MRTR rounds, tasks, lists, listening).
 //!
-//! The body below is derived from `session.rs`, the one source of the
-//! steps: `client/asyncify.py` regenerates this file from it (run it, then
-//! `cargo fmt`, after changing the blocking session; `.ci/run` fails when
-//! this file is not the script's output, and the blocking tests and
-//! `tests/async_transports.rs` cover both).
+//! These steps are written once, here. [`AsyncSession`] awaits them over
+//! the async transports on tokio, smol or plain threads (features `tokio`,
+//! `smol`, `threads`, through their `ClientRuntime`);
+//! the blocking [`Session`](crate::Session) runs the same futures on the
+//! calling thread over its blocking transports, whose futures are ready at
+//! once.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
+use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use snodo_proto::client::{
     Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit,
 };
+use snodo_proto::{
+    CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
 
 use crate::error::{Error, TransportError};
 use crate::handler::Handler;
-use crate::session::{drain, Ended, Step, Tap, MAX_ROUNDS};
+use crate::results;
 use crate::tasks::{TaskFollow, TaskStep};
 
 /// Moves the machine's messages on an async runtime; see
-/// [`AsyncHttpTransport`](crate::AsyncHttpTransport) and
-/// [`AsyncStdioTransport`](crate::AsyncStdioTransport). The same contract
+/// `AsyncHttpTransport` and
+/// `AsyncStdioTransport`. The same contract
 /// as [`Transport`](crate::Transport), awaited.
 pub trait AsyncTransport: Send {
     /// [`Transport::send`](crate::Transport::send).
@@ -55,8 +60,39 @@ pub type AsyncPump<'a> = &'a mut (dyn FnMut(&mut Client) + Send);
 /// A listener's tap, sendable across the awaits.
 type AsyncTapFn<'a> = &'a mut (dyn FnMut(OpId, &Value) -> Tap + Send);
 
+/// Where an operation stands after [`AsyncSession::start`] or [`AsyncSession::resume`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// The result.
+    Done(Value),
+    /// The server needs input (`basic/patterns/mrtr.mdx`): answer with
+    /// [`AsyncSession::resume`].
+    InputRequired {
+        /// The operation.
+        op: OpId,
+        /// The input requests, by the server's keys.
+        requests: Map<String, Value>,
+    },
+    /// The answer is a task handle (the Tasks extension declared, see
+    /// [`with_tasks`](crate::with_tasks)): finish it with
+    /// [`AsyncSession::await_task`].
+    Task(Value),
+    /// The answer has another `resultType` a declared extension adds.
+    Extension {
+        /// The `resultType`.
+        result_type: String,
+        /// The result object.
+        result: Value,
+    },
+}
+
+/// The most MRTR rounds [`AsyncSession::request`] answers for one operation
+/// before giving up (a server may ask again and again, § Server
+/// Requirements rule 8; a client need not follow forever).
+const MAX_ROUNDS: usize = 16;
+
 /// A connected client.
-pub struct AsyncSession<T: AsyncTransport, H: Handler + Send> {
+pub struct AsyncSession<T, H> {
     client: Client,
     transport: T,
     handler: H,
@@ -214,16 +250,99 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
         responses
     }
 
-    /// `tools/call`.
-    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Result<Value, Error> {
-        self.request("tools/call", json!({"name": name, "arguments": arguments}))
-            .await
+    /// `result` of a request as `R`, for a method or an extension whose
+    /// result type the caller knows (`server/discover`'s, say).
+    pub async fn request_as<R: DeserializeOwned>(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<R, Error> {
+        let result = self.request(method, params).await?;
+        results::decode("the method's result type", result)
+    }
+
+    /// `tools/call` (`server/tools.mdx` § Calling Tools): the result as a
+    /// [`CallToolResult`]. A tool execution error is a result with
+    /// `is_error` set, not an `Err`: its content is for the model.
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, Error> {
+        let result = self
+            .request("tools/call", json!({"name": name, "arguments": arguments}))
+            .await?;
+        results::decode("a CallToolResult", result)
+    }
+
+    /// `tools/call`, its `structuredContent` as `S` (§ Structured
+    /// Content): [`Error::ToolFailed`] when the tool reports an execution
+    /// error, [`Error::Decode`] when there is no structured content or it
+    /// is not a `S`.
+    pub async fn call_tool_typed<S: DeserializeOwned>(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<S, Error> {
+        let result = self.call_tool(name, arguments).await?;
+        results::structured(result)
     }
 
     /// Every tool, following `nextCursor` (over HTTP without the tools
-    /// whose `x-mcp-header` annotations are invalid).
-    pub async fn list_tools(&mut self) -> Result<Vec<Value>, Error> {
-        self.list_all("tools/list", "tools").await
+    /// whose `x-mcp-header` annotations are invalid). A tool that is not a
+    /// `Tool` (no `inputSchema`, say) is left out and reported to
+    /// [`Handler::tool_rejected`], as an invalid annotation is.
+    pub async fn list_tools(&mut self) -> Result<Vec<Tool>, Error> {
+        let items = self.list_all("tools/list", "tools").await?;
+        let (tools, bad) = results::decode_items(items);
+        for (name, why) in bad {
+            self.handler.tool_rejected(&name, &why);
+        }
+        Ok(tools)
+    }
+
+    /// Every resource (`resources/list`, following `nextCursor`); an entry
+    /// that is not a `Resource` is left out.
+    pub async fn list_resources(&mut self) -> Result<Vec<Resource>, Error> {
+        let items = self.list_all("resources/list", "resources").await?;
+        Ok(results::decode_items(items).0)
+    }
+
+    /// Every resource template (`resources/templates/list`, following
+    /// `nextCursor`); an entry that is not a `ResourceTemplate` is left out.
+    pub async fn list_resource_templates(&mut self) -> Result<Vec<ResourceTemplate>, Error> {
+        let items = self
+            .list_all("resources/templates/list", "resourceTemplates")
+            .await?;
+        Ok(results::decode_items(items).0)
+    }
+
+    /// `resources/read` of `uri` (`server/resources.mdx` § Reading Resources).
+    pub async fn read_resource(&mut self, uri: &str) -> Result<ReadResourceResult, Error> {
+        let result = self.request("resources/read", json!({"uri": uri})).await?;
+        results::decode("a ReadResourceResult", result)
+    }
+
+    /// Every prompt (`prompts/list`, following `nextCursor`); an entry that
+    /// is not a `Prompt` is left out.
+    pub async fn list_prompts(&mut self) -> Result<Vec<Prompt>, Error> {
+        let items = self.list_all("prompts/list", "prompts").await?;
+        Ok(results::decode_items(items).0)
+    }
+
+    /// `prompts/get` of `name` with `arguments` (an object of strings,
+    /// `server/prompts.mdx` § Getting a Prompt; `Value::Null` sends none).
+    pub async fn get_prompt(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<GetPromptResult, Error> {
+        let mut params = json!({"name": name});
+        if !arguments.is_null() {
+            params["arguments"] = arguments;
+        }
+        let result = self.request("prompts/get", params).await?;
+        results::decode("a GetPromptResult", result)
     }
 
     /// Every item of a paginated list (`server/utilities/pagination.mdx`):
@@ -387,6 +506,57 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
                 &mut self.parked,
                 &mut tap,
             );
+        }
+    }
+}
+
+/// How a [`listen`](AsyncSession::listen) ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ended {
+    /// The callback said stop.
+    ByClient,
+    /// The server closed the subscription gracefully with this result.
+    ByServer(Value),
+}
+
+/// Whether a notification is the listener's, and what it decided.
+enum Tap {
+    /// Not the listener's: the handler's.
+    Pass,
+    /// The listener took it and goes on.
+    Keep,
+    /// The listener took it and ends the subscription.
+    Stop,
+}
+
+/// Handle notifications (a listener's first) and server requests; park
+/// outcomes.
+fn drain<H: Handler>(
+    client: &mut Client,
+    handler: &mut H,
+    parked: &mut BTreeMap<OpId, Event>,
+    tap: AsyncTapFn<'_>,
+) {
+    while let Some(event) = client.poll_event() {
+        match event {
+            Event::Completed { op, .. }
+            | Event::Failed { op, .. }
+            | Event::InputRequired { op, .. }
+            | Event::ExtensionResult { op, .. } => {
+                parked.insert(op, event);
+            }
+            Event::Notification { op, message } => match op.map(|o| (o, tap(o, &message))) {
+                Some((_, Tap::Keep)) => {}
+                Some((o, Tap::Stop)) => {
+                    client.cancel(o, None);
+                }
+                None | Some((_, Tap::Pass)) => handler.notification(op, &message),
+            },
+            Event::ServerRequest { id, method, params } => {
+                let outcome = handler.dispatch(&method, &params);
+                client.respond(id, outcome);
+            }
+            Event::ToolRejected { name, reason } => handler.tool_rejected(&name, &reason),
         }
     }
 }

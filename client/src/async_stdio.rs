@@ -55,7 +55,8 @@ impl<R: ClientRuntime> AsyncStdioTransport<R> {
         })
     }
 
-    /// The longest wait for the server's next line (default 60 s).
+    /// The longest wait for the server's next whole line, however its
+    /// bytes trickle in (default 60 s).
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -96,13 +97,15 @@ impl<R: ClientRuntime> AsyncTransport for AsyncStdioTransport<R> {
     }
 
     async fn receive(&mut self, client: &mut Client) -> Result<bool, TransportError> {
+        // One deadline for the whole line: a server that trickles bytes
+        // without ending it does not hold the client past it.
+        let deadline = self.runtime.now() + self.timeout;
         loop {
             if let Some(line) = self.lines.pop_front() {
                 // Not JSON-RPC, or a stale id: skipped.
                 let _ = client.handle_message(&line);
                 return Ok(true);
             }
-            let deadline = self.runtime.now() + self.timeout;
             read_chunk(&self.runtime, &mut self.stdout, &mut self.buf, deadline).await?;
             if self.buf.is_empty() {
                 return Err(TransportError::Closed);

@@ -26,6 +26,10 @@ pub enum TransportError {
     Auth(AuthorizerError),
     /// The server process or stream closed.
     Closed,
+    /// TLS failed: the server's certificate is not trusted (an unknown
+    /// issuer, a name that is not the endpoint's host, expired), or the
+    /// handshake broke.
+    Tls(rustls::Error),
 }
 
 impl fmt::Display for TransportError {
@@ -39,6 +43,7 @@ impl fmt::Display for TransportError {
             TransportError::Status(s) => write!(f, "HTTP status {s}"),
             TransportError::Auth(e) => write!(f, "authorization: {e}"),
             TransportError::Closed => f.write_str("the server closed the connection"),
+            TransportError::Tls(e) => write!(f, "TLS: {e}"),
         }
     }
 }
@@ -46,8 +51,16 @@ impl fmt::Display for TransportError {
 impl std::error::Error for TransportError {}
 
 impl From<std::io::Error> for TransportError {
+    /// A TLS failure travels through the byte streams as an `io::Error`
+    /// around the `rustls::Error`; it comes out as [`TransportError::Tls`].
     fn from(e: std::io::Error) -> Self {
-        TransportError::Io(e)
+        match e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        {
+            Some(tls) => TransportError::Tls(tls.clone()),
+            None => TransportError::Io(e),
+        }
     }
 }
 
@@ -64,6 +77,18 @@ pub enum Error {
     /// [`Session::resume`](crate::Session::resume) of an operation that
     /// is not waiting for input.
     Answer(AnswerError),
+    /// A result is not the shape the protocol (or the caller's type)
+    /// gives it: `what` was expected.
+    Decode {
+        /// What the result should have been.
+        what: &'static str,
+        /// Why it is not.
+        error: serde_json::Error,
+    },
+    /// A typed tool call ([`Session::call_tool_typed`](crate::Session::call_tool_typed))
+    /// ended in a tool execution error (`isError: true`); its content
+    /// says why.
+    ToolFailed(snodo_proto::CallToolResult),
 }
 
 impl fmt::Display for Error {
@@ -73,6 +98,16 @@ impl fmt::Display for Error {
             Error::Transport(e) => e.fmt(f),
             Error::InputRounds(n) => write!(f, "the server still needed input after {n} rounds"),
             Error::Answer(e) => write!(f, "cannot answer: {e:?}"),
+            Error::Decode { what, error } => write!(f, "not {what}: {error}"),
+            Error::ToolFailed(result) => {
+                f.write_str("the tool failed")?;
+                for block in &result.content {
+                    if let snodo_proto::Content::Text(t) = block {
+                        write!(f, ": {}", t.text)?;
+                    }
+                }
+                Ok(())
+            }
         }
     }
 }

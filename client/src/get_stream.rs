@@ -10,6 +10,8 @@
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
+
+use crate::tls::Conn;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 
 use snodo_proto::client::http::{ResponseDecoder, ResponseEvent, ResponseLimits};
@@ -34,14 +36,14 @@ impl GetStream {
     /// an event stream) ends the thread, and the stream is then simply
     /// empty.
     pub(crate) fn open(
-        mut stream: TcpStream,
+        mut stream: Conn,
         request: &[u8],
         sse_limits: SseLimits,
     ) -> Result<GetStream, TransportError> {
         stream.write_all(request)?;
         // The stream is long-lived: no read timeout on it.
-        stream.set_read_timeout(None)?;
-        let socket = stream.try_clone()?;
+        stream.socket().set_read_timeout(None)?;
+        let socket = stream.socket().try_clone()?;
         let (tx, messages) = mpsc::channel();
         std::thread::Builder::new()
             .name(String::from("snodo-client-get"))

@@ -1,6 +1,6 @@
 //! Streamable HTTP on blocking sockets (`basic/transports/streamable-http.mdx`).
 //!
-//! Each message is its own POST on a fresh `TcpStream` (§ Sending
+//! Each message is its own POST on a fresh connection, TLS on `https://` (§ Sending
 //! Messages): the head and body come from the client machine's
 //! [`Transmit`], the answer is read with the proto codec, and every JSON-RPC
 //! message in it (a JSON body, or each SSE event's data) goes back to the
@@ -10,7 +10,7 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use snodo_proto::client::http::{
     encode_request, ResponseDecoder, ResponseEvent, ResponseHead, ResponseLimits,
@@ -21,6 +21,8 @@ use snodo_proto::client::{Authorizer, Client, Transmit, TransmitKind};
 use crate::error::TransportError;
 use crate::get_stream::GetStream;
 use crate::session::{Pump, Transport};
+use crate::tls::{Conn, TlsConfig, TlsTarget};
+use rustls::StreamOwned;
 
 /// While a GET stream is open, how often a POST's wait looks at it.
 const GET_POLL: Duration = Duration::from_millis(50);
@@ -30,12 +32,17 @@ pub struct HttpTransport {
     endpoint: String,
     /// `host[:port]` as the `Host` header carries it.
     authority: String,
-    /// Socket addresses to try, resolved once.
-    addrs: Vec<std::net::SocketAddr>,
+    /// The host and port, resolved for each connection.
+    address: crate::endpoint::Address,
     /// Path and query.
     target: String,
+    /// `https://`: the roots and the server's name.
+    tls: Option<TlsTarget>,
     authorizer: Option<Arc<dyn Authorizer>>,
+    /// The longest one request may take, connection to answer's end.
     timeout: Duration,
+    /// The longest opening a connection may take.
+    connect_timeout: Duration,
     max_body: usize,
     sse_limits: SseLimits,
     /// The initialize era's GET stream, once opened.
@@ -63,21 +70,30 @@ enum Body {
 }
 
 impl HttpTransport {
-    /// A transport for `endpoint` (`http://host[:port]/path`). TLS is not
-    /// built in: an `https://` endpoint is refused.
+    /// A transport for `endpoint` (`http://host[:port]/path`, or
+    /// `https://`, trusting the web's roots unless [`with_tls`](Self::with_tls)
+    /// says otherwise). The host is looked up at each new connection, not
+    /// here.
     pub fn new(endpoint: &str) -> Result<Self, TransportError> {
         let crate::endpoint::Endpoint {
             authority,
-            addrs,
+            address,
             target,
+            tls_name,
         } = crate::endpoint::Endpoint::parse(endpoint)?;
+        let tls = tls_name.map(|name| TlsTarget {
+            config: TlsConfig::default().rustls_config(),
+            name,
+        });
         Ok(HttpTransport {
             endpoint: String::from(endpoint),
             authority,
-            addrs,
+            address,
             target,
+            tls,
             authorizer: None,
             timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(60),
             max_body: 16 << 20,
             sse_limits: SseLimits::default(),
             get: None,
@@ -93,9 +109,28 @@ impl HttpTransport {
         self
     }
 
-    /// The longest wait for one read (default 60 s).
+    /// The longest one request may take, from opening its connection to
+    /// the end of its answer, however the bytes trickle in (default 60 s):
+    /// each read waits only for what is left of it. A request that
+    /// outlives it fails with an I/O error of kind `TimedOut`.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// The longest opening a connection may take, every address of the
+    /// host tried (default 60 s; never past the request's own deadline).
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Trust the roots of `config` on an `https://` endpoint (a private
+    /// CA's, say); no effect on `http://`.
+    pub fn with_tls(mut self, config: &TlsConfig) -> Self {
+        if let Some(tls) = &mut self.tls {
+            tls.config = config.rustls_config();
+        }
         self
     }
 
@@ -104,15 +139,23 @@ impl HttpTransport {
         &self.endpoint
     }
 
-    fn connect(&self) -> Result<TcpStream, TransportError> {
+    /// A connection to the first address that answers, all of them
+    /// tried by the connect timeout and by `deadline`; reads and writes
+    /// on it time out at `deadline`.
+    fn connect(&self, deadline: Instant) -> Result<Conn, TransportError> {
+        let by = deadline.min(Instant::now() + self.connect_timeout);
         let mut last = None;
-        for addr in &self.addrs {
-            match TcpStream::connect_timeout(addr, self.timeout) {
+        for addr in &self.address.resolve()? {
+            match TcpStream::connect_timeout(addr, left(by)?) {
                 Ok(s) => {
-                    s.set_read_timeout(Some(self.timeout))?;
-                    s.set_write_timeout(Some(self.timeout))?;
+                    s.set_read_timeout(Some(left(deadline)?))?;
+                    s.set_write_timeout(Some(left(deadline)?))?;
                     let _ = s.set_nodelay(true);
-                    return Ok(s);
+                    return Ok(match &self.tls {
+                        None => Conn::Plain(s),
+                        // The handshake runs with the first write.
+                        Some(tls) => Conn::Tls(Box::new(StreamOwned::new(tls.connection()?, s))),
+                    });
                 }
                 Err(e) => last = Some(e),
             }
@@ -143,14 +186,12 @@ impl HttpTransport {
         )
         .map_err(TransportError::Http)?;
         self.service_get(client, pump)?;
-        let mut stream = self.connect()?;
+        // One deadline for the whole request: each read below waits for
+        // what is left of it, not for a fresh timeout.
+        let mut deadline = Instant::now() + self.timeout;
+        let open_ended = is_open_ended(transmit);
+        let mut stream = self.connect(deadline)?;
         stream.write_all(&request)?;
-        if self.get.is_some() {
-            // Wake up often to answer what the server asks on the GET
-            // stream: this POST's answer may wait for it.
-            stream.set_read_timeout(Some(GET_POLL))?;
-        }
-        let mut idle = Duration::ZERO;
 
         let round = match transmit.kind {
             TransmitKind::Request { id, .. } => Some(id),
@@ -218,19 +259,26 @@ impl HttpTransport {
                     }
                 }
             }
+            let wait = left(deadline)?;
+            // With a GET stream open, wake up often to answer what the
+            // server asks on it: this POST's answer may wait for that.
+            let wait = match self.get {
+                Some(_) => wait.min(GET_POLL),
+                None => wait,
+            };
+            stream.socket().set_read_timeout(Some(wait))?;
             let n = match stream.read(&mut buf) {
                 Ok(n) => n,
                 Err(e) if self.get.is_some() && is_timeout(&e) => {
-                    idle += GET_POLL;
-                    if idle >= self.timeout {
-                        return Err(TransportError::Io(e));
-                    }
                     self.service_get(client, pump)?;
                     continue;
                 }
-                Err(e) => return Err(TransportError::Io(e)),
+                Err(e) if is_timeout(&e) => return Err(timed_out()),
+                Err(e) => return Err(e.into()),
             };
-            idle = Duration::ZERO;
+            if open_ended {
+                deadline = Instant::now() + self.timeout;
+            }
             if n == 0 {
                 decoder.close();
             } else {
@@ -274,7 +322,12 @@ impl HttpTransport {
         }
         let request = encode_request("GET", &self.target, &self.authority, &headers, None)
             .map_err(TransportError::Http)?;
-        self.get = Some(GetStream::open(self.connect()?, &request, self.sse_limits)?);
+        let deadline = Instant::now() + self.connect_timeout;
+        self.get = Some(GetStream::open(
+            self.connect(deadline)?,
+            &request,
+            self.sse_limits,
+        )?);
         Ok(())
     }
 
@@ -332,7 +385,7 @@ impl Transport for HttpTransport {
         let Some(request) = delete_request(client, &self.target, &self.authority)? else {
             return Ok(());
         };
-        let mut stream = self.connect()?;
+        let mut stream = self.connect(Instant::now() + self.timeout)?;
         stream.write_all(&request)?;
         let mut decoder = ResponseDecoder::new("DELETE", ResponseLimits::default());
         let mut buf = [0u8; 4096];
@@ -420,9 +473,33 @@ pub(crate) fn delete_request(
         .map_err(TransportError::Http)
 }
 
+/// What is left until `deadline`; [`timed_out`] once nothing is.
+fn left(deadline: Instant) -> Result<Duration, TransportError> {
+    match deadline.checked_duration_since(Instant::now()) {
+        Some(d) if !d.is_zero() => Ok(d),
+        _ => Err(timed_out()),
+    }
+}
+
+/// The request's deadline passed.
+fn timed_out() -> TransportError {
+    TransportError::Io(std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        "no whole answer from the server in time",
+    ))
+}
+
 fn is_timeout(e: &std::io::Error) -> bool {
     matches!(
         e.kind(),
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
     )
+}
+
+/// Whether `transmit` opens a stream meant to stay open: a subscription
+/// (`subscriptions/listen`, `basic/patterns/subscriptions.mdx`) lives
+/// until one side ends it, so its reads each wait the timeout, once its
+/// answer has begun, instead of the whole stream waiting one deadline.
+pub(crate) fn is_open_ended(transmit: &Transmit) -> bool {
+    transmit.method.as_deref() == Some("subscriptions/listen")
 }

@@ -4,11 +4,13 @@
 //! [`snodo_proto::client`] driven over std sockets and pipes.
 //!
 //! - [`HttpTransport`]: Streamable HTTP on a `std::net::TcpStream` per
-//!   request (`http://` endpoints), JSON and SSE answers, with an optional
+//!   request (`http://`, and `https://` on rustls with the web's roots or
+//!   those a [`TlsConfig`] names), JSON and SSE answers, with an optional
 //!   [`Authorizer`] for the `Authorization` header and 401/403 challenges.
 //! - [`StdioTransport`]: a spawned server process, one JSON-RPC message
 //!   per line on its stdin and stdout, its stderr passed through.
-//! - [`Session`]: connect (`server/discover`, or `initialize` for the
+//! - [`Session`] (blocking) and [`AsyncSession`], one session core:
+//!   connect (`server/discover`, or `initialize` for the
 //!   older revisions), requests with their MRTR rounds answered by a
 //!   [`Handler`] (elicitation, sampling, roots), lists with pagination.
 //!
@@ -20,25 +22,41 @@
 //! let config = ClientConfig::new("example", "1.0.0", Wire::Http);
 //! let mut session = Session::connect(transport, config, NoInput).unwrap();
 //! for tool in session.list_tools().unwrap() {
-//!     println!("{}", tool["name"]);
+//!     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
 //! }
+//! // A `CallToolResult`; a tool execution error has `is_error` set.
 //! let result = session.call_tool("greet", serde_json::json!({"name": "Ada"})).unwrap();
-//! println!("{result}");
+//! println!("{:?}", result.content);
+//!
+//! // The tool's `structuredContent` as the caller's own type.
+//! #[derive(serde::Deserialize)]
+//! struct Greeting { message: String, count: u64 }
+//! let greeting: Greeting = session
+//!     .call_tool_typed("greet", serde_json::json!({"name": "Ada"}))
+//!     .unwrap();
+//! println!("{} ({})", greeting.message, greeting.count);
 //! ```
+//!
+//! Results are `snodo-proto`'s model types ([`snodo_proto::Tool`],
+//! [`snodo_proto::CallToolResult`], [`snodo_proto::ReadResourceResult`],
+//! [`snodo_proto::GetPromptResult`], …); [`Session::request`] and
+//! [`Session::list_all`] return the JSON itself, for the methods and
+//! members of extensions.
 
 #![warn(missing_docs)]
 
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_http;
-#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_session;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_stdio;
+mod block;
 mod endpoint;
 mod error;
 mod get_stream;
 mod handler;
 mod http;
+mod results;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod runtime;
 mod session;
@@ -48,13 +66,15 @@ mod stdio;
 mod tasks;
 #[cfg(feature = "threads")]
 mod threads;
+mod tls;
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
+mod tls_stream;
 #[cfg(feature = "tokio")]
 mod tokio;
 
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use async_http::AsyncHttpTransport;
-#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
-pub use async_session::{AsyncPump, AsyncSession, AsyncTransport};
+pub use async_session::{AsyncPump, AsyncSession, AsyncTransport, Ended, Step};
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use async_stdio::AsyncStdioTransport;
 pub use error::{Error, TransportError};
@@ -62,9 +82,12 @@ pub use handler::{Handler, NoInput};
 pub use http::HttpTransport;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use runtime::{ChildProcess, ClientRuntime, Reader, Writer};
-pub use session::{Ended, Pump, Session, Step, Transport};
+/// The TLS library the `https://` transports run on, for its error type.
+pub use rustls;
+pub use session::{Pump, Session, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};
 pub use stdio::StdioTransport;
 pub use tasks::{
     with_tasks, TaskFollow, TaskStep, DEFAULT_POLL_INTERVAL, MIN_POLL_INTERVAL, TASKS,
 };
+pub use tls::TlsConfig;

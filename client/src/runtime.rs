@@ -105,7 +105,7 @@ pub(crate) async fn read_chunk<R: ClientRuntime>(
     out.clear();
     let read =
         poll_fn(|cx| reader.poll_read_with(cx, CHUNK, &mut |bytes| out.extend_from_slice(bytes)));
-    by_deadline(runtime, deadline, read, "no answer from the server in time")
+    by_deadline_or(runtime, deadline, read, "no answer from the server in time")
         .await
         .map(|_| ())
 }
@@ -119,7 +119,7 @@ pub(crate) async fn connect_by<R: ClientRuntime>(
     deadline: Instant,
 ) -> io::Result<(Reader, Writer)> {
     let connect = runtime.connect(addrs);
-    by_deadline(
+    by_deadline_or(
         runtime,
         deadline,
         connect,
@@ -128,8 +128,24 @@ pub(crate) async fn connect_by<R: ClientRuntime>(
     .await
 }
 
+/// `work`'s output, or `TimedOut` once `deadline` has passed (a write
+/// the server does not read, say).
+pub(crate) async fn by_deadline<R: ClientRuntime, T>(
+    runtime: &R,
+    deadline: Instant,
+    work: impl Future<Output = io::Result<T>>,
+) -> io::Result<T> {
+    by_deadline_or(
+        runtime,
+        deadline,
+        work,
+        "the server did not take the request in time",
+    )
+    .await
+}
+
 /// `work`'s output, or `TimedOut` with `what` once `deadline` has passed.
-async fn by_deadline<R: ClientRuntime, T>(
+async fn by_deadline_or<R: ClientRuntime, T>(
     runtime: &R,
     deadline: Instant,
     work: impl Future<Output = io::Result<T>>,

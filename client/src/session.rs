@@ -1,19 +1,31 @@
-//! A blocking session: the client machine, a transport and a handler.
+//! The blocking session: [`AsyncSession`]'s steps run on the calling
+//! thread over a blocking [`Transport`].
+//!
+//! There is one session, the async one; this is a thin driver of it. A
+//! blocking transport is lent to it as an [`AsyncTransport`] whose
+//! futures do their I/O when polled and are ready at once, and each call
+//! here is the async call run to its end by [`block_on`]. What the
+//! session does (the MRTR rounds, tasks, pagination, listening) is
+//! therefore the same on both, by construction.
 
-use std::collections::BTreeMap;
+use std::time::Duration;
 
-use serde_json::{json, Map, Value};
-use snodo_proto::client::{
-    Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit,
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use snodo_proto::client::{Client, ClientConfig, OpId, RequestOptions, Transmit};
+use snodo_proto::{
+    CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 
+use crate::async_session::{AsyncPump, AsyncSession, AsyncTransport, Ended, Step};
+use crate::block::block_on;
 use crate::error::{Error, TransportError};
 use crate::handler::Handler;
-use crate::tasks::{TaskFollow, TaskStep};
 
 /// Moves the machine's messages; see [`HttpTransport`](crate::HttpTransport)
-/// and [`StdioTransport`](crate::StdioTransport).
-pub trait Transport {
+/// and [`StdioTransport`](crate::StdioTransport). `Send`, as the session's
+/// [`AsyncTransport`] is, which it is lent as.
+pub trait Transport: Send {
     /// Send one message. A transport that reads the answer in the same
     /// exchange (HTTP) feeds it to `client` before returning, calling
     /// `pump` after each message it fed: the session handles the events
@@ -42,414 +54,192 @@ pub trait Transport {
 /// The session's event handling, lent to [`Transport::send`].
 pub type Pump<'a> = &'a mut dyn FnMut(&mut Client);
 
-/// Where an operation stands after [`Session::start`] or [`Session::resume`].
-#[derive(Clone, Debug, PartialEq)]
-pub enum Step {
-    /// The result.
-    Done(Value),
-    /// The server needs input (`basic/patterns/mrtr.mdx`): answer with
-    /// [`Session::resume`].
-    InputRequired {
-        /// The operation.
-        op: OpId,
-        /// The input requests, by the server's keys.
-        requests: Map<String, Value>,
-    },
-    /// The answer is a task handle (the Tasks extension declared, see
-    /// [`with_tasks`](crate::with_tasks)): finish it with
-    /// [`Session::await_task`].
-    Task(Value),
-    /// The answer has another `resultType` a declared extension adds.
-    Extension {
-        /// The `resultType`.
-        result_type: String,
-        /// The result object.
-        result: Value,
-    },
+/// A blocking [`Transport`] as the session's [`AsyncTransport`]: each
+/// future does the blocking call when polled.
+pub(crate) struct Blocking<T>(T);
+
+impl<T: Transport> AsyncTransport for Blocking<T> {
+    async fn send(
+        &mut self,
+        transmit: Transmit,
+        client: &mut Client,
+        pump: AsyncPump<'_>,
+    ) -> Result<(), TransportError> {
+        self.0.send(transmit, client, pump)
+    }
+
+    async fn receive(&mut self, client: &mut Client) -> Result<bool, TransportError> {
+        self.0.receive(client)
+    }
+
+    async fn close(&mut self, client: &Client) -> Result<(), TransportError> {
+        self.0.close(client)
+    }
+
+    fn sleep(&self, duration: Duration) -> impl std::future::Future<Output = ()> + Send {
+        // Not an `async fn`: its future would hold `&self`, and a blocking
+        // transport is `Send` but need not be `Sync`.
+        std::future::poll_fn(move |_| {
+            std::thread::sleep(duration);
+            std::task::Poll::Ready(())
+        })
+    }
 }
 
-/// The most MRTR rounds [`Session::request`] answers for one operation
-/// before giving up (a server may ask again and again, § Server
-/// Requirements rule 8; a client need not follow forever).
-pub(crate) const MAX_ROUNDS: usize = 16;
-
-/// A connected client.
-pub struct Session<T: Transport, H: Handler> {
-    client: Client,
-    transport: T,
-    handler: H,
-    /// Outcomes of operations nobody is waiting for yet.
-    parked: BTreeMap<OpId, Event>,
+/// A connected client, blocking: every call returns when its operation
+/// has ended. The same calls as [`AsyncSession`], not awaited.
+pub struct Session<T, H> {
+    inner: AsyncSession<Blocking<T>, H>,
 }
 
-impl<T: Transport, H: Handler> Session<T, H> {
-    /// Open a session: `server/discover` on 2026-07-28 (a `-32022` answer
-    /// is retried with a version the server lists), `initialize` then
-    /// `notifications/initialized` on the older revisions.
+impl<T: Transport, H: Handler + Send> Session<T, H> {
+    /// [`AsyncSession::connect`]: `server/discover` on 2026-07-28 (a
+    /// `-32022` answer is retried with a version the server lists),
+    /// `initialize` then `notifications/initialized` on the older revisions.
     pub fn connect(transport: T, config: ClientConfig, handler: H) -> Result<Self, Error> {
-        let mut session = Session::new(transport, config, handler);
-        let op = if session.client.is_stateless() {
-            session.client.discover()
-        } else {
-            session.client.initialize()
-        };
-        session.finish(op)?;
-        session.flush()?;
-        Ok(session)
+        let inner = block_on(AsyncSession::connect(Blocking(transport), config, handler))?;
+        Ok(Session { inner })
     }
 
     /// A session that has sent nothing yet (no discover, no initialize).
     pub fn new(transport: T, config: ClientConfig, handler: H) -> Self {
         Session {
-            client: Client::new(config),
-            transport,
-            handler,
-            parked: BTreeMap::new(),
+            inner: AsyncSession::new(Blocking(transport), config, handler),
         }
     }
 
-    /// End the session: on Streamable HTTP in the initialize era, a
-    /// `DELETE` tells the server it may drop the session (2025-11-25
-    /// `basic/transports.mdx` § Session Management: clients SHOULD).
-    /// Dropping a [`StdioTransport`](crate::StdioTransport) closes the
-    /// server's stdin and ends the process.
-    pub fn close(mut self) -> Result<(), Error> {
-        self.transport.close(&self.client)?;
-        Ok(())
+    /// [`AsyncSession::close`]: on Streamable HTTP in the initialize era,
+    /// a `DELETE` ends the session on the server. Dropping a
+    /// [`StdioTransport`](crate::StdioTransport) closes the server's stdin
+    /// and ends the process.
+    pub fn close(self) -> Result<(), Error> {
+        block_on(self.inner.close())
     }
 
     /// The machine (version in use, server facts, session id).
     pub fn client(&self) -> &Client {
-        &self.client
+        self.inner.client()
     }
 
     /// The handler.
     pub fn handler_mut(&mut self) -> &mut H {
-        &mut self.handler
+        self.inner.handler_mut()
     }
 
-    /// Send `method` and run it to its result, answering input requests
-    /// with the handler.
+    /// [`AsyncSession::request`]: send `method` and run it to its result,
+    /// answering input requests with the handler.
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value, Error> {
-        self.request_with(method, params, RequestOptions::default())
+        block_on(self.inner.request(method, params))
     }
 
-    /// [`request`](Session::request) with options: with `progress`, the
-    /// server's `notifications/progress` reach
-    /// [`Handler::notification`] with the operation's id.
+    /// [`AsyncSession::request_with`]: with `progress`, the server's
+    /// `notifications/progress` reach [`Handler::notification`] with the
+    /// operation's id.
     pub fn request_with(
         &mut self,
         method: &str,
         params: Value,
         options: RequestOptions,
     ) -> Result<Value, Error> {
-        let op = self.client.request_with(method, params, options);
-        let mut step = self.run(op)?;
-        for _ in 0..MAX_ROUNDS {
-            match step {
-                Step::Done(result) => return Ok(result),
-                Step::Task(task) => return self.follow_task(method, task),
-                Step::Extension { result, .. } => return Ok(result),
-                Step::InputRequired { op, requests } => {
-                    let responses = self.answer_inputs(&requests);
-                    step = self.resume(op, responses)?;
-                }
-            }
-        }
-        match step {
-            Step::Done(result) => Ok(result),
-            Step::Task(task) => self.follow_task(method, task),
-            Step::Extension { result, .. } => Ok(result),
-            Step::InputRequired { op, .. } => {
-                self.client.cancel(op, Some("too many input rounds"));
-                let _ = self.flush();
-                Err(Error::InputRounds(MAX_ROUNDS))
-            }
-        }
+        block_on(self.inner.request_with(method, params, options))
     }
 
-    /// Send `method` and run it until it completes or needs input.
+    /// [`AsyncSession::start`]: send `method` and run it until it
+    /// completes or needs input.
     pub fn start(&mut self, method: &str, params: Value) -> Result<Step, Error> {
-        let op = self.client.request(method, params);
-        self.run(op)
+        block_on(self.inner.start(method, params))
     }
 
-    /// Retry an operation with the application's input responses.
+    /// [`AsyncSession::resume`]: retry an operation with the
+    /// application's input responses.
     pub fn resume(&mut self, op: OpId, responses: Map<String, Value>) -> Result<Step, Error> {
-        self.client.answer(op, responses).map_err(Error::Answer)?;
-        self.run(op)
+        block_on(self.inner.resume(op, responses))
     }
 
-    /// Follow a task (the Tasks extension, `io.modelcontextprotocol/tasks`)
-    /// to its end, as [`TaskFollow`] says: `tasks/get` every
-    /// `pollIntervalMs` while it is `working`; its input requests (each
-    /// key once) answered by the handler through `tasks/update`; the tool's result
-    /// once `completed`, its error once `failed`.
+    /// [`AsyncSession::await_task`]: follow a task to its end.
     pub fn await_task(&mut self, task: Value) -> Result<Value, Error> {
-        self.follow_task("tools/call", task)
+        block_on(self.inner.await_task(task))
     }
 
-    /// [`await_task`](Session::await_task) for the task a `method` request
-    /// was answered with: only a request the extension lists may become a
-    /// task (`tasks.md` § Supported Methods).
-    fn follow_task(&mut self, method: &str, task: Value) -> Result<Value, Error> {
-        let mut follow = TaskFollow::from_result(method, &task)?
-            .ok_or_else(|| Error::Client(ClientError::Malformed(String::from("not a task"))))?;
-        let mut state = task;
-        let mut rounds = 0;
-        loop {
-            match follow.step(&state)? {
-                TaskStep::Completed(result) => return Ok(result),
-                TaskStep::Failed(error) => return Err(Error::Client(error)),
-                TaskStep::Cancelled => return Err(Error::Client(ClientError::Cancelled)),
-                TaskStep::Input { requests } => {
-                    rounds += 1;
-                    if rounds > MAX_ROUNDS {
-                        return Err(Error::InputRounds(MAX_ROUNDS));
-                    }
-                    let responses = self.answer_inputs(&requests);
-                    let params = follow.update_params(responses);
-                    self.request("tasks/update", params)?;
-                }
-                TaskStep::Poll { after } => std::thread::sleep(after),
-            }
-            state = self.request("tasks/get", follow.get_params())?;
-        }
-    }
-
-    /// The handler's answer to each input request. A request the handler
-    /// refuses is left out: the server asks again or fails the call.
+    /// [`AsyncSession::answer_inputs`]: the handler's answer to each input
+    /// request.
     pub fn answer_inputs(&mut self, requests: &Map<String, Value>) -> Map<String, Value> {
-        let mut responses = Map::new();
-        for (key, request) in requests {
-            let method = request["method"].as_str().unwrap_or("");
-            let params = request.get("params").cloned().unwrap_or(Value::Null);
-            if let Ok(result) = self.handler.dispatch(method, &params) {
-                responses.insert(key.clone(), result);
-            }
-        }
-        responses
+        self.inner.answer_inputs(requests)
     }
 
-    /// `tools/call`.
-    pub fn call_tool(&mut self, name: &str, arguments: Value) -> Result<Value, Error> {
-        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+    /// [`AsyncSession::request_as`]: a request's result as `R`.
+    pub fn request_as<R: DeserializeOwned>(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<R, Error> {
+        block_on(self.inner.request_as(method, params))
     }
 
-    /// Every tool, following `nextCursor` (over HTTP without the tools
-    /// whose `x-mcp-header` annotations are invalid).
-    pub fn list_tools(&mut self) -> Result<Vec<Value>, Error> {
-        self.list_all("tools/list", "tools")
+    /// [`AsyncSession::call_tool`]: `tools/call`, the result as a
+    /// [`CallToolResult`] (a tool execution error has `is_error` set).
+    pub fn call_tool(&mut self, name: &str, arguments: Value) -> Result<CallToolResult, Error> {
+        block_on(self.inner.call_tool(name, arguments))
     }
 
-    /// Every item of a paginated list (`server/utilities/pagination.mdx`):
-    /// `method` again with each `nextCursor` until there is none.
+    /// [`AsyncSession::call_tool_typed`]: `tools/call`, its
+    /// `structuredContent` as `S`.
+    pub fn call_tool_typed<S: DeserializeOwned>(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<S, Error> {
+        block_on(self.inner.call_tool_typed(name, arguments))
+    }
+
+    /// [`AsyncSession::list_tools`]: every tool, following `nextCursor`.
+    pub fn list_tools(&mut self) -> Result<Vec<Tool>, Error> {
+        block_on(self.inner.list_tools())
+    }
+
+    /// [`AsyncSession::list_resources`]: every resource.
+    pub fn list_resources(&mut self) -> Result<Vec<Resource>, Error> {
+        block_on(self.inner.list_resources())
+    }
+
+    /// [`AsyncSession::list_resource_templates`]: every resource template.
+    pub fn list_resource_templates(&mut self) -> Result<Vec<ResourceTemplate>, Error> {
+        block_on(self.inner.list_resource_templates())
+    }
+
+    /// [`AsyncSession::read_resource`]: `resources/read` of `uri`.
+    pub fn read_resource(&mut self, uri: &str) -> Result<ReadResourceResult, Error> {
+        block_on(self.inner.read_resource(uri))
+    }
+
+    /// [`AsyncSession::list_prompts`]: every prompt.
+    pub fn list_prompts(&mut self) -> Result<Vec<Prompt>, Error> {
+        block_on(self.inner.list_prompts())
+    }
+
+    /// [`AsyncSession::get_prompt`]: `prompts/get` of `name`.
+    pub fn get_prompt(&mut self, name: &str, arguments: Value) -> Result<GetPromptResult, Error> {
+        block_on(self.inner.get_prompt(name, arguments))
+    }
+
+    /// [`AsyncSession::list_all`]: every item of a paginated list.
     pub fn list_all(&mut self, method: &str, key: &str) -> Result<Vec<Value>, Error> {
-        let mut items = Vec::new();
-        let mut cursor: Option<String> = None;
-        // A server that hands out cursors forever is cut off.
-        for _ in 0..10_000 {
-            let params = match &cursor {
-                Some(c) => json!({"cursor": c}),
-                None => json!({}),
-            };
-            let result = self.request(method, params)?;
-            if let Some(Value::Array(page)) = result.get(key) {
-                items.extend(page.iter().cloned());
-            }
-            match snodo_proto::client::next_cursor(&result) {
-                Some(next) => cursor = Some(String::from(next)),
-                None => return Ok(items),
-            }
-        }
-        Ok(items)
+        block_on(self.inner.list_all(method, key))
     }
 
-    /// Send whatever the machine has queued (answers to server requests,
-    /// `notifications/initialized`).
+    /// [`AsyncSession::flush`]: send whatever the machine has queued.
     pub fn flush(&mut self) -> Result<(), Error> {
-        while let Some(t) = self.client.poll_transmit() {
-            self.send(t)?;
-        }
-        Ok(())
+        block_on(self.inner.flush())
     }
 
-    fn finish(&mut self, op: OpId) -> Result<Value, Error> {
-        match self.run(op)? {
-            Step::Done(result) => Ok(result),
-            Step::Task(_) | Step::Extension { .. } | Step::InputRequired { .. } => {
-                Err(Error::Client(snodo_proto::client::ClientError::Malformed(
-                    String::from("input required"),
-                )))
-            }
-        }
-    }
-
-    /// Drive the machine until `op` completes, fails or needs input.
-    fn run(&mut self, op: OpId) -> Result<Step, Error> {
-        let outcome = self.run_inner(op);
-        if outcome.is_err() && self.client.is_live(op) {
-            // The transport failed (a timeout, a broken connection): the
-            // operation is abandoned, not left in flight. On stdio that is
-            // a `notifications/cancelled`, sent ahead of the next message;
-            // on HTTP the dropped connection already said so.
-            self.client.cancel(op, Some("the client stopped waiting"));
-        }
-        outcome
-    }
-
-    fn run_inner(&mut self, op: OpId) -> Result<Step, Error> {
-        loop {
-            if let Some(event) = self.parked.remove(&op) {
-                return match event {
-                    Event::Completed { result, .. } => Ok(Step::Done(result)),
-                    Event::Failed { error, .. } => Err(Error::Client(error)),
-                    Event::InputRequired { op, requests } => {
-                        Ok(Step::InputRequired { op, requests })
-                    }
-                    Event::ExtensionResult {
-                        result_type,
-                        result,
-                        ..
-                    } => Ok(match result_type.as_str() {
-                        "task" => Step::Task(result),
-                        _ => Step::Extension {
-                            result_type,
-                            result,
-                        },
-                    }),
-                    _ => unreachable!("only outcomes are parked"),
-                };
-            }
-            if let Some(t) = self.client.poll_transmit() {
-                self.send(t)?;
-                continue;
-            }
-            if !self.client.is_live(op) && !self.parked.contains_key(&op) {
-                return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
-            }
-            if !self.transport.receive(&mut self.client)? {
-                return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
-            }
-            drain(
-                &mut self.client,
-                &mut self.handler,
-                &mut self.parked,
-                &mut |_, _| Tap::Pass,
-            );
-        }
-    }
-
-    fn send(&mut self, transmit: Transmit) -> Result<(), TransportError> {
-        self.send_tapped(transmit, &mut |_, _| Tap::Pass)
-    }
-
-    fn send_tapped(&mut self, transmit: Transmit, tap: TapFn<'_>) -> Result<(), TransportError> {
-        let (handler, parked) = (&mut self.handler, &mut self.parked);
-        let mut pump = |client: &mut Client| drain(client, handler, parked, &mut *tap);
-        self.transport.send(transmit, &mut self.client, &mut pump)?;
-        drain(&mut self.client, &mut self.handler, &mut self.parked, tap);
-        Ok(())
-    }
-
-    /// Open a subscription (`basic/patterns/subscriptions.mdx`) with
-    /// `filter` (`{"toolsListChanged": true, ...}`) and hand each of its
-    /// notifications, the acknowledgment first, to `on_notification`
-    /// until it returns `false`: the client then ends the subscription
-    /// (closing the stream on HTTP, `notifications/cancelled` on stdio).
-    /// Other notifications go to the handler. Blocks meanwhile.
+    /// [`AsyncSession::listen`]: open a subscription with `filter` and
+    /// hand each of its notifications to `on_notification` until it
+    /// returns `false`. Blocks meanwhile.
     pub fn listen(
         &mut self,
         filter: Value,
-        mut on_notification: impl FnMut(&Value) -> bool,
+        on_notification: impl FnMut(&Value) -> bool + Send,
     ) -> Result<Ended, Error> {
-        let op = self.client.listen(filter);
-        let mut tap = |o: OpId, message: &Value| match o == op {
-            false => Tap::Pass,
-            true if on_notification(message) => Tap::Keep,
-            true => Tap::Stop,
-        };
-        loop {
-            match self.parked.remove(&op) {
-                Some(Event::Completed { result, .. }) => return Ok(Ended::ByServer(result)),
-                Some(Event::Failed { error, .. }) => return Err(Error::Client(error)),
-                Some(_) => {
-                    let why = String::from("input required on subscriptions/listen");
-                    return Err(Error::Client(snodo_proto::client::ClientError::Malformed(
-                        why,
-                    )));
-                }
-                None => {}
-            }
-            if let Some(t) = self.client.poll_transmit() {
-                self.send_tapped(t, &mut tap)?;
-                continue;
-            }
-            if !self.client.is_live(op) {
-                return Ok(Ended::ByClient);
-            }
-            if !self.transport.receive(&mut self.client)? {
-                return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
-            }
-            drain(
-                &mut self.client,
-                &mut self.handler,
-                &mut self.parked,
-                &mut tap,
-            );
-        }
-    }
-}
-
-/// How a [`Session::listen`] ended.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Ended {
-    /// The callback said stop.
-    ByClient,
-    /// The server closed the subscription gracefully with this result.
-    ByServer(Value),
-}
-
-/// Whether a notification is the listener's, and what it decided.
-pub(crate) enum Tap {
-    /// Not the listener's: the handler's.
-    Pass,
-    /// The listener took it and goes on.
-    Keep,
-    /// The listener took it and ends the subscription.
-    Stop,
-}
-
-pub(crate) type TapFn<'a> = &'a mut dyn FnMut(OpId, &Value) -> Tap;
-
-/// Handle notifications (a listener's first) and server requests; park
-/// outcomes.
-pub(crate) fn drain<H: Handler>(
-    client: &mut Client,
-    handler: &mut H,
-    parked: &mut BTreeMap<OpId, Event>,
-    tap: TapFn<'_>,
-) {
-    while let Some(event) = client.poll_event() {
-        match event {
-            Event::Completed { op, .. }
-            | Event::Failed { op, .. }
-            | Event::InputRequired { op, .. }
-            | Event::ExtensionResult { op, .. } => {
-                parked.insert(op, event);
-            }
-            Event::Notification { op, message } => match op.map(|o| (o, tap(o, &message))) {
-                Some((_, Tap::Keep)) => {}
-                Some((o, Tap::Stop)) => {
-                    client.cancel(o, None);
-                }
-                None | Some((_, Tap::Pass)) => handler.notification(op, &message),
-            },
-            Event::ServerRequest { id, method, params } => {
-                let outcome = handler.dispatch(&method, &params);
-                client.respond(id, outcome);
-            }
-            Event::ToolRejected { name, reason } => handler.tool_rejected(&name, &reason),
-        }
+        block_on(self.inner.listen(filter, on_notification))
     }
 }

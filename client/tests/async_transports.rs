@@ -1,8 +1,9 @@
 //! The async transports, written once over `ClientRuntime`, on tokio and
 //! smol against snodo's own server on the same runtime: a tool call with
 //! an MRTR round, and a run of calls on one kept-alive connection. Then,
-//! on tokio, smol and plain threads (`on_each_runtime!`): the read
-//! timeout (HTTP and stdio), `listen` on the async session (HTTP and
+//! on tokio, smol and plain threads (`on_each_runtime!`): the request
+//! deadline (HTTP and stdio, also against a server that trickles bytes),
+//! `listen` on the async session (HTTP and
 //! stdio), and the stdio child killed when the transport is dropped.
 
 #![cfg(all(feature = "tokio", feature = "smol"))]
@@ -334,9 +335,9 @@ async fn session_calls_greet<R: ClientRuntime>(runtime: R, url: String) {
         .unwrap();
     let tools = session.list_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
-    assert_eq!(tools[0]["name"], "greet");
+    assert_eq!(tools[0].name, "greet");
     let result = session.call_tool("greet", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "Hello, Ada!");
+    assert_eq!(result.content, [snodo_proto::Content::text("Hello, Ada!")]);
     session.close().await.unwrap();
 }
 
@@ -623,6 +624,99 @@ async fn http_times_out_connecting<R: ClientRuntime>(runtime: R) {
 
 on_each_runtime!(http_times_out_connecting);
 
+/// The host is looked up at each connection, not when the transport is
+/// made (a name that does not resolve yet makes a transport; its first
+/// connection fails with the resolver's error).
+async fn http_resolves_the_host_at_connection<R: ClientRuntime>(runtime: R) {
+    let transport = AsyncHttpTransport::new(runtime, "http://snodo-test.invalid/mcp").unwrap();
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    match snodo_client::AsyncSession::connect(transport, config, snodo_client::NoInput).await {
+        Err(snodo_client::Error::Transport(snodo_client::TransportError::Io(_))) => {}
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+on_each_runtime!(http_resolves_the_host_at_connection);
+
+/// A server that answers the first request with a head promising
+/// `DISCOVER`'s 88-byte body, then sends that body one byte every 100 ms
+/// (8.8 s in all). Every read gets a byte well within any read timeout;
+/// only a deadline for the whole request ends the wait.
+fn trickling() -> String {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut pending = Vec::new();
+        read_one_request(&mut conn, &mut pending).unwrap();
+        let (head, body) = DISCOVER.split_at(DISCOVER.len() - 88);
+        conn.write_all(head).unwrap();
+        for byte in body {
+            if conn.write_all(&[*byte]).is_err() {
+                return; // The client gave up and closed.
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    url
+}
+
+/// A 1 s request timeout against [`trickling`]: the discover fails with
+/// `TimedOut` at 1 s (not at the 8.8 s the body takes, when it would
+/// succeed), on every runtime.
+async fn http_deadline_holds_against_a_trickle<R: ClientRuntime>(runtime: R) {
+    let transport = AsyncHttpTransport::new(runtime, &trickling())
+        .unwrap()
+        .with_timeout(Duration::from_secs(1));
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    let start = Instant::now();
+    let outcome = snodo_client::AsyncSession::connect(transport, config, snodo_client::NoInput)
+        .await
+        .map(|_| ());
+    let waited = start.elapsed();
+    match outcome {
+        Err(snodo_client::Error::Transport(snodo_client::TransportError::Io(e)))
+            if e.kind() == std::io::ErrorKind::TimedOut => {}
+        other => panic!("after {waited:?}: {other:?}"),
+    }
+    assert!(
+        waited >= Duration::from_millis(950) && waited < Duration::from_millis(2500),
+        "{waited:?}"
+    );
+}
+
+on_each_runtime!(http_deadline_holds_against_a_trickle);
+
+/// A stdio server that, asked anything, writes one byte every 100 ms and
+/// never a newline: with a 1 s timeout the wait for its line ends at 1 s.
+async fn stdio_deadline_holds_against_a_trickle<R: ClientRuntime>(runtime: R) {
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg("read line; while printf x; do sleep 0.1; done");
+    let transport = AsyncStdioTransport::spawn(runtime, command)
+        .unwrap()
+        .with_timeout(Duration::from_secs(1));
+    let config = ClientConfig::new("t", "1", Wire::Stdio);
+    let start = Instant::now();
+    let outcome = snodo_client::AsyncSession::connect(transport, config, snodo_client::NoInput)
+        .await
+        .map(|_| ());
+    let waited = start.elapsed();
+    match outcome {
+        Err(snodo_client::Error::Transport(snodo_client::TransportError::Io(e)))
+            if e.kind() == std::io::ErrorKind::TimedOut => {}
+        other => panic!("after {waited:?}: {other:?}"),
+    }
+    assert!(
+        waited >= Duration::from_millis(950) && waited < Duration::from_millis(2500),
+        "{waited:?}"
+    );
+}
+
+on_each_runtime!(stdio_deadline_holds_against_a_trickle);
+
 /// Keeps the notifications that are not a listener's.
 #[derive(Default)]
 struct Others(Vec<(Option<OpId>, Value)>);
@@ -707,6 +801,57 @@ data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\",\"_m
 
 on_each_runtime!(http_listen_until_the_server_ends_it);
 
+/// A subscription outlives the request timeout: its stream is meant to
+/// stay open, so each read waits the timeout (600 ms here) while the
+/// server sends a notification every 200 ms for 1.6 s, then ends it.
+async fn http_listen_outlives_the_request_timeout<R: ClientRuntime>(runtime: R) {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut pending = Vec::new();
+        read_one_request(&mut conn, &mut pending).unwrap();
+        conn.write_all(DISCOVER).unwrap();
+        if read_one_request(&mut conn, &mut pending).is_none() {
+            conn = listener.accept().unwrap().0;
+            read_one_request(&mut conn, &mut Vec::new()).unwrap();
+        }
+        conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n\
+data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2},\"notifications\":{\"toolsListChanged\":true}}}\n\n").unwrap();
+        for _ in 0..8 {
+            std::thread::sleep(Duration::from_millis(200));
+            conn.write_all(b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2}}}\n\n").unwrap();
+        }
+        conn.write_all(
+            b"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\"}}\n\n",
+        )
+        .unwrap();
+    });
+    let transport = AsyncHttpTransport::new(runtime, &url)
+        .unwrap()
+        .with_timeout(Duration::from_millis(600));
+    let config = ClientConfig::new("t", "1", Wire::Http);
+    let mut session = snodo_client::AsyncSession::connect(transport, config, Others::default())
+        .await
+        .unwrap();
+    let mut heard = 0;
+    let ended = session
+        .listen(json!({"toolsListChanged": true}), |_| {
+            heard += 1;
+            true
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        ended,
+        snodo_client::Ended::ByServer(json!({"resultType": "complete"}))
+    );
+    assert_eq!(heard, 9);
+}
+
+on_each_runtime!(http_listen_outlives_the_request_timeout);
+
 /// `listen` on the async session over stdio, as `Session::listen` is
 /// tested in wire.rs: the listener ends the subscription at the second
 /// notification, the client sends `notifications/cancelled` (the script
@@ -755,7 +900,7 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text
     assert_eq!(others.len(), 1);
     assert_eq!(others[0].0, None);
     let result = session.call_tool("after", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "after");
+    assert_eq!(result.content, [snodo_proto::Content::text("after")]);
 }
 
 #[cfg(unix)]
@@ -856,7 +1001,7 @@ data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged
     assert_eq!(ended, snodo_client::Ended::ByClient);
     assert_eq!(heard, [json!("notifications/subscriptions/acknowledged")]);
     let result = session.call_tool("after", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "after");
+    assert_eq!(result.content, [snodo_proto::Content::text("after")]);
     assert_eq!(seen.lock().unwrap().len(), 3);
 }
 

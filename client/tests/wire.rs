@@ -179,7 +179,7 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[]}}'
     )
     .unwrap();
     let result = session.call_tool("anything", json!({})).unwrap();
-    assert_eq!(result["content"][0]["text"], "ok");
+    assert_eq!(result.content, [snodo_proto::Content::text("ok")]);
     assert_eq!(session.handler_mut().0.len(), 1);
 
     // With progress: the token is the operation's id, and the
@@ -360,7 +360,7 @@ fn initialize_era_requests_on_the_get_stream_are_answered_while_a_call_waits() {
         .with_timeout(std::time::Duration::from_secs(10));
     let mut session = Session::connect(transport, config, Ada).unwrap();
     let result = session.call_tool("t", json!({})).unwrap();
-    assert_eq!(result["content"][0]["text"], "ok");
+    assert_eq!(result.content, [snodo_proto::Content::text("ok")]);
     drop(server.join().unwrap());
 }
 
@@ -394,4 +394,63 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[]}}'
     }
     assert!(!session.client().is_live(OpId(2)));
     session.call_tool("next", json!({})).unwrap();
+}
+
+/// The blocking transport's request timeout is a deadline: a server that
+/// sends the promised 88-byte body one byte every 100 ms (each read gets
+/// a byte well within any read timeout) is given up on at 1 s, not
+/// followed for the 8.8 s the body takes.
+#[test]
+fn the_request_deadline_holds_against_a_trickle() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let (mut conn, _) = listener.accept().unwrap();
+        read_request(&mut conn);
+        let (head, body) = DISCOVER.split_at(DISCOVER.len() - 88);
+        conn.write_all(head).unwrap();
+        for byte in body {
+            if conn.write_all(&[*byte]).is_err() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    });
+    let transport = HttpTransport::new(&url)
+        .unwrap()
+        .with_timeout(std::time::Duration::from_secs(1));
+    let start = std::time::Instant::now();
+    let outcome = Session::connect(
+        transport,
+        ClientConfig::new("wire", "1", Wire::Http),
+        NoInput,
+    )
+    .map(|_| ());
+    let waited = start.elapsed();
+    match outcome {
+        Err(Error::Transport(snodo_client::TransportError::Io(e)))
+            if e.kind() == std::io::ErrorKind::TimedOut => {}
+        other => panic!("after {waited:?}: {other:?}"),
+    }
+    assert!(
+        waited >= std::time::Duration::from_millis(950)
+            && waited < std::time::Duration::from_millis(2500),
+        "{waited:?}"
+    );
+}
+
+/// The host is looked up at each connection, not when the transport is
+/// made: a name that does not resolve yet (`.invalid` never does) makes a
+/// transport, and its first connection fails with the resolver's error.
+#[test]
+fn the_host_is_resolved_at_connection_not_at_construction() {
+    let transport = HttpTransport::new("http://snodo-test.invalid/mcp").unwrap();
+    match Session::connect(
+        transport,
+        ClientConfig::new("wire", "1", Wire::Http),
+        NoInput,
+    ) {
+        Err(Error::Transport(snodo_client::TransportError::Io(_))) => {}
+        other => panic!("{:?}", other.map(|_| ())),
+    }
 }

@@ -16,7 +16,7 @@ use crate::runtime::{Read, Runtime, Timer, Write};
 use crate::server::Place;
 
 /// What every loop over a [`Connection`] shares, whether it serves a byte
-/// stream ([`drive`]) or one parsed request ([`Exchange`](crate::Exchange)):
+/// stream ([`drive`]) or one parsed request ([`HostRequest`](crate::HostRequest)):
 /// the runtime, the wall-clock-plus-monotonic clock on its monotonic
 /// clock, and a timer at the connection's next deadline.
 pub(crate) struct Core<R: Runtime> {
@@ -135,7 +135,7 @@ where
                 Some(Output::Transmit(bytes)) => out.push(bytes),
                 Some(Output::Close) => closed = true,
                 // Only a connection made for one parsed request answers
-                // with a head of its own (`crate::Exchange`).
+                // with a head of its own (`crate::HostRequest`).
                 _ => {}
             }
         }

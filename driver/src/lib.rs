@@ -25,7 +25,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod drive;
-mod exchange;
+mod host_request;
 mod options;
 mod outbox;
 #[cfg(feature = "async-io")]
@@ -35,7 +35,7 @@ mod seats;
 mod server;
 mod signal;
 
-pub use exchange::{Exchange, Part};
+pub use host_request::{HostRequest, Part};
 pub use options::Options;
 pub use runtime::{
     read_into_scratch, release_scratch, Accepted, Listener, Read, Runtime, Timer, Write,

@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { connect } from './lib/fixture.mjs';
-import { STEPS } from './lib/steps.mjs';
+import { SESSION_STEPS, STEPS } from './lib/steps.mjs';
 
 /** A step that takes longer than this has hung. */
 const STEP_TIMEOUT_MS = 20_000;
@@ -46,19 +46,20 @@ function withTimeout(promise, ms, what) {
 
 const results = [];
 
-async function runCell(transport, runtime) {
-  const cell = `${transport}/${runtime}`;
+/** One cell: a fresh fixture, a client of `era`, and `steps`. */
+async function runCell(transport, runtime, era, steps) {
+  const cell = era === 'modern' ? `${transport}/${runtime}` : `${transport}/${runtime} 2025-11-25`;
   let session;
   try {
-    session = await withTimeout(connect(values.fixture, transport, runtime), STEP_TIMEOUT_MS, 'connect');
+    session = await withTimeout(connect(values.fixture, transport, runtime, era), STEP_TIMEOUT_MS, 'connect');
   } catch (e) {
-    for (const step of STEPS) {
+    for (const step of steps) {
       results.push({ cell, step: step.name, ok: false, error: `connect failed: ${e.message}` });
       console.log(`FAIL [${cell}] ${step.name}: connect failed: ${e.message}`);
     }
     return;
   }
-  for (const step of STEPS) {
+  for (const step of steps) {
     const started = Date.now();
     try {
       await withTimeout(step.run(session), STEP_TIMEOUT_MS, step.name);
@@ -81,12 +82,19 @@ const indent = (s) =>
     .join('\n');
 
 for (const [transport, runtime] of cells) {
-  await runCell(transport, runtime);
+  await runCell(transport, runtime, 'modern', STEPS);
+}
+// The same cells in a 2025-11-25 session, for what that revision's
+// schema asks differently.
+for (const [transport, runtime] of cells) {
+  await runCell(transport, runtime, 'legacy', SESSION_STEPS);
 }
 
 const passed = results.filter((r) => r.ok).length;
 if (values.json) {
   writeFileSync(values.json, `${JSON.stringify({ passed, total: results.length, results }, null, 2)}\n`);
 }
-console.log(`client-interop: ${passed}/${results.length} passed (${STEPS.length} steps x ${cells.length} cells)`);
+console.log(
+  `client-interop: ${passed}/${results.length} passed (${STEPS.length} steps x ${cells.length} cells at 2026-07-28, ${SESSION_STEPS.length} x ${cells.length} at 2025-11-25)`,
+);
 process.exit(passed === results.length ? 0 : 1);

@@ -6,6 +6,7 @@
 
 use std::fmt;
 use std::io::Read;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The methods the OAuth flows use.
@@ -107,6 +108,22 @@ impl UreqHttp {
             agent: ureq::AgentBuilder::new()
                 .redirects(0)
                 .timeout(timeout)
+                .build(),
+        }
+    }
+}
+
+impl UreqHttp {
+    /// A client whose requests time out after `timeout` and whose HTTPS
+    /// trusts what `tls` trusts (a private CA's authorization server, say:
+    /// snodo-client's `TlsConfig::rustls_config`, so the MCP transport and
+    /// the OAuth requests trust the same roots).
+    pub fn with_tls(timeout: Duration, tls: Arc<rustls::ClientConfig>) -> Self {
+        UreqHttp {
+            agent: ureq::AgentBuilder::new()
+                .redirects(0)
+                .timeout(timeout)
+                .tls_config(tls)
                 .build(),
         }
     }

@@ -48,8 +48,11 @@
 //!   deadline) is answered 503 with `Retry-After`, not 401: the token may
 //!   be fine, and a client told otherwise would discard it.
 //!
-//! Validation itself (JWT signatures, issuer, audience, expiry;
-//! introspection) is the [`Authenticator`]'s: proto carries no crypto.
+//! Validation itself (JWT signatures, issuer, expiry; introspection) is
+//! the [`Authenticator`]'s: proto carries no crypto. The audience is
+//! checked here, for every authenticator: the accepted principal must name
+//! the resource's canonical URI ([`Principal::audience`]), or the token is
+//! answered 401 `invalid_token` (§ Token Handling).
 //! stdio takes no tokens (the spec says stdio servers SHOULD NOT use OAuth
 //! and take credentials from their environment): an application that
 //! knows its stdio caller names it with
@@ -76,6 +79,11 @@ pub struct Principal {
     pub subject: String,
     /// The scopes the token grants.
     pub scopes: Vec<String>,
+    /// The audiences the token was issued for (`aud`: RFC 7519 § 4.1.3,
+    /// RFC 7662 § 2.2). A token is accepted only when they name the
+    /// resource's canonical URI, whichever authenticator read it
+    /// ([`Authorization::new`]).
+    pub audience: Vec<String>,
     /// Other claims the application asked the authenticator to keep.
     pub claims: Map<String, Value>,
 }
@@ -89,8 +97,17 @@ impl Principal {
         Principal {
             subject: subject.into(),
             scopes: scopes.into_iter().map(Into::into).collect(),
+            audience: Vec::new(),
             claims: Map::new(),
         }
+    }
+
+    /// The principal, for a token issued for `audience` (its `aud`). An
+    /// authenticator of tokens that are by construction for this server
+    /// alone (an API key it issued) names the `resource` it is given.
+    pub fn audience(mut self, audience: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.audience.extend(audience.into_iter().map(Into::into));
+        self
     }
 
     /// Whether the token grants `scope`.
@@ -180,19 +197,29 @@ impl From<Result<Principal, Rejection>> for Authentication {
 /// ([`HttpConfig::request_timeout`](crate::HttpConfig)): past it the
 /// request is answered 503 with `Retry-After` and the future dropped.
 ///
+/// Whatever it checks, an accepted token is then held to the audience
+/// rule (`basic/authorization/index.mdx` § Token Handling: servers MUST
+/// validate that a token was issued for them, RFC 8707 § 2): its
+/// [`Principal::audience`] must name the canonical URI of the resource,
+/// exactly, or the token is answered 401 `invalid_token`. That check is
+/// the [`Authorization`]'s, made on every verdict, ready or deferred, so a
+/// custom authenticator cannot skip it by omission: a principal that names
+/// no audience is refused.
+///
 /// A closure `Fn(&str) -> Result<Principal, Rejection>` is a synchronous
 /// authenticator.
 pub trait Authenticator: Send + Sync + 'static {
-    /// What `token` stands for, now or later. The token must not be
-    /// logged, nor echoed in a [`Rejection`].
-    fn authenticate(&self, token: &str) -> Authentication;
+    /// What `token`, presented to `resource` (the canonical URI given to
+    /// [`Authorization::new`]), stands for, now or later. The token must
+    /// not be logged, nor echoed in a [`Rejection`].
+    fn authenticate(&self, token: &str, resource: &str) -> Authentication;
 }
 
 impl<F> Authenticator for F
 where
     F: Fn(&str) -> Result<Principal, Rejection> + Send + Sync + 'static,
 {
-    fn authenticate(&self, token: &str) -> Authentication {
+    fn authenticate(&self, token: &str, _resource: &str) -> Authentication {
         self(token).into()
     }
 }
@@ -428,15 +455,15 @@ impl Authorization {
                 return Checked::Ready(Err(Challenge::Malformed(why)));
             }
         };
-        match self.authenticator.authenticate(token) {
+        match self.authenticator.authenticate(token, &self.resource) {
             Authentication::Ready(verdict) => Checked::Ready(self.admit(verdict)),
             Authentication::Deferred(future) => Checked::Deferred(future),
         }
     }
 
     /// What a verdict, ready or deferred, means for the request: its
-    /// principal once it has the scopes every request needs, or the
-    /// challenge. The one place both paths meet.
+    /// principal once it is for this resource and has the scopes every
+    /// request needs, or the challenge. The one place both paths meet.
     pub(crate) fn admit(&self, verdict: Verdict) -> Result<Principal, Challenge> {
         let principal = match verdict {
             Verdict::Accepted(p) => p,
@@ -445,6 +472,16 @@ impl Authorization {
                 return Err(Challenge::Unavailable(retry_after))
             }
         };
+        // § Token Handling: a token issued for another resource is not
+        // valid here, whoever checked its signature.
+        if !principal.audience.contains(&self.resource) {
+            let why = if principal.audience.is_empty() {
+                "The token names no audience"
+            } else {
+                "The token was issued for another audience"
+            };
+            return Err(Challenge::Invalid(why.into()));
+        }
         let principal = self.effective(principal);
         let missing = Scopes::missing(Some(&principal), &self.required);
         if !missing.is_empty() {
@@ -693,14 +730,38 @@ mod tests {
     use alloc::vec;
 
     fn auth() -> Authorization {
-        Authorization::new("https://mcp.example.com/mcp", |t: &str| {
-            if t == "good" {
-                Ok(Principal::new("alice", ["notes:read"]))
-            } else {
-                Err(Rejection("The token has expired".into()))
-            }
+        Authorization::new("https://mcp.example.com/mcp", |t: &str| match t {
+            "good" => Ok(Principal::new("alice", ["notes:read"]).audience([RESOURCE])),
+            "elsewhere" => Ok(Principal::new("alice", ["notes:read"])
+                .audience(["https://mcp.example.com/mcp/", "https://other.example"])),
+            "nowhere" => Ok(Principal::new("alice", ["notes:read"])),
+            _ => Err(Rejection("The token has expired".into())),
         })
         .require(["notes:read"])
+    }
+
+    const RESOURCE: &str = "https://mcp.example.com/mcp";
+
+    #[test]
+    fn a_token_for_another_audience_is_refused_whoever_accepted_it() {
+        let a = auth();
+        assert_eq!(
+            check(&a, &head(&["Bearer elsewhere"])),
+            Err(Challenge::Invalid(
+                "The token was issued for another audience".into()
+            ))
+        );
+        assert_eq!(
+            check(&a, &head(&["Bearer nowhere"])),
+            Err(Challenge::Invalid("The token names no audience".into()))
+        );
+        // A deferred verdict passes the same check.
+        assert_eq!(
+            a.admit(Verdict::Accepted(Principal::new("bob", ["notes:read"]))),
+            Err(Challenge::Invalid("The token names no audience".into()))
+        );
+        let p = Principal::new("bob", ["notes:read"]).audience(["x", RESOURCE]);
+        assert_eq!(a.admit(Verdict::Accepted(p)).unwrap().subject, "bob");
     }
 
     fn check(a: &Authorization, head: &Head) -> Result<Principal, Challenge> {

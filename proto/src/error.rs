@@ -60,6 +60,10 @@ pub mod code {
         pub const SESSION_NOT_FOUND: i64 = -32001;
         /// A transport-level refusal (missing session, not initialized).
         pub const BAD_REQUEST: i64 = -32000;
+        /// The request needs a URL-mode elicitation completed first
+        /// (2025-11-25 `client/elicitation.mdx` § URL Elicitation Required
+        /// Error); 2026-07-28 asks with an `InputRequiredResult` instead.
+        pub const URL_ELICITATION_REQUIRED: i64 = -32042;
     }
 }
 
@@ -177,6 +181,29 @@ impl ErrorObject {
             "Missing required client capability",
         )
         .with_data(json!({ "requiredCapabilities": required }))
+    }
+
+    /// `-32042` with `data.elicitations`, for a 2025-11-25 session's
+    /// request that cannot go on until the user has completed the
+    /// interaction at `url` (`client/elicitation.mdx` § URL Elicitation
+    /// Required Error, 2025-11-25): the client sends the user there and
+    /// retries once the server sends `notifications/elicitation/complete`
+    /// naming `elicitation_id`, or when the user says so. Only for that
+    /// case (the spec: MUST NOT otherwise), and only in sessions; a
+    /// 2026-07-28 handler asks with an
+    /// [`InputRequired`](crate::InputRequired) URL elicitation.
+    pub fn url_elicitation_required(
+        elicitation_id: impl Into<String>,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Self {
+        let request =
+            crate::mrtr::ElicitRequest::url(message, url).with_elicitation_id(elicitation_id);
+        Self::new(
+            code::session::URL_ELICITATION_REQUIRED,
+            "This request requires more information.",
+        )
+        .with_data(json!({ "elicitations": [request.session_params(String::new)] }))
     }
 
     /// `-32022` with `data.supported` and `data.requested`, shaped as

@@ -365,7 +365,7 @@ pub static REVISION_2025_11_25: Profile = Profile {
     version: "2025-11-25",
     handshake: Initialize,
     methods: initialize_era_rows![
-        row("notifications/elicitation/complete", Method::NotificationsElicitationComplete, Notification, ServerToClient, TopLevel, Active, NotImplemented, Gate::Client(ClientCapability::Elicitation)),
+        row("notifications/elicitation/complete", Method::NotificationsElicitationComplete, Notification, ServerToClient, TopLevel, Active, Implemented, Gate::Client(ClientCapability::Elicitation)),
     ],
     removed: &[],
     capabilities: &[
@@ -379,7 +379,6 @@ pub static REVISION_2025_11_25: Profile = Profile {
     limitations: &[
         "the experimental task methods of this revision are not served",
         "SSE streams are not resumable: no event ids, Last-Event-ID is ignored",
-        "URL-mode elicitation completion notifications are not sent",
     ],
 };
 

@@ -18,13 +18,25 @@ const PRM: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/
 
 fn service() -> Service {
     let auth = Authorization::new("https://mcp.example.com/mcp", |token: &str| match token {
-        "reader" => Ok(Principal::new("alice", ["notes:read"])),
-        "writer" => Ok(Principal::new("bob", ["notes:read", "notes:write"])),
-        "nobody" => Ok(Principal::new("carol", ["other"])),
-        "keeper" => Ok(Principal::new(
-            "dave",
-            ["notes:read", "notes:write", "notes:secret"],
-        )),
+        "reader" => {
+            Ok(Principal::new("alice", ["notes:read"]).audience(["https://mcp.example.com/mcp"]))
+        }
+        "writer" => Ok(Principal::new("bob", ["notes:read", "notes:write"])
+            .audience(["https://mcp.example.com/mcp"])),
+        "nobody" => {
+            Ok(Principal::new("carol", ["other"]).audience(["https://mcp.example.com/mcp"]))
+        }
+        "keeper" => Ok(
+            Principal::new("dave", ["notes:read", "notes:write", "notes:secret"])
+                .audience(["https://mcp.example.com/mcp"]),
+        ),
+        // Accepted by this authenticator, but issued for another server
+        // (or naming none): proto refuses both (§ Token Handling).
+        "elsewhere" => Ok(Principal::new("erin", ["notes:read"]).audience([
+            "https://other.example.com/mcp",
+            "https://mcp.example.com/mcp/",
+        ])),
+        "unbound" => Ok(Principal::new("frank", ["notes:read"])),
         _ => Err(Rejection("The token is not valid for this resource".into())),
     })
     .authorization_server("https://auth.example.com")
@@ -156,6 +168,24 @@ fn a_refused_token_is_401_invalid_token() {
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: the bearer token is not valid"}}"#
         )
     );
+}
+
+#[test]
+fn a_token_for_another_audience_is_401_whatever_the_authenticator_said() {
+    for (token, why) in [
+        ("elsewhere", "The token was issued for another audience"),
+        ("unbound", "The token names no audience"),
+    ] {
+        assert_eq!(
+            send(&call("whoami", &[&format!("Bearer {token}")])),
+            answer(
+                "401 Unauthorized",
+                &format!("WWW-Authenticate: Bearer error=\"invalid_token\", error_description=\"{why}\", scope=\"notes:read\", resource_metadata=\"{PRM}\"\r\n"),
+                r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: the bearer token is not valid"}}"#
+            ),
+            "{token}"
+        );
+    }
 }
 
 #[test]

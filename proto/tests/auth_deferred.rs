@@ -38,12 +38,14 @@ impl Drop for Probe {
 }
 
 impl Authenticator for Table {
-    fn authenticate(&self, token: &str) -> Authentication {
+    fn authenticate(&self, token: &str, _resource: &str) -> Authentication {
         let later = |v: Verdict| Authentication::Deferred(Box::pin(async move { v }));
         match token {
             "now-alice" => Authentication::Ready(Verdict::Accepted(alice())),
             "later-alice" => later(Verdict::Accepted(alice())),
-            "later-nobody" => later(Verdict::Accepted(Principal::new("carol", ["other"]))),
+            "later-nobody" => later(Verdict::Accepted(
+                Principal::new("carol", ["other"]).audience(["https://mcp.example.com/mcp"]),
+            )),
             "later-revoked" => later(Verdict::Rejected(Rejection(
                 "The token is not active".into(),
             ))),
@@ -62,7 +64,7 @@ impl Authenticator for Table {
 }
 
 fn alice() -> Principal {
-    Principal::new("alice", ["notes:read"])
+    Principal::new("alice", ["notes:read"]).audience(["https://mcp.example.com/mcp"])
 }
 
 fn service() -> (Service, Arc<AtomicBool>) {

@@ -11,9 +11,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use snodo_proto::{
-    BuildError, CallToolResult, Context, Dialect, ElicitRequest, HttpConfig, Implementation,
-    InputRequired, Instant, Limits, LogLevel, NoArgs, Notifications, ReadResourceResult, Reply,
-    Resource, ResourceArgs, ResourceContents, Service, StateKeys, Tool, Transport,
+    BuildError, CallToolResult, ChangeEvent, Context, Dialect, ElicitRequest, ErrorObject,
+    HttpConfig, Implementation, InputRequired, Instant, Limits, LogLevel, NoArgs, Notifications,
+    ReadResourceResult, Reply, Resource, ResourceArgs, ResourceContents, Service, StateKeys, Tool,
+    Transport,
 };
 use support::Harness;
 
@@ -1121,53 +1122,193 @@ fn each_declared_limitation_is_still_a_limitation() {
                     "{version}: {limitation}"
                 );
             }
-            "URL-mode elicitation completion notifications are not sent" => {
-                let service = builder()
-                    .tool(
-                        Tool::new("open_url", "Asks the user to visit a page"),
-                        |_: NoArgs, ctx: Context| async move {
-                            match ctx.elicitation("visit") {
-                                Some(_) => Reply::Complete(CallToolResult::text("visited")),
-                                None => InputRequired::new()
-                                    .elicit(
-                                        "visit",
-                                        ElicitRequest::url(
-                                            "Sign in",
-                                            "https://example.com/sign-in",
-                                        ),
-                                    )
-                                    .into(),
-                            }
-                        },
-                    )
-                    .build()
-                    .unwrap();
-                let mut h = Harness::new(&service, Transport::Stdio);
-                h.send(
-                    format!(
-                        "{}\n",
-                        INITIALIZE.replace(r#""elicitation":{}"#, r#""elicitation":{"url":{}}"#)
-                    )
-                    .as_bytes(),
-                );
-                let asked = lines(&h.send(
-                    b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"open_url\"}}\n",
-                ));
-                assert_eq!(asked.len(), 1, "{asked:?}");
-                assert_eq!(asked[0]["method"], "elicitation/create", "{asked:?}");
-                let rid = asked[0]["id"].clone();
-                let answer =
-                    format!(r#"{{"jsonrpc":"2.0","id":{rid},"result":{{"action":"accept"}}}}"#);
-                let after = lines(&h.send(format!("{answer}\n").as_bytes()));
-                // Only the call's result: no notifications/elicitation/complete.
-                assert_eq!(after.len(), 1, "{version}: {limitation}: {after:?}");
-                assert_eq!(after[0]["id"], 1, "{after:?}");
-                assert_eq!(
-                    after[0]["result"]["content"][0]["text"], "visited",
-                    "{after:?}"
-                );
-            }
             other => panic!("{version}: no wire check for the declared limitation {other:?}"),
         }
     }
+}
+
+/// The service of the URL-mode tests: `open_url` sends the user to a
+/// page, with the elicitation id the page knows it by when `id` is set.
+fn url_service() -> Service {
+    url_tools(builder()).build().unwrap()
+}
+
+fn url_tools(builder: snodo_proto::ServiceBuilder) -> snodo_proto::ServiceBuilder {
+    let ask = |ctx: Context, id: Option<&str>| match ctx.elicitation("visit") {
+        Some(r) if r.is_accepted() => Reply::Complete(CallToolResult::text("visited")),
+        Some(_) => Reply::Complete(CallToolResult::text("not visited")),
+        None => {
+            let mut visit = ElicitRequest::url("Sign in", "https://example.com/sign-in");
+            if let Some(id) = id {
+                visit = visit.with_elicitation_id(id);
+            }
+            InputRequired::new().elicit("visit", visit).into()
+        }
+    };
+    builder
+        .tool(
+            Tool::new("open_url", "Sends the user to a page"),
+            move |_: NoArgs, ctx: Context| async move { ask(ctx, None) },
+        )
+        .tool(
+            Tool::new("open_known_url", "The same, with its own id"),
+            move |_: NoArgs, ctx: Context| async move { ask(ctx, Some("sign-in-42")) },
+        )
+        .tool(
+            Tool::new("needs_sign_in", "Refuses until the user signed in"),
+            |_: NoArgs, _| async {
+                Err::<CallToolResult, _>(ErrorObject::url_elicitation_required(
+                    "sign-in-43",
+                    "Sign in first",
+                    "https://example.com/sign-in?e=sign-in-43",
+                ))
+            },
+        )
+}
+
+const URL_INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"url":{}}},"clientInfo":{"name":"legacy","version":"1.0.0"}}}"#;
+
+#[test]
+fn a_session_url_elicitation_carries_the_elicitation_id_2025_11_25_requires() {
+    let service = url_service();
+    let mut h = Harness::new(&service, Transport::Stdio);
+    h.send(format!("{URL_INITIALIZE}\n").as_bytes());
+    h.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    // schema.ts ElicitRequestURLParams: mode, message, elicitationId, url.
+    let asked = h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"open_known_url\"}}\n");
+    assert_eq!(
+        lines(&asked),
+        [parse(
+            r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://example.com/sign-in","elicitationId":"sign-in-42"}}"#
+        )]
+    );
+    let done = h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"action\":\"accept\"}}\n");
+    assert_eq!(
+        lines(&done),
+        [parse(
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"visited"}]}}"#
+        )]
+    );
+    // Without an id of its own, the request gets one: on stdio, the
+    // number of the server's request.
+    let asked = h.send(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"open_url\"}}\n");
+    assert_eq!(
+        lines(&asked),
+        [parse(
+            r#"{"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://example.com/sign-in","elicitationId":"2"}}"#
+        )]
+    );
+    let done = h.send(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"action\":\"decline\"}}\n");
+    assert_eq!(
+        lines(&done),
+        [parse(
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"not visited"}]}}"#
+        )]
+    );
+}
+
+#[test]
+fn url_elicitation_required_is_the_2025_11_25_error_with_its_elicitations() {
+    let service = url_service();
+    let mut h = Harness::new(&service, Transport::Stdio);
+    h.send(format!("{URL_INITIALIZE}\n").as_bytes());
+    h.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    let out = h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"needs_sign_in\"}}\n");
+    // client/elicitation.mdx (2025-11-25) § URL Elicitation Required Error.
+    assert_eq!(
+        lines(&out),
+        [parse(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32042,"message":"This request requires more information.","data":{"elicitations":[{"mode":"url","message":"Sign in first","url":"https://example.com/sign-in?e=sign-in-43","elicitationId":"sign-in-43"}]}}}"#
+        )]
+    );
+}
+
+#[test]
+fn a_completed_url_elicitation_is_announced_once_to_its_session_only() {
+    let service = url_service();
+    let mut h = Harness::new(&service, Transport::Stdio);
+    h.send(format!("{URL_INITIALIZE}\n").as_bytes());
+    h.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"open_known_url\"}}\n");
+    h.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"action\":\"accept\"}}\n");
+    let complete = |id: &str| ChangeEvent::ElicitationComplete {
+        elicitation_id: id.into(),
+    };
+    // An id this session was never sent: nothing (clients MUST ignore
+    // unknown ids, so none is sent).
+    h.conn.publish(&complete("sign-in-41"), h.now);
+    assert_eq!(h.drain(), "");
+    // 2025-11-25 client/elicitation.mdx § Completion Notifications.
+    h.conn.publish(&complete("sign-in-42"), h.now);
+    assert_eq!(
+        lines(&h.drain()),
+        [parse(
+            r#"{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"sign-in-42"}}"#
+        )]
+    );
+    // Once: the id is completed.
+    h.conn.publish(&complete("sign-in-42"), h.now);
+    assert_eq!(h.drain(), "");
+}
+
+#[test]
+fn a_completed_url_elicitation_reaches_the_sessions_get_stream() {
+    let hub = snodo_proto::Hub::default();
+    let service = url_tools(builder().hub(hub.clone())).build().unwrap();
+    let mut a = Harness::new(&service, Transport::Http);
+    let out = a.send(post(None, URL_INITIALIZE).as_bytes());
+    let sid = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        .expect("initialize names its session")
+        .to_owned();
+    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
+    let mut g = Harness::new(&service, Transport::Http);
+    assert_eq!(
+        g.send(get.as_bytes()),
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n"
+    );
+    // A second session that was sent nothing hears nothing.
+    let mut other = Harness::new(&service, Transport::Http);
+    let out = other.send(post(None, URL_INITIALIZE).as_bytes());
+    let other_sid = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        .expect("initialize names its session")
+        .to_owned();
+    let other_get = get.replace(&sid, &other_sid);
+    let mut og = Harness::new(&service, Transport::Http);
+    assert!(og
+        .send(other_get.as_bytes())
+        .starts_with("HTTP/1.1 200 OK\r\n"));
+    let asked = a.send(
+        post(
+            Some(&sid),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open_url"}}"#,
+        )
+        .as_bytes(),
+    );
+    // The id the server made up: the session's, then its request's.
+    let request = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{{"elicitationId":"{sid}-1","message":"Sign in","mode":"url","url":"https://example.com/sign-in"}}}}"#
+    );
+    let event = format!("data: {request}\n\n");
+    assert_eq!(
+        asked,
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n{:x}\r\n{event}\r\n",
+            event.len()
+        )
+    );
+    hub.publish(ChangeEvent::ElicitationComplete {
+        elicitation_id: format!("{sid}-1"),
+    });
+    g.conn.handle_changes(g.now);
+    og.conn.handle_changes(og.now);
+    let note = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{{"elicitationId":"{sid}-1"}}}}"#
+    );
+    let event = format!("data: {note}\n\n");
+    assert_eq!(g.drain(), format!("{:x}\r\n{event}\r\n", event.len()));
+    assert_eq!(og.drain(), "");
 }

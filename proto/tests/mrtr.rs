@@ -88,7 +88,13 @@ fn service(keys: StateKeys) -> Service {
             tool_sampling.tools = Some(vec![Tool::new("calc", "Calculates")]);
             InputRequired::new()
                 .elicit("form", ElicitRequest::form("Name?", name_schema()))
-                .elicit("url", ElicitRequest::url("Sign in", "https://example.com/connect"))
+                // The id a 2025-11-25 client would know it by is not sent in
+                // 2026-07-28 (`changelog.mdx` major change 11).
+                .elicit(
+                    "url",
+                    ElicitRequest::url("Sign in", "https://example.com/connect")
+                        .with_elicitation_id("sign-in-7"),
+                )
                 .sample("sample", tool_sampling)
                 .list_roots("roots")
         })

@@ -26,8 +26,11 @@ struct Name {
 
 fn service() -> Service {
     let auth = Authorization::new("https://mcp.example.com/mcp", |token: &str| match token {
-        "reader" => Ok(Principal::new("alice", ["notes:read"])),
-        "writer" => Ok(Principal::new("bob", ["notes:read", "notes:write"])),
+        "reader" => {
+            Ok(Principal::new("alice", ["notes:read"]).audience(["https://mcp.example.com/mcp"]))
+        }
+        "writer" => Ok(Principal::new("bob", ["notes:read", "notes:write"])
+            .audience(["https://mcp.example.com/mcp"])),
         _ => Err(Rejection("The token is not valid for this resource".into())),
     })
     .authorization_server("https://auth.example.com")

@@ -56,8 +56,8 @@ fn at(service: &Service, millis: u64, request: &str) -> String {
 fn each_principal_has_its_own_bucket_and_over_it_gets_429() {
     let runs = Arc::new(AtomicUsize::new(0));
     let auth = Authorization::new("https://mcp.example.com/mcp", |token: &str| match token {
-        "a" => Ok(Principal::new("alice", ["mcp"])),
-        "b" => Ok(Principal::new("bob", ["mcp"])),
+        "a" => Ok(Principal::new("alice", ["mcp"]).audience(["https://mcp.example.com/mcp"])),
+        "b" => Ok(Principal::new("bob", ["mcp"]).audience(["https://mcp.example.com/mcp"])),
         _ => Err(Rejection("unknown token".into())),
     })
     .authorization_server("https://auth.example.com");

@@ -30,13 +30,16 @@ const FORBIDDEN: &str =
 /// `narrow` holds the endpoint's scope only; `wide` every scope.
 fn principal(token: &str) -> Option<Principal> {
     match token {
-        "narrow" => Some(Principal::new("ann", ["mcp"])),
-        "wide" => Some(Principal::new(
-            "bo",
-            ["mcp", "tools:secret", "prompts:secret", "notes:secret"],
-        )),
+        "narrow" => Some(Principal::new("ann", ["mcp"]).audience(["https://mcp.example.com/mcp"])),
+        "wide" => Some(
+            Principal::new(
+                "bo",
+                ["mcp", "tools:secret", "prompts:secret", "notes:secret"],
+            )
+            .audience(["https://mcp.example.com/mcp"]),
+        ),
         // Granted one broad scope, which implies the rest (below).
-        "all" => Some(Principal::new("dee", ["all"])),
+        "all" => Some(Principal::new("dee", ["all"]).audience(["https://mcp.example.com/mcp"])),
         _ => None,
     }
 }

@@ -407,6 +407,9 @@ fn encode(origin: &str, event: &ChangeEvent) -> String {
         ChangeEvent::PromptsListChanged => json!({"kind": "prompts"}),
         ChangeEvent::ResourcesListChanged => json!({"kind": "resources"}),
         ChangeEvent::ResourceUpdated { uri } => json!({"kind": "updated", "uri": uri}),
+        ChangeEvent::ElicitationComplete { elicitation_id } => {
+            json!({"kind": "elicitation", "id": elicitation_id})
+        }
         ChangeEvent::Extension(x) => json!({
             "kind": "extension",
             "extension": x.extension,
@@ -434,6 +437,9 @@ fn decode(payload: &str) -> Option<(String, ChangeEvent)> {
         "prompts" => ChangeEvent::PromptsListChanged,
         "resources" => ChangeEvent::ResourcesListChanged,
         "updated" => ChangeEvent::ResourceUpdated { uri: text("uri")? },
+        "elicitation" => ChangeEvent::ElicitationComplete {
+            elicitation_id: text("id")?,
+        },
         "extension" => {
             let params: &Map<String, Value> = e["params"].as_object()?;
             ChangeEvent::Extension(ExtensionEvent::new(
@@ -474,6 +480,9 @@ mod tests {
                 &params,
             )),
             ChangeEvent::Extension(ExtensionEvent::new("x/y", "t", None, "m", &Map::new())),
+            ChangeEvent::ElicitationComplete {
+                elicitation_id: String::from("s-1"),
+            },
         ];
         for e in events {
             let payload = encode("me", &e);

@@ -33,9 +33,14 @@ fn service() -> Service {
 fn service_with(more: impl FnOnce(Authorization) -> Authorization) -> Service {
     let auth = more(
         Authorization::new("https://mcp.example.com/mcp", |token: &str| match token {
-            "alice-token" => Ok(Principal::new("alice", ["tasks"])),
-            "bob-token" => Ok(Principal::new("bob", ["tasks"])),
-            "dave-token" => Ok(Principal::new("dave", ["tasks", "slow:run"])),
+            "alice-token" => {
+                Ok(Principal::new("alice", ["tasks"]).audience(["https://mcp.example.com/mcp"]))
+            }
+            "bob-token" => {
+                Ok(Principal::new("bob", ["tasks"]).audience(["https://mcp.example.com/mcp"]))
+            }
+            "dave-token" => Ok(Principal::new("dave", ["tasks", "slow:run"])
+                .audience(["https://mcp.example.com/mcp"])),
             _ => Err(Rejection("The token is not valid for this resource".into())),
         })
         .authorization_server("https://auth.example.com"),

@@ -37,12 +37,14 @@ impl Drop for DropSignal {
 }
 
 impl Authenticator for Deferring {
-    fn authenticate(&self, token: &str) -> Authentication {
+    fn authenticate(&self, token: &str, _resource: &str) -> Authentication {
         let released = self.latch.wait();
         match token {
             "later" => Authentication::Deferred(Box::pin(async move {
                 released.await;
-                Verdict::Accepted(Principal::new("alice", ["mcp"]))
+                Verdict::Accepted(
+                    Principal::new("alice", ["mcp"]).audience(["https://mcp.example.com/mcp"]),
+                )
             })),
             "later-bad" => Authentication::Deferred(Box::pin(async move {
                 released.await;

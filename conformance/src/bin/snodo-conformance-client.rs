@@ -30,7 +30,7 @@ use snodo_oauth_client::{
     AssertionKey, GrantKind, HttpRedirectAgent, OAuthClient, OAuthConfig, PreRegistered, UreqHttp,
 };
 use snodo_proto::client::{ClientConfig, Wire, SUPPORTED_VERSIONS};
-use snodo_proto::ErrorObject;
+use snodo_proto::{ErrorObject, Tool};
 
 /// The Client ID Metadata Document URL this client presents where the
 /// authorization server accepts URL client ids (the one the official
@@ -143,8 +143,8 @@ type Client<R> = AsyncSession<AsyncHttpTransport<R>, Consenting>;
 /// Arguments for a tool from its schema's required properties: a plain
 /// value of each type (the tool is called to show it was kept, not for
 /// its answer).
-fn sample_arguments(tool: &Value) -> Value {
-    let schema = &tool["inputSchema"];
+fn sample_arguments(tool: &Tool) -> Value {
+    let schema = &tool.input_schema;
     let mut args = Map::new();
     for name in schema["required"].as_array().into_iter().flatten() {
         let Some(name) = name.as_str() else { continue };
@@ -162,8 +162,9 @@ fn sample_arguments(tool: &Value) -> Value {
 
 async fn call_every_tool<R: ClientRuntime>(session: &mut Client<R>) -> Result<(), Error> {
     for tool in session.list_tools().await? {
-        let name = tool["name"].as_str().unwrap_or_default().to_string();
-        session.call_tool(&name, sample_arguments(&tool)).await?;
+        session
+            .call_tool(&tool.name, sample_arguments(&tool))
+            .await?;
     }
     Ok(())
 }
@@ -214,18 +215,13 @@ async fn finish_rounds<R: ClientRuntime>(
 /// `http-standard-headers`: one request of each named method.
 async fn every_method<R: ClientRuntime>(session: &mut Client<R>) -> Result<(), Error> {
     for tool in session.list_tools().await? {
-        let name = tool["name"].as_str().unwrap_or_default().to_string();
-        session.call_tool(&name, json!({})).await?;
+        session.call_tool(&tool.name, json!({})).await?;
     }
-    for resource in session.list_all("resources/list", "resources").await? {
-        session
-            .request("resources/read", json!({"uri": resource["uri"]}))
-            .await?;
+    for resource in session.list_resources().await? {
+        session.read_resource(&resource.uri).await?;
     }
-    for prompt in session.list_all("prompts/list", "prompts").await? {
-        session
-            .request("prompts/get", json!({"name": prompt["name"]}))
-            .await?;
+    for prompt in session.list_prompts().await? {
+        session.get_prompt(&prompt.name, Value::Null).await?;
     }
     Ok(())
 }
@@ -249,8 +245,8 @@ async fn echo_schema<R: ClientRuntime>(session: &mut Client<R>) -> Result<(), Er
     let tools = session.list_tools().await?;
     let focal = tools
         .iter()
-        .find(|t| t["name"] == "json_schema_2020_12_tool")
-        .map(|t| t["inputSchema"].clone())
+        .find(|t| t.name == "json_schema_2020_12_tool")
+        .map(|t| t.input_schema.clone())
         .unwrap_or(Value::Null);
     session
         .call_tool("json_schema_echo", json!({"schema": focal}))
@@ -278,7 +274,7 @@ async fn auth_flow<R: ClientRuntime>(session: &mut Client<R>, tool: &str) -> Res
     let result = session.call_tool(tool, json!({})).await?;
     // What a caller outside the runner checks (snodo-client.mjs): the
     // tool ran, after whatever step-up it took.
-    eprintln!("tools/call: {result}");
+    eprintln!("tools/call: {}", json!(result));
     Ok(())
 }
 
@@ -312,7 +308,7 @@ async fn run<R: ClientRuntime>(runtime: R, call: &Invocation) -> Result<(), Stri
         "tools_call" => {
             let mut outcome = Ok(());
             for tool in session.list_tools().await.map_err(|e| e.to_string())? {
-                if tool["name"] == "add_numbers" {
+                if tool.name == "add_numbers" {
                     outcome = session
                         .call_tool("add_numbers", json!({"a": 5, "b": 3}))
                         .await

@@ -67,17 +67,16 @@ export class Session {
   }
 }
 
-/** The client, with the handlers a step installs replaced per step. */
-function newClient() {
-  return new Client(
-    { name: 'snodo-client-interop', version: '1.0.0' },
-    {
-      capabilities: CAPABILITIES,
-      // The client's default is the 2025 `initialize` handshake; pinning
-      // makes it probe with server/discover and speak 2026-07-28 only.
-      versionNegotiation: { mode: { pin: PROTOCOL_VERSION } },
-    },
-  );
+/**
+ * The client, with the handlers a step installs replaced per step. With
+ * `era` 'modern' it is pinned to 2026-07-28; with 'legacy' it keeps its
+ * default, the 2025 `initialize` handshake at 2025-11-25.
+ */
+function newClient(era) {
+  const options = { capabilities: CAPABILITIES };
+  // Pinning makes it probe with server/discover and speak 2026-07-28 only.
+  if (era === 'modern') options.versionNegotiation = { mode: { pin: PROTOCOL_VERSION } };
+  return new Client({ name: 'snodo-client-interop', version: '1.0.0' }, options);
 }
 
 /** Resolve with the first stdout line of `child`, or reject. */
@@ -109,11 +108,11 @@ function tap(session) {
 
 /**
  * Start the fixture at `fixture` on `transport` ('stdio' | 'http') with
- * `runtime` and connect a client to it.
+ * `runtime` and connect a client of `era` ('modern' | 'legacy') to it.
  */
-export async function connect(fixture, transport, runtime) {
+export async function connect(fixture, transport, runtime, era = 'modern') {
   const label = `${transport}/${runtime}`;
-  const client = newClient();
+  const client = newClient(era);
   if (transport === 'stdio') {
     const t = new StdioClientTransport({
       command: fixture,

@@ -486,3 +486,49 @@ export const STEPS = [
     },
   },
 ];
+
+/**
+ * The steps of a 2025-11-25 session (the client's default, `initialize`
+ * handshake): what that revision's schema holds the server to where it
+ * differs from 2026-07-28. Spec references here are to revision 2025-11-25.
+ */
+export const SESSION_STEPS = [
+  {
+    name: 'initialize at connect: a 2025-11-25 session',
+    spec: 'basic/lifecycle#initialization',
+    async run({ client }) {
+      assert.equal(client.getProtocolEra(), 'legacy');
+      assert.equal(client.getNegotiatedProtocolVersion(), '2025-11-25');
+      assert.deepEqual(client.getServerVersion(), SERVER_INFO);
+    },
+  },
+  {
+    name: 'URL-mode elicitation sent inline, with its elicitationId, accepted and declined',
+    spec: 'client/elicitation#url-mode-elicitation-requests',
+    async run({ client }) {
+      let action = 'accept';
+      // The client's schema requires `elicitationId` (ElicitRequestURLParams):
+      // a request without it never reaches this handler.
+      const seen = answer(client, 'elicitation/create', () => ({ action }));
+      const call = async () => (await client.callTool({ name: 'test_url_elicitation', arguments: {} })).content;
+      assert.deepEqual(await call(), [text('URL elicitation: accept')]);
+      action = 'decline';
+      assert.deepEqual(await call(), [text('URL elicitation: decline')]);
+      assert.equal(seen.length, 2);
+      for (const params of seen) {
+        const { elicitationId, ...rest } = params;
+        assert.deepEqual(rest, { mode: 'url', message: 'Authorize access in your browser', url: AUTHORIZE_URL });
+        assert.equal(typeof elicitationId, 'string');
+        assert.ok(elicitationId.length > 0);
+      }
+      assert.notEqual(seen[0].elicitationId, seen[1].elicitationId, 'each elicitation has its own id');
+    },
+  },
+  {
+    name: 'no errors reported by the client',
+    spec: 'basic',
+    async run(session) {
+      assert.deepEqual(session.errors, []);
+    },
+  },
+];

@@ -416,7 +416,18 @@ impl Connection {
                 self.fail_call(&c, ErrorObject::internal("The session ended"), now);
                 return;
             };
-            sent.push((rid, request.method(), crate::mrtr::inline_params(request)));
+            // Unique among the server's sessions, so that it names one
+            // elicitation wherever it is seen.
+            let id = || match &sid {
+                Some(sid) => alloc::format!("{sid}-{rid}"),
+                None => alloc::format!("{rid}"),
+            };
+            let params = crate::mrtr::inline_params(request, id);
+            if let Some(Value::String(eid)) = params.get("elicitationId") {
+                let eid = eid.clone();
+                self.with_session(sid.as_deref(), now, |s| s.sent_elicitation(eid));
+            }
+            sent.push((rid, request.method(), params));
             if let Some(lc) = c.legacy.as_mut() {
                 lc.waiting.insert(rid, key.clone());
             }
@@ -609,6 +620,7 @@ impl Connection {
             ChangeEvent::ResourcesListChanged => declared.resources_list_changed,
             ChangeEvent::ResourceUpdated { .. } => declared.resource_updates,
             ChangeEvent::Extension(_) => false,
+            ChangeEvent::ElicitationComplete { .. } => true,
         };
         if !wanted {
             return;
@@ -621,11 +633,20 @@ impl Connection {
             },
             Wire::Stdio(_) => return,
         };
-        if let ChangeEvent::ResourceUpdated { uri } = event {
-            let subscribed = self.with_session(sid.as_deref(), now, |s| s.subscribed.contains(uri));
-            if subscribed != Some(true) {
-                return;
+        let ours = match event {
+            ChangeEvent::ResourceUpdated { uri } => {
+                self.with_session(sid.as_deref(), now, |s| s.subscribed.contains(uri))
             }
+            // Only to the session it was sent in, and once.
+            ChangeEvent::ElicitationComplete { elicitation_id } => {
+                self.with_session(sid.as_deref(), now, |s| {
+                    s.complete_elicitation(elicitation_id)
+                })
+            }
+            _ => Some(true),
+        };
+        if ours != Some(true) {
+            return;
         }
         let (method, params) = notification_for(event);
         let method = String::from(method);

@@ -1,7 +1,7 @@
 //! One initialize-era session's state, and the `initialize` handshake that
 //! creates it (`mcp-2025-11-25/basic/lifecycle.mdx`).
 
-use alloc::collections::BTreeSet;
+use alloc::collections::{BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde_json::{Map, Value};
@@ -30,10 +30,19 @@ pub(crate) struct Session {
     pub(crate) subscribed: BTreeSet<String>,
     /// The id of the next server-to-client request.
     pub(crate) next_request: u64,
+    /// The ids of the URL-mode elicitations sent and not yet completed,
+    /// oldest first, at most [`MAX_ELICITATIONS`]: a completion names one
+    /// of them or is not sent (§ Completion Notifications: clients ignore
+    /// unknown ids, so a server need not send them).
+    pub(crate) elicitations: VecDeque<String>,
     /// Last time a message of this session arrived (expiry).
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) last_seen: Instant,
 }
+
+/// How many URL-mode elicitations a session remembers awaiting
+/// completion; the oldest is forgotten past it.
+pub(crate) const MAX_ELICITATIONS: usize = 64;
 
 /// How many resources one session may subscribe to.
 pub(crate) const MAX_SUBSCRIBED: usize = 1024;
@@ -50,6 +59,26 @@ impl Session {
     /// sent.
     pub(crate) fn min_log_level(&self) -> LogLevel {
         self.log_level.unwrap_or(LogLevel::Debug)
+    }
+
+    /// The URL-mode elicitation `id` was sent in this session.
+    pub(crate) fn sent_elicitation(&mut self, id: String) {
+        if self.elicitations.len() == MAX_ELICITATIONS {
+            self.elicitations.pop_front();
+        }
+        self.elicitations.push_back(id);
+    }
+
+    /// Whether `id` was sent in this session and not completed yet; it is
+    /// completed now.
+    pub(crate) fn complete_elicitation(&mut self, id: &str) -> bool {
+        match self.elicitations.iter().position(|e| e == id) {
+            Some(i) => {
+                self.elicitations.remove(i);
+                true
+            }
+            None => false,
+        }
     }
 
     /// A fresh id for a server-to-client request of this session.
@@ -125,6 +154,7 @@ pub(crate) fn initialize(
         log_level: None,
         subscribed: BTreeSet::new(),
         next_request: 0,
+        elicitations: VecDeque::new(),
         last_seen: now,
     };
     let mut result = Map::new();

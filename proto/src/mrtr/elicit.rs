@@ -27,6 +27,15 @@ pub enum ElicitRequest {
         message: String,
         /// Where to send the user.
         url: String,
+        /// What a 2025-11-25 client knows this elicitation by
+        /// (`elicitationId`, which that revision requires, and which its
+        /// `notifications/elicitation/complete` names): set it when the
+        /// page at `url` must say which elicitation it completes. Without
+        /// one, a session's request carries an id the server makes up. It
+        /// is not sent in 2026-07-28, which removed it (`changelog.mdx`
+        /// major change 11: a server correlates retries through
+        /// `requestState`).
+        elicitation_id: Option<String>,
     },
 }
 
@@ -44,7 +53,33 @@ impl ElicitRequest {
         ElicitRequest::Url {
             message: message.into(),
             url: url.into(),
+            elicitation_id: None,
         }
+    }
+
+    /// The request, known to a 2025-11-25 client as `id` (its
+    /// `elicitationId`); a form-mode request has no id and is unchanged.
+    pub fn with_elicitation_id(mut self, id: impl Into<String>) -> Self {
+        if let ElicitRequest::Url { elicitation_id, .. } = &mut self {
+            *elicitation_id = Some(id.into());
+        }
+        self
+    }
+
+    /// The `params` of a 2025-11-25 session's `elicitation/create`: the
+    /// 2026-07-28 params, and for URL mode the `elicitationId` that
+    /// revision requires (`schema.ts` ElicitRequestURLParams), this
+    /// request's own or `fallback`.
+    pub(crate) fn session_params(&self, fallback: impl FnOnce() -> String) -> Value {
+        let mut params = match serde_json::to_value(self) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        if let ElicitRequest::Url { elicitation_id, .. } = self {
+            let id = elicitation_id.clone().unwrap_or_else(fallback);
+            params.insert(String::from("elicitationId"), Value::String(id));
+        }
+        Value::Object(params)
     }
 
     /// The message shown to the user.
@@ -69,7 +104,7 @@ impl Serialize for ElicitRequest {
                 m.insert(String::from("message"), Value::from(message.as_str()));
                 m.insert(String::from("requestedSchema"), requested_schema.clone());
             }
-            ElicitRequest::Url { message, url } => {
+            ElicitRequest::Url { message, url, .. } => {
                 m.insert(String::from("mode"), Value::from("url"));
                 m.insert(String::from("message"), Value::from(message.as_str()));
                 m.insert(String::from("url"), Value::from(url.as_str()));

@@ -77,8 +77,13 @@ pub(crate) fn round(
     })
 }
 
-/// The `params` of the request that sends `request`.
-pub(crate) fn params(request: &InputRequest) -> Value {
+/// The `params` of the request that sends `request` in a session;
+/// `elicitation_id` makes the id of a URL-mode elicitation that has none
+/// of its own.
+pub(crate) fn params(request: &InputRequest, elicitation_id: impl FnOnce() -> String) -> Value {
+    if let InputRequest::Elicit(e) = request {
+        return e.session_params(elicitation_id);
+    }
     match serde_json::to_value(request) {
         Ok(Value::Object(mut m)) => m.remove("params").unwrap_or(Value::Object(Map::new())),
         _ => Value::Object(Map::new()),

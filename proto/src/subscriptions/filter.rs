@@ -124,6 +124,7 @@ impl Filter {
             ChangeEvent::Extension(e) => self.extensions.iter().any(|s| {
                 s.extension == e.extension && s.scope == e.scope && s.topics.contains(&e.topic)
             }),
+            ChangeEvent::ElicitationComplete { .. } => false,
         }
     }
 
@@ -165,6 +166,11 @@ pub fn notification_for(event: &ChangeEvent) -> (&str, Map<String, Value>) {
         ChangeEvent::ResourceUpdated { uri } => {
             params.insert(String::from("uri"), Value::String(uri.clone()));
             "notifications/resources/updated"
+        }
+        ChangeEvent::ElicitationComplete { elicitation_id } => {
+            let id = Value::String(elicitation_id.clone());
+            params.insert(String::from("elicitationId"), id);
+            "notifications/elicitation/complete"
         }
     };
     (method, params)

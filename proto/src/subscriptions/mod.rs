@@ -35,6 +35,18 @@ pub enum ChangeEvent {
     /// An extension's own notification, for the streams that subscribed to
     /// its topic (see [`crate::extension`]).
     Extension(crate::extension::ExtensionEvent),
+    /// The out-of-band interaction of a URL-mode elicitation is done
+    /// (`notifications/elicitation/complete`, 2025-11-25
+    /// `client/elicitation.mdx` § Completion Notifications for URL Mode
+    /// Elicitation): sent to the initialize-era session that was sent the
+    /// elicitation `elicitation_id`, once, on its GET stream (or its stdio
+    /// connection). Publish it when the page at the elicitation's URL has
+    /// finished. 2026-07-28 removed the notification: its clients retry
+    /// instead, and no listen stream hears it.
+    ElicitationComplete {
+        /// The [`ElicitRequest`](crate::ElicitRequest)'s elicitation id.
+        elicitation_id: String,
+    },
 }
 
 /// Which change notifications the server declares it can send: the

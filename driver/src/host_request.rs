@@ -26,7 +26,7 @@ pub enum Part {
     Data(Bytes),
 }
 
-/// One request being answered. Poll [`poll_part`](Exchange::poll_part)
+/// One request being answered. Poll [`poll_part`](HostRequest::poll_part)
 /// for the head, then for the body until it returns `None`.
 ///
 /// Dropping it before the end is the client going away (its response body
@@ -34,7 +34,7 @@ pub enum Part {
 /// cancels a 2026-07-28 call; an initialize-era session's call runs on to
 /// its end on a task of its own, its answer dropped, as on the native
 /// listener.
-pub struct Exchange<R: Runtime> {
+pub struct HostRequest<R: Runtime> {
     core: Core<R>,
     conn: Option<Connection>,
     /// The server's shutdown, once asked for: the connection winds down
@@ -46,7 +46,7 @@ pub struct Exchange<R: Runtime> {
     detached: bool,
 }
 
-impl<R: Runtime> Exchange<R> {
+impl<R: Runtime> HostRequest<R> {
     /// Answer `head` and `body` (or why it could not be read:
     /// [`BodyError`](snodo_proto::BodyError)) with `service`;
     /// `host` is what handlers see as [`Context::host`](snodo_proto::Context::host);
@@ -62,7 +62,7 @@ impl<R: Runtime> Exchange<R> {
     ) -> Self {
         let core = Core::new(rt);
         let conn = Connection::http_request(service, head, body, host, core.now());
-        Exchange {
+        HostRequest {
             core,
             conn: Some(conn),
             stop: shutdown.map(|s| Box::pin(s.requested()) as Pin<Box<_>>),
@@ -106,7 +106,7 @@ impl<R: Runtime> Exchange<R> {
     }
 }
 
-impl<R: Runtime> Drop for Exchange<R> {
+impl<R: Runtime> Drop for HostRequest<R> {
     fn drop(&mut self) {
         let Some(mut conn) = self.conn.take() else {
             return;
@@ -119,7 +119,7 @@ impl<R: Runtime> Drop for Exchange<R> {
             return;
         }
         // What is left runs on (a session's call), its output dropped.
-        let mut rest = Exchange {
+        let mut rest = HostRequest {
             core: self.core.fork(),
             conn: Some(conn),
             stop: self.stop.take(),

@@ -1,0 +1,175 @@
+//! One invocation: connect to the server, ask it the one thing, and say
+//! what came back as JSON.
+
+use std::process::Command as Process;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use snodo_client::{
+    Authorizer, AuthorizerError, Error, Handler, HttpTransport, Session, StdioTransport, TlsConfig,
+    Transport,
+};
+use snodo_oauth_client::{OAuthClient, OAuthConfig, UreqHttp};
+use snodo_proto::client::{ClientConfig, OpId, Wire, SUPPORTED_VERSIONS};
+
+use crate::agent::TerminalAgent;
+use crate::args::{Command, Invocation, Listing, Options, Server};
+
+/// How an invocation ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The answer, to print.
+    Answer(Value),
+    /// A tool's result with `isError: true`, to print (exit status 3).
+    ToolError(Value),
+    /// The request failed: why (exit status 1).
+    Failed(String),
+}
+
+/// The handler of a terminal client: no one to ask, so elicitation is
+/// declined and sampling and roots are refused (the defaults); with
+/// `--verbose` the server's notifications go to stderr.
+struct Terminal {
+    verbose: bool,
+}
+
+impl Handler for Terminal {
+    fn notification(&mut self, _op: Option<OpId>, message: &Value) {
+        if self.verbose {
+            eprintln!("notification: {message}");
+        }
+    }
+}
+
+/// `--bearer TOKEN`: the same header on every request, and no second try
+/// after a refusal.
+struct Bearer(String);
+
+impl Authorizer for Bearer {
+    fn authorization(&self, _endpoint: &str) -> Option<String> {
+        Some(format!("Bearer {}", self.0))
+    }
+
+    fn challenged(&self, _: &str, _: u16, _: &[String]) -> Result<bool, AuthorizerError> {
+        Ok(false)
+    }
+}
+
+fn config(options: &Options, wire: Wire) -> ClientConfig {
+    let mut config = ClientConfig::new("snodo", env!("CARGO_PKG_VERSION"), wire);
+    if let Some(first) = &options.protocol {
+        config.versions = std::iter::once(first.as_str())
+            .chain(SUPPORTED_VERSIONS.iter().copied().filter(|v| v != first))
+            .map(String::from)
+            .collect();
+    }
+    config
+}
+
+/// The HTTP transport `options` ask for.
+fn http(url: &str, options: &Options) -> Result<HttpTransport, String> {
+    let mut transport = HttpTransport::new(url)
+        .map_err(|e| e.to_string())?
+        .with_timeout(options.timeout);
+    let tls = match &options.ca {
+        Some(file) => {
+            let pem = std::fs::read(file).map_err(|e| format!("--ca {file}: {e}"))?;
+            TlsConfig::webpki_roots()
+                .with_root_pem(&pem)
+                .map_err(|e| format!("--ca {file}: {e}"))?
+        }
+        None => TlsConfig::webpki_roots(),
+    };
+    transport = transport.with_tls(&tls);
+    let authorizer: Option<Arc<dyn Authorizer>> = match (&options.bearer, options.oauth) {
+        (Some(token), _) => Some(Arc::new(Bearer(token.clone()))),
+        (None, true) => {
+            // The authorization server is trusted as the MCP server is.
+            let http = Arc::new(UreqHttp::with_tls(options.timeout, tls.rustls_config()));
+            let config = OAuthConfig::new("snodo", &options.redirect_uri);
+            Some(Arc::new(OAuthClient::new(
+                http,
+                Box::new(TerminalAgent),
+                config,
+            )))
+        }
+        (None, false) => None,
+    };
+    if let Some(authorizer) = authorizer {
+        transport = transport.with_authorizer(authorizer);
+    }
+    Ok(transport)
+}
+
+/// Run `invocation` to its outcome.
+pub fn run(invocation: &Invocation) -> Outcome {
+    let options = &invocation.options;
+    let handler = Terminal {
+        verbose: options.verbose,
+    };
+    let outcome = match &invocation.server {
+        Server::Url(url) => match http(url, options) {
+            Ok(transport) => Session::connect(transport, config(options, Wire::Http), handler)
+                .and_then(|mut s| ask(&mut s, &invocation.command)),
+            Err(why) => return Outcome::Failed(why),
+        },
+        Server::Command(argv) => {
+            let mut process = Process::new(&argv[0]);
+            process.args(&argv[1..]);
+            match StdioTransport::spawn(process) {
+                Ok(transport) => Session::connect(
+                    transport.with_timeout(options.timeout),
+                    config(options, Wire::Stdio),
+                    handler,
+                )
+                .and_then(|mut s| ask(&mut s, &invocation.command)),
+                Err(e) => return Outcome::Failed(format!("{}: {e}", argv[0])),
+            }
+        }
+    };
+    match outcome {
+        Ok(outcome) => outcome,
+        Err(e) => Outcome::Failed(e.to_string()),
+    }
+}
+
+fn to_json<T: serde::Serialize>(value: T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// The one request, on a connected session.
+fn ask<T: Transport, H: Handler + Send>(
+    session: &mut Session<T, H>,
+    command: &Command,
+) -> Result<Outcome, Error> {
+    let answer = match command {
+        Command::List(Listing::Tools) => to_json(session.list_tools()?),
+        Command::List(Listing::Resources) => to_json(session.list_resources()?),
+        Command::List(Listing::Templates) => to_json(session.list_resource_templates()?),
+        Command::List(Listing::Prompts) => to_json(session.list_prompts()?),
+        Command::Call { tool, arguments } => {
+            let result = session.call_tool(tool, arguments.clone())?;
+            let failed = result.is_error == Some(true);
+            let result = to_json(result);
+            return Ok(match failed {
+                true => Outcome::ToolError(result),
+                false => Outcome::Answer(result),
+            });
+        }
+        Command::Read { uri } => to_json(session.read_resource(uri)?),
+        Command::Prompt { name, arguments } => {
+            to_json(session.get_prompt(name, arguments.clone())?)
+        }
+        Command::Info => {
+            let client = session.client();
+            let server = client.server();
+            json!({
+                "protocolVersion": client.version(),
+                "supportedVersions": server.versions,
+                "serverInfo": server.info,
+                "capabilities": server.capabilities,
+            })
+        }
+    };
+    Ok(Outcome::Answer(answer))
+}
