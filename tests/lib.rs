@@ -15,6 +15,38 @@
 //! states its status, and where HTTP answers otherwise, what and why
 //! ([`Http`]).
 
+/// The published crates' READMEs, compiled (and run, where a program does
+/// not serve) as this crate's doctests, so each README's smallest program
+/// is one that builds. The front door's README is its crate documentation
+/// and is tested there.
+#[cfg(doctest)]
+pub mod readmes {
+    #[doc = include_str!("../proto/README.md")]
+    pub struct Proto;
+    #[doc = include_str!("../driver/README.md")]
+    pub struct Driver;
+    #[doc = include_str!("../adapter-tokio/README.md")]
+    pub struct Tokio;
+    #[doc = include_str!("../adapter-smol/README.md")]
+    pub struct Smol;
+    #[doc = include_str!("../adapter-blocking/README.md")]
+    pub struct Blocking;
+    #[doc = include_str!("../adapter-hyper/README.md")]
+    pub struct Hyper;
+    #[doc = include_str!("../tasks/README.md")]
+    pub struct Tasks;
+    #[doc = include_str!("../tasks-sql/README.md")]
+    pub struct TasksSql;
+    #[doc = include_str!("../testkit/README.md")]
+    pub struct Testkit;
+    #[doc = include_str!("../auth/README.md")]
+    pub struct Auth;
+    #[doc = include_str!("../client/README.md")]
+    pub struct Client;
+    #[doc = include_str!("../oauth-client/README.md")]
+    pub struct OauthClient;
+}
+
 pub mod block_on;
 pub mod direct;
 pub mod http;

@@ -23,6 +23,8 @@
 //!   2026-07-28 call, and an initialize-era session's call runs on.
 
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod activity;
 mod body;

@@ -67,6 +67,9 @@
 //! # Ok::<(), snodo_auth::ConfigError>(())
 //! ```
 
+// docs.rs (`--cfg docsrs`) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod cache;
 mod claims;
 mod introspect;

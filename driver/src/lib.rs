@@ -21,6 +21,8 @@
 //! spawned with [`Runtime::spawn`]; the shutdown signal is [`Shutdown`].
 
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod drive;
 mod host_request;

@@ -68,6 +68,8 @@
 
 #![no_std]
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;

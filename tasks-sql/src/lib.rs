@@ -34,6 +34,8 @@
 //! ```
 
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "postgres")]
 pub mod bus;

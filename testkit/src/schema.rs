@@ -4,9 +4,12 @@
 //! (`server/tools.mdx` § Tool: both are 2020-12 documents, `type: object`
 //! at the root).
 //!
-//! The `schema.json` is the 2026-07-28 one vendored in this repository
-//! (`evidence/wire-schema/mcp-2026-07-28.schema.json`, byte for byte the
-//! specification's; its README gives the commit and checksum). Each check
+//! The `schema.json` is the 2026-07-28 one, carried in this crate
+//! (`schema/mcp-2026-07-28.schema.json`, byte for byte the specification's,
+//! with its licence beside it as `schema/SCHEMA-LICENSE`; the repository's
+//! `evidence/wire-schema/README.md` gives the commit and checksum). It lives
+//! here, not in the evidence lane, because a published package may read
+//! only its own files; the lane and the corpus test read this copy. Each check
 //! panics, naming what failed, as `assert!` does.
 
 use std::sync::OnceLock;
@@ -14,7 +17,7 @@ use std::sync::OnceLock;
 use serde_json::{json, Value};
 
 /// The specification's `schema.json` for 2026-07-28, as vendored.
-const SCHEMA_JSON: &str = include_str!("../../evidence/wire-schema/mcp-2026-07-28.schema.json");
+const SCHEMA_JSON: &str = include_str!("../schema/mcp-2026-07-28.schema.json");
 
 fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();

@@ -1,7 +1,7 @@
 //! Schemas generated for typed tools are JSON Schema 2020-12 with `type:
 //! object` at the root (`server/tools.mdx` § Tool), and the tools that
 //! carry them are valid `Tool`s of the pinned `schema.json`
-//! (`evidence/wire-schema/mcp-2026-07-28.schema.json`), checked on the
+//! (`testkit/schema/mcp-2026-07-28.schema.json`), checked on the
 //! `tools/list` answer as the wire carries it. Each type's arguments are
 //! then checked both ways: a valid instance is accepted and reaches the
 //! handler; an invalid one is refused with `-32602`.

@@ -1,11 +1,12 @@
 //! The pinned official schema and validators for its named definitions.
 //!
-//! `evidence/wire-schema/mcp-2026-07-28.schema.json` is a byte-for-byte
+//! `testkit/schema/mcp-2026-07-28.schema.json` (carried by snodo-testkit,
+//! whose package may read only its own files) is a byte-for-byte
 //! copy of `schema/2026-07-28/schema.json` of
 //! modelcontextprotocol/modelcontextprotocol @ b0f60ba5 (JSON Schema
 //! draft 2020-12, as its `$schema` declares); [`SCHEMA_SHA256`] pins it and
 //! `evidence/wire-schema/run` checks the copy against it. Its licence, that
-//! repository's `LICENSE`, is `evidence/wire-schema/SCHEMA-LICENSE`.
+//! repository's `LICENSE`, is `testkit/schema/SCHEMA-LICENSE`.
 //!
 //! `evidence/wire-schema/tasks-2026-07-28.schema.json` is a byte-for-byte
 //! copy of `schema/2026-07-28/schema.json` of modelcontextprotocol/ext-tasks
@@ -33,7 +34,7 @@ pub const SCHEMA_SHA256: &str = "ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08
 pub const TASKS_SCHEMA_SHA256: &str =
     "bf30afb7ac251e3e22c037b7a685f60ef6603031b5484c0d08b1fa0bbe86d460";
 
-const SCHEMA_TEXT: &str = include_str!("../../evidence/wire-schema/mcp-2026-07-28.schema.json");
+const SCHEMA_TEXT: &str = include_str!("../../testkit/schema/mcp-2026-07-28.schema.json");
 const TASKS_SCHEMA_TEXT: &str =
     include_str!("../../evidence/wire-schema/tasks-2026-07-28.schema.json");
 

@@ -1,18 +1,16 @@
 //! The README's complete program: a typed tool with application state and
 //! a structured result, served on stdio (the default) or on Streamable HTTP.
+//! Its one dependency is `snodo`, with default features.
 //!
 //! ```text
-//! cargo run -p snodo-tokio --example hello               # stdio
-//! cargo run -p snodo-tokio --example hello -- http       # http://127.0.0.1:8378/mcp
+//! cargo run -p snodo --example hello               # stdio
+//! cargo run -p snodo --example hello -- http       # http://127.0.0.1:8378/mcp
 //! ```
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use serde::{Deserialize, Serialize};
-use snodo_proto::schemars::{self, JsonSchema};
-use snodo_proto::typed::{Json, State};
-use snodo_proto::{Context, Service, Tool, ToolError};
-use snodo_tokio::{bind_http, serve_http, serve_stdio, Options};
+use snodo::deps::tokio;
+use snodo::prelude::*;
 
 /// The application's state: handlers receive it as `State<Counter>`.
 #[derive(Default)]
@@ -20,20 +18,23 @@ struct Counter {
     greeted: AtomicU64,
 }
 
+// `serde(crate)`: serde is snodo's re-export, not a dependency of its own.
 #[derive(Deserialize, JsonSchema)]
+#[serde(crate = "snodo::deps::serde")]
 struct Greet {
     /// Who to greet.
     name: String,
 }
 
 #[derive(Serialize, JsonSchema)]
+#[serde(crate = "snodo::deps::serde")]
 struct Greeting {
     message: String,
     /// How many greetings this server has made.
     count: u64,
 }
 
-#[tokio::main]
+#[tokio::main(crate = "snodo::deps::tokio")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let service = Service::builder()
         .state(Counter::default())
