@@ -46,6 +46,8 @@
 #![warn(missing_docs)]
 
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
+mod async_get;
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_http;
 mod async_session;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
