@@ -18,7 +18,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use snodo_proto::client::{
-    Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit,
+    Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit, Wire,
 };
 use snodo_proto::{
     CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
@@ -106,6 +106,11 @@ pub struct AsyncSession<T, H> {
     canceller: Canceller,
     /// The tools' output schemas, from the last `tools/list`.
     schemas: OutputSchemas,
+    /// The transport's kind (only 2026-07-28 HTTP has response streams
+    /// to re-issue after).
+    wire: Wire,
+    /// Re-issue a tool call whose response stream broke.
+    reissue_tool_calls: bool,
 }
 
 impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
@@ -127,6 +132,8 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
     /// A session that has sent nothing yet (no discover, no initialize).
     pub fn new(transport: T, config: ClientConfig, handler: H) -> Self {
         AsyncSession {
+            wire: config.wire,
+            reissue_tool_calls: false,
             client: Client::new(config),
             transport,
             handler,
@@ -134,6 +141,29 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
             canceller: Canceller::default(),
             schemas: OutputSchemas::default(),
         }
+    }
+
+    /// Whether a `tools/call` whose 2026-07-28 response stream broke is
+    /// sent again as a new request (`changelog.mdx`, major change 9).
+    /// Off by default: the tool may have acted before the stream broke,
+    /// and only the application knows whether acting twice is harmless;
+    /// the loss is then reported as `NoResponse` (or the transport's
+    /// error). Lists, reads, `prompts/get`, `completion/complete`, `ping`
+    /// and `server/discover` (sent with [`request`](Self::request)) are
+    /// always re-issued, up to twice.
+    pub fn reissue_tool_calls(&mut self, reissue: bool) {
+        self.reissue_tool_calls = reissue;
+    }
+
+    /// Whether a request of `method` that failed with `error` is sent again.
+    fn may_reissue(&self, method: &str, error: &Error) -> bool {
+        use crate::reissue::{is_broken_stream, policy, Reissue};
+        let allowed = match policy(method) {
+            Reissue::Safe => true,
+            Reissue::ToolCall => self.reissue_tool_calls,
+            Reissue::Never => false,
+        };
+        allowed && self.wire == Wire::Http && self.client.is_stateless() && is_broken_stream(error)
     }
 
     /// A handle that cancels the request this session is waiting for
@@ -192,8 +222,19 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
         params: Value,
         options: RequestOptions,
     ) -> Result<Value, Error> {
-        let op = self.client.request_with(method, params, options);
-        let mut step = self.run(op).await?;
+        let mut reissues = 0;
+        let mut step = loop {
+            // Each issue is a new request with a new id.
+            let op = self.client.request_with(method, params.clone(), options);
+            match self.run(op).await {
+                Err(e)
+                    if reissues < crate::reissue::MAX_REISSUES && self.may_reissue(method, &e) =>
+                {
+                    reissues += 1;
+                }
+                outcome => break outcome?,
+            }
+        };
         for _ in 0..MAX_ROUNDS {
             match step {
                 Step::Done(result) => return Ok(result),

@@ -60,6 +60,7 @@ mod get_stream;
 mod handler;
 mod http;
 mod output_schema;
+mod reissue;
 mod results;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod runtime;
