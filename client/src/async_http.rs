@@ -6,12 +6,19 @@
 //! closed meanwhile is noticed when its answer ends before it began, and
 //! the POST goes once more on a new connection.
 
+use std::future::{poll_fn, Future};
 use std::io;
+use std::pin::pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use snodo_proto::client::exchange::{Exchange, ExchangeLimits, Step};
+use snodo_proto::client::http::encode_request;
+use snodo_proto::client::sse::SseLimits;
 use snodo_proto::client::{Authorizer, Client, Transmit};
+
+use crate::async_get::{GetEvent, GetStream};
 
 use crate::async_session::{AsyncPump as Pump, AsyncTransport};
 use crate::endpoint::{Address, Endpoint};
@@ -45,6 +52,20 @@ pub struct AsyncHttpTransport<R: ClientRuntime> {
     limits: ExchangeLimits,
     /// A connection kept alive after an answer read to its end.
     idle: Option<(Reader, Writer)>,
+    /// The initialize era's GET stream, once opened.
+    get: Option<GetStream<R>>,
+    /// Opening it was tried (a server may refuse it with 405).
+    get_tried: bool,
+    /// `notifications/initialized` went out: the GET stream may open.
+    initialized: bool,
+}
+
+/// What a POST's wait saw first.
+enum Woke {
+    /// The POST's connection: a chunk (empty at its end) or an error.
+    Post(io::Result<()>),
+    /// The GET stream.
+    Get(GetEvent),
 }
 
 impl<R: ClientRuntime> std::fmt::Debug for AsyncHttpTransport<R> {
@@ -84,6 +105,9 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             connect_timeout: Duration::from_secs(60),
             limits: ExchangeLimits::default(),
             idle: None,
+            get: None,
+            get_tried: false,
+            initialized: false,
         })
     }
 
@@ -137,6 +161,9 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         client: &mut Client,
         pump: Pump<'_>,
     ) -> Result<(), TransportError> {
+        if transmit.method.as_deref() == Some("notifications/initialized") {
+            self.initialized = true;
+        }
         let mut challenges = 0;
         loop {
             let authorization = self
@@ -213,7 +240,10 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         loop {
             let sent = by_deadline(&self.runtime, deadline, write_all(&mut writer, request)).await;
             let read = match sent {
-                Ok(()) => read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await,
+                Ok(()) => {
+                    self.read_post(&mut reader, &mut buf, deadline, client, pump)
+                        .await
+                }
                 Err(e) => Err(e),
             };
             match read {
@@ -264,8 +294,128 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             if open_ended {
                 deadline = self.runtime.now() + self.timeout;
             }
-            read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await?;
+            self.read_post(&mut reader, &mut buf, deadline, client, pump)
+                .await?;
         }
+    }
+
+    /// Read the next chunk of a POST's answer into `buf`, by `deadline`;
+    /// meanwhile, what arrives on the GET stream goes to the machine and
+    /// the answers it queues are POSTed (that POST's answer may wait for
+    /// them), and a GET stream closed for polling is reopened.
+    async fn read_post(
+        &mut self,
+        reader: &mut Reader,
+        buf: &mut Vec<u8>,
+        deadline: Instant,
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> io::Result<()> {
+        loop {
+            let woke = {
+                let (runtime, get) = (&self.runtime, &mut self.get);
+                let mut read = pin!(read_chunk(runtime, reader, buf, deadline));
+                poll_fn(|cx| {
+                    if let Poll::Ready(r) = read.as_mut().poll(cx) {
+                        return Poll::Ready(Woke::Post(r));
+                    }
+                    match get.as_mut().map(|g| g.poll(runtime, cx)) {
+                        Some(Poll::Ready(event)) => Poll::Ready(Woke::Get(event)),
+                        _ => Poll::Pending,
+                    }
+                })
+                .await
+            };
+            match woke {
+                Woke::Post(read) => return read,
+                Woke::Get(event) => {
+                    self.got_on_get(event, client).await;
+                    pump(client);
+                    while let Some(reply) = client.poll_transmit() {
+                        Box::pin(self.post(&reply, client, &mut *pump))
+                            .await
+                            .map_err(io::Error::other)?;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hand what the GET stream brought to `client`; reopen a stream
+    /// closed for polling, drop one that is over. Whether a message came.
+    async fn got_on_get(&mut self, event: GetEvent, client: &mut Client) -> bool {
+        match event {
+            GetEvent::Messages(messages) => {
+                for message in messages {
+                    // A message the machine refuses is skipped, not fatal.
+                    let _ = client.handle_message(&message);
+                }
+                return true;
+            }
+            GetEvent::Reopen => {
+                let last = self
+                    .get
+                    .as_ref()
+                    .and_then(|g| g.last_event_id().map(String::from));
+                match self.get_connection(client, last.as_deref()).await {
+                    Ok(Some((reader, writer))) => {
+                        if let Some(get) = &mut self.get {
+                            get.reopened(reader, writer);
+                        }
+                    }
+                    // The server is gone or the session over: no stream.
+                    Ok(None) | Err(_) => self.get = None,
+                }
+            }
+            GetEvent::Closed => self.get = None,
+        }
+        false
+    }
+
+    /// Open the GET stream of an initialize-era session (2025-11-25
+    /// `basic/transports.mdx` § Listening for Messages from the Server).
+    /// A server that offers none (405) is fine: the stream ends at once.
+    async fn open_get(&mut self, client: &Client) -> Result<(), TransportError> {
+        self.get_tried = true;
+        if let Some((reader, writer)) = self.get_connection(client, None).await? {
+            self.get = Some(GetStream::opened(reader, writer, SseLimits::default()));
+        }
+        Ok(())
+    }
+
+    /// A new connection with the GET written on it (with `Last-Event-ID`
+    /// when resuming, § Resumability and Redelivery); `None` when the
+    /// session has no id to send.
+    async fn get_connection(
+        &mut self,
+        client: &Client,
+        last_event_id: Option<&str>,
+    ) -> Result<Option<(Reader, Writer)>, TransportError> {
+        let Some(mut headers) = client.session_headers() else {
+            return Ok(None);
+        };
+        if let Some(value) = self
+            .authorizer
+            .as_ref()
+            .and_then(|a| a.authorization(&self.endpoint))
+        {
+            headers.push((String::from("Authorization"), value));
+        }
+        if let Some(id) = last_event_id {
+            headers.push((String::from("Last-Event-ID"), String::from(id)));
+        }
+        let request = encode_request("GET", &self.target, &self.authority, &headers, None)
+            .map_err(TransportError::Http)?;
+        let deadline = self.runtime.now() + self.timeout;
+        let (reader, mut writer) = open(
+            &self.runtime,
+            self.address.clone(),
+            self.tls.as_ref(),
+            self.connect_deadline(deadline),
+        )
+        .await?;
+        by_deadline(&self.runtime, deadline, write_all(&mut writer, &request)).await?;
+        Ok(Some((reader, writer)))
     }
 }
 
@@ -276,17 +426,46 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
         client: &mut Client,
         pump: Pump<'_>,
     ) -> Result<(), TransportError> {
-        self.post(&transmit, client, pump).await
+        self.post(&transmit, client, pump).await?;
+        if self.initialized && !self.get_tried && !client.is_stateless() {
+            self.open_get(client).await?;
+        }
+        Ok(())
     }
 
-    async fn receive(&mut self, _client: &mut Client) -> Result<bool, TransportError> {
-        // Every answer is read by `send`; nothing arrives on its own (the
-        // initialize era's GET stream is the blocking transport's only).
-        Ok(false)
+    async fn receive(&mut self, client: &mut Client) -> Result<bool, TransportError> {
+        // Every answer is read by `send`; only the GET stream brings
+        // messages unasked. Wait for one up to the timeout.
+        let deadline = self.runtime.now() + self.timeout;
+        loop {
+            let event = {
+                let (runtime, get) = (&self.runtime, &mut self.get);
+                let Some(get) = get.as_mut() else {
+                    return Ok(false);
+                };
+                let mut timer = snodo_driver::Runtime::timer(runtime, deadline);
+                poll_fn(|cx| {
+                    if let Poll::Ready(event) = get.poll(runtime, cx) {
+                        return Poll::Ready(Some(event));
+                    }
+                    snodo_driver::Timer::poll_fired(&mut timer, cx).map(|()| None)
+                })
+                .await
+            };
+            match event {
+                None => return Ok(false),
+                Some(event) => {
+                    if self.got_on_get(event, client).await {
+                        return Ok(true);
+                    }
+                }
+            }
+        }
     }
 
     async fn close(&mut self, client: &Client) -> Result<(), TransportError> {
         self.idle = None;
+        self.get = None;
         let Some(request) = crate::http::delete_request(client, &self.target, &self.authority)?
         else {
             return Ok(());

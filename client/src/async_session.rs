@@ -10,20 +10,24 @@
 //! once.
 
 use std::collections::BTreeMap;
-use std::future::Future;
+use std::future::{poll_fn, Future};
+use std::pin::pin;
+use std::task::Poll;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use snodo_proto::client::{
-    Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit,
+    Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit, Wire,
 };
 use snodo_proto::{
     CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 
+use crate::cancel::Canceller;
 use crate::error::{Error, TransportError};
 use crate::handler::Handler;
+use crate::output_schema::OutputSchemas;
 use crate::results;
 use crate::tasks::{TaskFollow, TaskStep};
 
@@ -98,6 +102,15 @@ pub struct AsyncSession<T, H> {
     handler: H,
     /// Outcomes of operations nobody is waiting for yet.
     parked: BTreeMap<OpId, Event>,
+    /// Stops the request being waited for, from elsewhere.
+    canceller: Canceller,
+    /// The tools' output schemas, from the last `tools/list`.
+    schemas: OutputSchemas,
+    /// The transport's kind (only 2026-07-28 HTTP has response streams
+    /// to re-issue after).
+    wire: Wire,
+    /// Re-issue a tool call whose response stream broke.
+    reissue_tool_calls: bool,
 }
 
 impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
@@ -119,11 +132,58 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
     /// A session that has sent nothing yet (no discover, no initialize).
     pub fn new(transport: T, config: ClientConfig, handler: H) -> Self {
         AsyncSession {
+            wire: config.wire,
+            reissue_tool_calls: false,
             client: Client::new(config),
             transport,
             handler,
             parked: BTreeMap::new(),
+            canceller: Canceller::default(),
+            schemas: OutputSchemas::default(),
         }
+    }
+
+    /// Whether a `tools/call` whose 2026-07-28 response stream broke is
+    /// sent again as a new request (`changelog.mdx`, major change 9).
+    /// Off by default: the tool may have acted before the stream broke,
+    /// and only the application knows whether acting twice is harmless;
+    /// the loss is then reported as `NoResponse` (or the transport's
+    /// error). Lists, reads, `prompts/get`, `completion/complete`, `ping`
+    /// and `server/discover` (sent with [`request`](Self::request)) are
+    /// always re-issued, up to twice.
+    pub fn reissue_tool_calls(&mut self, reissue: bool) {
+        self.reissue_tool_calls = reissue;
+    }
+
+    /// Whether a request of `method` that failed with `error` is sent again.
+    fn may_reissue(&self, method: &str, error: &Error) -> bool {
+        use crate::reissue::{is_broken_stream, policy, Reissue};
+        let allowed = match policy(method) {
+            Reissue::Safe => true,
+            Reissue::ToolCall => self.reissue_tool_calls,
+            Reissue::Never => false,
+        };
+        allowed && self.wire == Wire::Http && self.client.is_stateless() && is_broken_stream(error)
+    }
+
+    /// A handle that cancels the request this session is waiting for
+    /// (`basic/patterns/cancellation.mdx`), from another task or thread:
+    /// the wait ends with [`Error::Cancelled`], the server is told, and
+    /// a late answer is ignored. On the blocking
+    /// [`Session`](crate::Session) a cancel takes effect only once the
+    /// transport returns (its reads block the thread).
+    pub fn canceller(&self) -> Canceller {
+        self.canceller.clone()
+    }
+
+    /// Cancel `op`, an operation [`start`](AsyncSession::start) or
+    /// [`resume`](AsyncSession::resume) left waiting for input, instead
+    /// of resuming it; on stdio and on initialize-era HTTP a
+    /// `notifications/cancelled` goes out.
+    pub async fn cancel(&mut self, op: OpId, reason: Option<&str>) -> Result<(), Error> {
+        self.client.cancel(op, reason);
+        self.parked.remove(&op);
+        self.flush().await
     }
 
     /// End the session: on Streamable HTTP in the initialize era, a
@@ -162,8 +222,19 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
         params: Value,
         options: RequestOptions,
     ) -> Result<Value, Error> {
-        let op = self.client.request_with(method, params, options);
-        let mut step = self.run(op).await?;
+        let mut reissues = 0;
+        let mut step = loop {
+            // Each issue is a new request with a new id.
+            let op = self.client.request_with(method, params.clone(), options);
+            match self.run(op).await {
+                Err(e)
+                    if reissues < crate::reissue::MAX_REISSUES && self.may_reissue(method, &e) =>
+                {
+                    reissues += 1;
+                }
+                outcome => break outcome?,
+            }
+        };
         for _ in 0..MAX_ROUNDS {
             match step {
                 Step::Done(result) => return Ok(result),
@@ -263,7 +334,11 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
 
     /// `tools/call` (`server/tools.mdx` § Calling Tools): the result as a
     /// [`CallToolResult`]. A tool execution error is a result with
-    /// `is_error` set, not an `Err`: its content is for the model.
+    /// `is_error` set, not an `Err`: its content is for the model. For a
+    /// tool whose `outputSchema` the last [`list_tools`](Self::list_tools)
+    /// gave, the `structuredContent` is checked against it (§ Output
+    /// Schema, clients SHOULD validate): [`Error::OutputSchema`] when it
+    /// does not match or is missing.
     pub async fn call_tool(
         &mut self,
         name: &str,
@@ -272,7 +347,9 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
         let result = self
             .request("tools/call", json!({"name": name, "arguments": arguments}))
             .await?;
-        results::decode("a CallToolResult", result)
+        let result: CallToolResult = results::decode("a CallToolResult", result)?;
+        self.schemas.check(name, &result)?;
+        Ok(result)
     }
 
     /// `tools/call`, its `structuredContent` as `S` (§ Structured
@@ -298,6 +375,7 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
         for (name, why) in bad {
             self.handler.tool_rejected(&name, &why);
         }
+        self.schemas.learn(&tools);
         Ok(tools)
     }
 
@@ -390,7 +468,29 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
 
     /// Drive the machine until `op` completes, fails or needs input.
     async fn run(&mut self, op: OpId) -> Result<Step, Error> {
-        let outcome = self.run_inner(op).await;
+        let canceller = self.canceller.clone();
+        canceller.begin();
+        let waited = {
+            let mut inner = pin!(self.run_inner(op));
+            poll_fn(|cx| match inner.as_mut().poll(cx) {
+                Poll::Ready(outcome) => Poll::Ready(Ok(outcome)),
+                Poll::Pending => canceller.poll_cancelled(cx).map(Err),
+            })
+            .await
+        };
+        canceller.end();
+        let outcome = match waited {
+            Ok(outcome) => outcome,
+            Err(reason) => {
+                // The wait was dropped mid-way (on HTTP its connection
+                // with it: the 2026-07-28 signal); elsewhere the
+                // notification goes out now.
+                let why = reason.as_deref().unwrap_or("cancelled by the client");
+                self.client.cancel(op, Some(why));
+                self.flush().await?;
+                return Err(Error::Cancelled(reason));
+            }
+        };
         if outcome.is_err() && self.client.is_live(op) {
             // The transport failed (a timeout, a broken connection): the
             // operation is abandoned, not left in flight. On stdio that is

@@ -89,6 +89,18 @@ pub enum Error {
     /// ended in a tool execution error (`isError: true`); its content
     /// says why.
     ToolFailed(snodo_proto::CallToolResult),
+    /// The application stopped waiting ([`Canceller::cancel`](crate::Canceller::cancel)),
+    /// with this reason; the server was told.
+    Cancelled(Option<String>),
+    /// A tool's `structuredContent` does not match the `outputSchema` the
+    /// server listed for it (`server/tools.mdx` § Output Schema: clients
+    /// SHOULD validate), or is missing though the tool declares one.
+    OutputSchema {
+        /// The tool.
+        tool: String,
+        /// What the validator said.
+        why: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -107,6 +119,14 @@ impl fmt::Display for Error {
                     }
                 }
                 Ok(())
+            }
+            Error::Cancelled(None) => f.write_str("cancelled"),
+            Error::Cancelled(Some(why)) => write!(f, "cancelled: {why}"),
+            Error::OutputSchema { tool, why } => {
+                write!(
+                    f,
+                    "tool {tool:?}: structured content against its output schema: {why}"
+                )
             }
         }
     }

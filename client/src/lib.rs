@@ -46,16 +46,21 @@
 #![warn(missing_docs)]
 
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
+mod async_get;
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_http;
 mod async_session;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod async_stdio;
 mod block;
+mod cancel;
 mod endpoint;
 mod error;
 mod get_stream;
 mod handler;
 mod http;
+mod output_schema;
+mod reissue;
 mod results;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 mod runtime;
@@ -77,6 +82,7 @@ pub use async_http::AsyncHttpTransport;
 pub use async_session::{AsyncPump, AsyncSession, AsyncTransport, Ended, Step};
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use async_stdio::AsyncStdioTransport;
+pub use cancel::Canceller;
 pub use error::{Error, TransportError};
 pub use handler::{Handler, NoInput};
 pub use http::HttpTransport;

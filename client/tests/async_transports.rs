@@ -1047,3 +1047,61 @@ data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged
 }
 
 on_each_runtime!(http_listen_stream_closed_without_a_result);
+
+/// A 2026-07-28 response stream that breaks before its answer (the
+/// event stream ends with no event): a `tools/list` is sent
+/// again as a new request with a new id (`changelog.mdx`, major change
+/// 9), and its answer is the list's; a `tools/call` is not re-issued by
+/// default (the loss is `NoResponse`), and is once the application opts
+/// in.
+async fn a_broken_stream_reissues_safe_requests<R: ClientRuntime>(runtime: R) {
+    const BROKEN: &[u8] =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
+    let (url, seen) = scripted(vec![
+        DISCOVER,
+        BROKEN,
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 114\r\n\r\n\
+{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"tools\":[{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\"}}],\"resultType\":\"complete\"}}",
+        BROKEN,
+        BROKEN,
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 99\r\n\r\n\
+{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"resultType\":\"complete\"}}",
+    ]);
+    let mut session = http_session(runtime, &url).await;
+    let tools = session.list_tools().await.unwrap();
+    assert_eq!(tools.len(), 1);
+    match session.call_tool("t", json!({})).await {
+        Err(snodo_client::Error::Client(snodo_proto::client::ClientError::NoResponse)) => {}
+        other => panic!("{other:?}"),
+    }
+    session.reissue_tool_calls(true);
+    let result = session.call_tool("t", json!({})).await.unwrap();
+    assert_eq!(result.content, [snodo_proto::Content::text("ok")]);
+    let seen = seen.lock().unwrap();
+    let body = |i: usize| -> Value {
+        serde_json::from_str(seen[i].split("\r\n\r\n").nth(1).unwrap()).unwrap()
+    };
+    assert_eq!(seen.len(), 6);
+    assert_eq!(
+        (body(1)["method"].clone(), body(1)["id"].clone()),
+        (json!("tools/list"), json!(2))
+    );
+    assert_eq!(
+        (body(2)["method"].clone(), body(2)["id"].clone()),
+        (json!("tools/list"), json!(3))
+    );
+    assert_eq!(
+        (body(3)["method"].clone(), body(3)["id"].clone()),
+        (json!("tools/call"), json!(4))
+    );
+    assert_eq!(
+        (body(4)["method"].clone(), body(4)["id"].clone()),
+        (json!("tools/call"), json!(5))
+    );
+    assert_eq!(
+        (body(5)["method"].clone(), body(5)["id"].clone()),
+        (json!("tools/call"), json!(6))
+    );
+}
+
+on_each_runtime!(a_broken_stream_reissues_safe_requests);
