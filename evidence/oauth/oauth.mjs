@@ -105,8 +105,11 @@ async function startProxy(endpoint, token) {
   const target = new URL(endpoint);
   const server = createServer((req, res) => {
     const headers = { ...req.headers, authorization: `Bearer ${token}` };
+    // A connection of its own per request (`agent: false`): a pooled
+    // keep-alive connection can be reused just as the fixture closes it
+    // for idleness, which the client would see as a reset stream.
     const upstream = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent: false },
       (up) => {
         res.writeHead(up.statusCode, up.statusMessage, up.rawHeaders);
         res.flushHeaders();
