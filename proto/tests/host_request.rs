@@ -25,9 +25,9 @@ fn service() -> Service {
 
 const CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 
-/// The head and body of the answer to a `tools/call` whose body the host
-/// read as `body`.
-fn answer(body: Result<Bytes, BodyError>) -> (Response, String) {
+/// The head and body of the answer to a `tools/call` of `tool`, made by
+/// a host stack to `service`, whose body the host read as `body`.
+fn answer_on(service: &Service, tool: &str, body: Result<Bytes, BodyError>) -> (Response, String) {
     let head = Head::new(
         "POST",
         "/mcp",
@@ -38,10 +38,10 @@ fn answer(body: Result<Bytes, BodyError>) -> (Response, String) {
             ("accept", b"application/json, text/event-stream"),
             ("mcp-protocol-version", b"2026-07-28"),
             ("mcp-method", b"tools/call"),
-            ("mcp-name", b"hello"),
+            ("mcp-name", tool.as_bytes()),
         ],
     );
-    let mut conn = Connection::http_request(&service(), head, body, None, Instant::ZERO);
+    let mut conn = Connection::http_request(service, head, body, None, Instant::ZERO);
     let (mut response, mut out) = (None, Vec::new());
     while let Some(output) = conn.poll_output() {
         match output {
@@ -68,6 +68,11 @@ fn refusal(status: u16, message: &str) -> (u16, bool, String) {
 
 fn seen(answer: (Response, String)) -> (u16, bool, String) {
     (answer.0.status, answer.0.close, answer.1)
+}
+
+/// The same for the tool `hello` of [`service`].
+fn answer(body: Result<Bytes, BodyError>) -> (Response, String) {
+    answer_on(&service(), "hello", body)
 }
 
 #[test]
@@ -101,39 +106,6 @@ fn an_answered_request_leaves_the_connection_to_the_host() {
     );
 }
 
-/// The body of the answer to `body`, a request for `tool`, made by a host
-/// stack to `service`.
-fn answer_on(service: &Service, tool: &str, body: &str) -> String {
-    let head = Head::new(
-        "POST",
-        "/mcp",
-        1,
-        [
-            ("host", "127.0.0.1".as_bytes()),
-            ("content-type", b"application/json"),
-            ("accept", b"application/json, text/event-stream"),
-            ("mcp-protocol-version", b"2026-07-28"),
-            ("mcp-method", b"tools/call"),
-            ("mcp-name", tool.as_bytes()),
-        ],
-    );
-    let body = Ok(Bytes::from(body.to_owned()));
-    let mut conn = Connection::http_request(service, head, body, None, Instant::ZERO);
-    let mut out = Vec::new();
-    while let Some(output) = conn.poll_output() {
-        match output {
-            Output::Transmit(b) => out.extend_from_slice(&b),
-            Output::Invoke(inv) => {
-                let call = inv.call;
-                let outcome = block_on(inv.run(std::sync::Arc::new(snodo_proto::NullSink)));
-                conn.complete(call, outcome, Instant::ZERO).unwrap();
-            }
-            _ => {}
-        }
-    }
-    String::from_utf8(out).unwrap()
-}
-
 /// Host requests share what the service remembers of the last client's
 /// `_meta` (each is a connection of its own): a request whose
 /// capabilities differ from the remembered ones is held to its own.
@@ -162,13 +134,16 @@ fn each_host_request_is_held_to_its_own_capabilities() {
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ask","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{caps}}}}}}}"#
         )
     };
+    let body = |service: &Service, call: &str| {
+        answer_on(service, "ask", Ok(Bytes::from(call.to_owned()))).1
+    };
     let missing = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"elicitation":{"url":{}}}}}}"#;
     for _ in 0..2 {
-        let asked = answer_on(&service, "ask", &call(r#"{"elicitation":{"url":{}}}"#));
+        let asked = body(&service, &call(r#"{"elicitation":{"url":{}}}"#));
         assert!(
             asked.contains(r#""resultType":"input_required""#),
             "{asked}"
         );
-        assert_eq!(answer_on(&service, "ask", &call("{}")), missing);
+        assert_eq!(body(&service, &call("{}")), missing);
     }
 }

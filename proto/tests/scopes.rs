@@ -40,6 +40,11 @@ fn principal(token: &str) -> Option<Principal> {
         ),
         // Granted one broad scope, which implies the rest (below).
         "all" => Some(Principal::new("dee", ["all"]).audience(["https://mcp.example.com/mcp"])),
+        // Every scope, but issued for another server (§ Token Handling).
+        "foreign" => Some(
+            Principal::new("eve", ["mcp", "tools:secret"])
+                .audience(["https://other.example.com/mcp"]),
+        ),
         _ => None,
     }
 }
@@ -438,6 +443,54 @@ fn a_caller_without_the_targets_scope_is_refused_on_every_wire_and_era() {
                     "{method} over {wire:?} in {era:?}"
                 );
             }
+            assert_eq!(
+                ran.load(Ordering::SeqCst),
+                0,
+                "{wire:?} {era:?}: nothing runs"
+            );
+        }
+    }
+}
+
+/// The audience rule holds wherever a token is read: native HTTP and
+/// host-parsed requests, for a 2026-07-28 request and for the first
+/// message of a session (its `initialize`) alike, before anything runs.
+#[test]
+fn a_token_for_another_audience_is_refused_on_every_http_wire_and_era() {
+    let invalid = Answer {
+        status: 401,
+        challenge: Some(format!(
+            r#"Bearer error="invalid_token", error_description="The token was issued for another audience", scope="mcp", resource_metadata="{PRM}""#
+        )),
+        message: serde_json::from_str(
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: the bearer token is not valid"}}"#,
+        )
+        .unwrap(),
+    };
+    for wire in [Wire::Http, Wire::Parts] {
+        for era in ERAS {
+            let ran = Arc::new(AtomicUsize::new(0));
+            let mut client = Client {
+                wire,
+                era,
+                token: "foreign",
+                service: service("narrow", &ran),
+                stdio: None,
+                session: None,
+            };
+            let answer = match era {
+                Era::Stateless => {
+                    client.request("tools/call", Some("secret_tool"), r#""name":"secret_tool""#)
+                }
+                Era::Session(version) => client.exchange(
+                    "initialize",
+                    None,
+                    &format!(
+                        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+                    ),
+                ),
+            };
+            assert_eq!(answer, invalid, "{wire:?} {era:?}");
             assert_eq!(
                 ran.load(Ordering::SeqCst),
                 0,
