@@ -131,7 +131,7 @@ use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use core::fmt;
 use serde_json::{json, Map, Value};
 
@@ -150,12 +150,14 @@ use crate::subscriptions::{ChangeEvent, Filter};
 use crate::time::Instant;
 
 mod legacy;
+pub(crate) mod outbox;
 mod outcome;
 mod table;
 pub(crate) mod timers;
 
 pub(crate) use outcome::tool_result;
 
+use outbox::Outbox;
 use table::Table;
 use timers::{Timer, Timers};
 
@@ -271,14 +273,12 @@ pub(crate) enum Final<'a> {
 pub struct Connection {
     pub(crate) service: Service,
     pub(crate) wire: Wire,
-    pub(crate) out: Vec<u8>,
-    /// Where small outputs are handed over from (see `take_out`).
-    pub(crate) tx: BytesMut,
+    /// What the driver is handed next.
+    pub(crate) outbox: Outbox,
     /// A final message being serialized ahead of its HTTP head.
     pub(crate) scratch: Vec<u8>,
     /// A handler's result being shaped.
     pub(crate) result: Vec<u8>,
-    pub(crate) events: VecDeque<Output>,
     pub(crate) calls: Table<CallId, Call>,
     pub(crate) by_request: Table<RequestId, Slot>,
     pub(crate) queued: VecDeque<Box<Admitted>>,
@@ -383,11 +383,9 @@ impl Connection {
         Connection {
             wire,
             service: service.clone(),
-            out: Vec::new(),
-            tx: BytesMut::new(),
+            outbox: Outbox::default(),
             scratch: Vec::new(),
             result: Vec::new(),
-            events: VecDeque::new(),
             calls: Table::default(),
             by_request: Table::default(),
             queued: VecDeque::new(),
@@ -516,8 +514,7 @@ impl Connection {
             Wire::Http(_) => self.handle_input_closed(now),
             Wire::Stdio(_) => {
                 self.input_closed = true;
-                self.out.clear();
-                self.events.retain(|e| !matches!(e, Output::Transmit(_)));
+                self.outbox.drop_unsent();
                 self.abandon("the client cannot be written to");
             }
         }
@@ -698,17 +695,11 @@ impl Connection {
 
     /// The next thing to do, or `None` when drained.
     pub fn poll_output(&mut self) -> Option<Output> {
-        if let Some(e) = self.events.pop_front() {
-            return Some(e);
-        }
-        if self.peer_gone() {
-            self.out.clear();
-        }
-        if self.out.is_empty() {
+        let next = self.outbox.poll();
+        if next.is_none() {
             self.arm_wake();
-            return None;
         }
-        Some(Output::Transmit(self.take_out()))
+        next
     }
 
     /// The earliest deadline: a call's timeout, or on HTTP the slow-request
@@ -1267,34 +1258,13 @@ impl Connection {
     }
 
     pub(crate) fn push_event(&mut self, e: Output) {
-        if self.peer_gone() {
-            self.out.clear();
-        } else if !self.out.is_empty() {
-            let bytes = self.take_out();
-            self.events.push_back(Output::Transmit(bytes));
-        }
-        self.events.push_back(e);
+        self.outbox.push(e);
     }
 
     /// The HTTP client left while session calls still run (see
     /// [`handle_input_closed`](Connection::handle_input_closed)).
     pub(crate) fn peer_gone(&self) -> bool {
-        matches!(&self.wire, Wire::Http(h) if h.peer_gone)
-    }
-
-    /// The bytes written so far, to transmit. A small output is copied
-    /// into `tx` and split off it: once the caller has dropped the
-    /// previous transmits, `tx` takes its whole buffer back, so a steady
-    /// stream of answers allocates nothing. A large one is handed over
-    /// whole, so no connection holds a large idle buffer.
-    fn take_out(&mut self) -> Bytes {
-        if self.out.capacity() > KEEP_OUT_BUFFER {
-            Bytes::from(core::mem::take(&mut self.out))
-        } else {
-            self.tx.extend_from_slice(&self.out);
-            self.out.clear();
-            self.tx.split().freeze()
-        }
+        self.outbox.is_discarding()
     }
 
     /// Write the final message for a request: a line on stdio; on HTTP the
@@ -1304,10 +1274,10 @@ impl Connection {
             // Straight into the output: no intermediate buffer, and room
             // for a large answer made at once rather than by doubling.
             if let Some(id) = id {
-                self.out.reserve(result.len() + 64);
-                jsonrpc::write_result_raw(&mut self.out, id, result);
+                self.outbox.bytes().reserve(result.len() + 64);
+                jsonrpc::write_result_raw(self.outbox.bytes(), id, result);
             }
-            self.out.push(b'\n');
+            self.outbox.bytes().push(b'\n');
             return;
         }
         // The message, serialized before the HTTP head that gives its
@@ -1328,8 +1298,8 @@ impl Connection {
         };
         match self.wire {
             Wire::Stdio(_) => {
-                self.out.extend_from_slice(&json);
-                self.out.push(b'\n');
+                self.outbox.bytes().extend_from_slice(&json);
+                self.outbox.bytes().push(b'\n');
             }
             Wire::Http(_) => self.http_final(&json, status, retry_after, now),
         }
@@ -1350,8 +1320,8 @@ impl Connection {
     fn emit_on_stream(&mut self, json: &[u8]) {
         match &mut self.wire {
             Wire::Stdio(_) => {
-                self.out.extend_from_slice(json);
-                self.out.push(b'\n');
+                self.outbox.bytes().extend_from_slice(json);
+                self.outbox.bytes().push(b'\n');
             }
             Wire::Http(_) => self.http_on_stream(json),
         }
@@ -1359,6 +1329,3 @@ impl Connection {
 }
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
-
-/// Output buffer capacity a connection keeps between answers.
-const KEEP_OUT_BUFFER: usize = 16 * 1024;

@@ -7,7 +7,8 @@
 use alloc::vec::Vec;
 use serde_json::{json, Value};
 
-use super::{Call, Connection, Expect, Final, KEEP_OUT_BUFFER};
+use super::outbox::KEEP_BUFFER;
+use super::{Call, Connection, Expect, Final};
 use crate::dispatch;
 use crate::error::ErrorObject;
 use crate::handler::Outcome;
@@ -102,7 +103,7 @@ impl Connection {
             Ok(()) => self.emit_final(Some(&call.id), Final::Result(&buf), now),
             Err(e) => self.emit_final(Some(&call.id), Final::Error(&e, false), now),
         }
-        if buf.capacity() <= KEEP_OUT_BUFFER {
+        if buf.capacity() <= KEEP_BUFFER {
             self.result = buf;
         }
     }

@@ -29,6 +29,7 @@ use super::rules;
 use super::session::LegacyExchange;
 use crate::admission::{self, Admission, Facts};
 use crate::auth::{Authorization, Challenge, Checked, DeferredVerdict};
+use crate::connection::outbox::Outbox;
 use crate::connection::timers::Timer;
 use crate::connection::{CompleteError, Connection, Output, Wire};
 use crate::error::ErrorObject;
@@ -149,6 +150,202 @@ impl HttpWire {
     pub(crate) fn is_idle(&self) -> bool {
         !self.closing && self.exchange.is_none() && self.head.is_none()
     }
+
+    /// Write a response head: HTTP/1.1 bytes, or an [`Output::Respond`].
+    /// `extra` are whole `Name: value` lines.
+    fn head(
+        &self,
+        out: &mut Outbox,
+        status: u16,
+        content_type: Option<&str>,
+        length: Option<usize>,
+        close: bool,
+        extra: &[&str],
+    ) {
+        match self.framing {
+            Framing::H1 => {
+                codec::write_head(out.bytes(), status, content_type, length, close, extra)
+            }
+            Framing::Parts => {
+                // Every parts answer ends its exchange: what a host stack
+                // is told is whether its connection must end as well.
+                let mut headers = Vec::with_capacity(extra.len() + 1);
+                if let Some(ct) = content_type {
+                    headers.push((String::from("content-type"), String::from(ct)));
+                }
+                for line in extra {
+                    if let Some((name, value)) = line.split_once(':') {
+                        headers
+                            .push((name.trim().to_ascii_lowercase(), String::from(value.trim())));
+                    }
+                }
+                out.push(Output::Respond(super::Response {
+                    status,
+                    headers,
+                    content_length: length,
+                    close: self.closing,
+                }));
+            }
+        }
+    }
+
+    /// Part of a streamed body: a chunk on HTTP/1.1, the bytes as they are
+    /// otherwise.
+    fn chunk(&self, out: &mut Outbox, data: &[u8]) {
+        match self.framing {
+            Framing::H1 => codec::write_chunk(out.bytes(), data),
+            Framing::Parts => out.bytes().extend_from_slice(data),
+        }
+    }
+
+    /// The end of a streamed body.
+    pub(crate) fn end_body(&self, out: &mut Outbox) {
+        if self.framing == Framing::H1 {
+            codec::write_last_chunk(out.bytes());
+        }
+    }
+
+    /// The exchange's response becomes an SSE stream, once
+    /// (`streamable-http.mdx` § Receiving Messages: `X-Accel-Buffering: no`
+    /// so proxies do not hold events back; chunked, so the connection can
+    /// be reused after the final event).
+    pub(crate) fn start_sse(&mut self, out: &mut Outbox) {
+        let Some(ex) = self.exchange.as_mut() else {
+            return;
+        };
+        if !ex.sse {
+            ex.sse = true;
+            let close = !ex.keep_alive;
+            self.head(
+                out,
+                200,
+                Some("text/event-stream"),
+                None,
+                close,
+                &["Cache-Control: no-cache", "X-Accel-Buffering: no"],
+            );
+        }
+    }
+
+    /// One SSE event carrying one JSON-RPC message on a single `data:`
+    /// line.
+    fn sse_event(&self, out: &mut Outbox, json: &[u8]) {
+        let mut event = Vec::with_capacity(json.len() + 8);
+        event.extend_from_slice(b"data: ");
+        event.extend_from_slice(json);
+        event.extend_from_slice(b"\n\n");
+        self.chunk(out, &event);
+    }
+
+    /// An SSE comment line: ignored by clients, keeps intermediaries from
+    /// timing the stream out.
+    fn keep_alive_comment(&self, out: &mut Outbox) {
+        self.chunk(out, b":\n\n");
+    }
+
+    /// A whole non-streamed answer to the exchange, which ends it: whether
+    /// the client asked to keep the connection, `None` without an exchange.
+    fn answer(
+        &mut self,
+        out: &mut Outbox,
+        shutting_down: bool,
+        status: u16,
+        content_type: Option<&str>,
+        body: &[u8],
+        extra: &[&str],
+    ) -> Option<bool> {
+        let Some(ex) = self.exchange.take() else {
+            tracing::error!("HTTP answer without an exchange");
+            return None;
+        };
+        let close = !ex.keep_alive || shutting_down;
+        self.head(out, status, content_type, Some(body.len()), close, extra);
+        out.bytes().extend_from_slice(body);
+        Some(ex.keep_alive)
+    }
+
+    /// The final message of the exchange, which ends it: the last event of
+    /// its SSE stream, or its JSON response with `status` (and
+    /// `Retry-After` for a retryable error). Whether the client asked to
+    /// keep the connection, `None` without an exchange.
+    fn final_message(
+        &mut self,
+        out: &mut Outbox,
+        shutting_down: bool,
+        json: &[u8],
+        status: u16,
+        retry_after: Option<u64>,
+    ) -> Option<bool> {
+        let Some(ex) = self.exchange.as_ref() else {
+            tracing::error!("HTTP final message without an exchange");
+            return None;
+        };
+        if ex.sse {
+            let keep_alive = ex.keep_alive;
+            self.sse_event(out, json);
+            self.end_body(out);
+            self.exchange = None;
+            return Some(keep_alive);
+        }
+        // A session's JSON-RPC errors travel with 200: the initialize-era
+        // transports give HTTP statuses only to transport faults.
+        let (status, header) = match &ex.legacy {
+            Some(l) => (200, l.session_header()),
+            // A retryable failure (503 or 429: `rules::status_of`) says
+            // when to try again (RFC 9110 § 10.2.3).
+            None if retry_after.is_some() && status != 200 => (
+                status,
+                retry_after.map(|s| alloc::format!("Retry-After: {s}")),
+            ),
+            None => (status, None),
+        };
+        let extra: &[&str] = match &header {
+            Some(h) => &[h.as_str()],
+            None => &[],
+        };
+        self.answer(
+            out,
+            shutting_down,
+            status,
+            Some("application/json"),
+            json,
+            extra,
+        )
+    }
+
+    /// A message about the request being answered (a notification, or in
+    /// a session a server-to-client request): an SSE event, switching the
+    /// response to SSE first if needed.
+    fn on_stream(&mut self, out: &mut Outbox, json: &[u8]) {
+        if self.exchange.is_some() {
+            self.start_sse(out);
+            self.sse_event(out, json);
+        }
+    }
+
+    /// Answer a request refused before or instead of admission, and stop
+    /// answering: the rest of the stream cannot be trusted to be framed.
+    fn refuse(&mut self, out: &mut Outbox, status: u16, message: &str, allow: Option<&str>) {
+        self.exchange = None;
+        self.closing = true;
+        let allow = allow.as_slice();
+        if status == 404 || status == 405 {
+            // Not an MCP answer: a plain body, so a 404 is never mistaken
+            // for the -32601 "method not found" of the MCP endpoint.
+            let ct = Some("text/plain; charset=utf-8");
+            self.head(out, status, ct, Some(message.len()), true, allow);
+            out.bytes().extend_from_slice(message.as_bytes());
+        } else {
+            // `§ Security & Endpoint`: the body MAY be a JSON-RPC error
+            // without an id.
+            let mut json = Vec::with_capacity(128);
+            let error = ErrorObject::invalid_request(String::from(message));
+            jsonrpc::write_error(&mut json, None, &error);
+            let ct = Some("application/json");
+            self.head(out, status, ct, Some(json.len()), true, allow);
+            out.bytes().extend_from_slice(&json);
+        }
+    }
 }
 
 impl Connection {
@@ -221,92 +418,59 @@ impl Connection {
         conn
     }
 
-    /// Write a response head: HTTP/1.1 bytes, or an [`Output::Respond`].
-    /// `extra` are whole `Name: value` lines.
-    fn response_head(
+    /// A whole non-streamed answer to the exchange, which ends it.
+    pub(crate) fn http_answer(
         &mut self,
         status: u16,
         content_type: Option<&str>,
-        length: Option<usize>,
-        close: bool,
+        body: &[u8],
         extra: &[&str],
+        now: Instant,
     ) {
-        let Wire::Http(http) = &self.wire else { return };
-        match http.framing {
-            Framing::H1 => {
-                codec::write_head(&mut self.out, status, content_type, length, close, extra)
-            }
-            Framing::Parts => {
-                // Every parts answer ends its exchange: what a host stack
-                // is told is whether its connection must end as well.
-                let close = http.closing;
-                let mut headers = Vec::with_capacity(extra.len() + 1);
-                if let Some(ct) = content_type {
-                    headers.push((String::from("content-type"), String::from(ct)));
-                }
-                for line in extra {
-                    if let Some((name, value)) = line.split_once(':') {
-                        headers
-                            .push((name.trim().to_ascii_lowercase(), String::from(value.trim())));
-                    }
-                }
-                self.push_event(Output::Respond(super::Response {
-                    status,
-                    headers,
-                    content_length: length,
-                    close,
-                }));
-            }
-        }
-    }
-
-    /// Part of a streamed body: a chunk on HTTP/1.1, the bytes as they are
-    /// otherwise.
-    fn body_chunk(&mut self, data: &[u8]) {
-        let Wire::Http(http) = &self.wire else { return };
-        match http.framing {
-            Framing::H1 => codec::write_chunk(&mut self.out, data),
-            Framing::Parts => self.out.extend_from_slice(data),
-        }
-    }
-
-    /// The end of a streamed body.
-    pub(crate) fn body_end(&mut self) {
-        let Wire::Http(http) = &self.wire else { return };
-        if http.framing == Framing::H1 {
-            codec::write_last_chunk(&mut self.out);
-        }
-    }
-
-    /// The exchange's response becomes an SSE stream, once
-    /// (`streamable-http.mdx` § Receiving Messages: `X-Accel-Buffering: no`
-    /// so proxies do not hold events back; chunked, so the connection can
-    /// be reused after the final event).
-    pub(crate) fn start_sse(&mut self) {
-        let Some(ex) = self.http().and_then(|h| h.exchange.as_mut()) else {
+        let Wire::Http(http) = &mut self.wire else {
             return;
         };
-        if !ex.sse {
-            ex.sse = true;
-            let close = !ex.keep_alive;
-            self.response_head(
-                200,
-                Some("text/event-stream"),
-                None,
-                close,
-                &["Cache-Control: no-cache", "X-Accel-Buffering: no"],
-            );
+        let ended = http.answer(
+            &mut self.outbox,
+            self.shutting_down,
+            status,
+            content_type,
+            body,
+            extra,
+        );
+        if let Some(keep_alive) = ended {
+            self.end_exchange(keep_alive, now);
         }
     }
 
-    /// One SSE event carrying one JSON-RPC message on a single `data:`
-    /// line.
-    fn sse_event(&mut self, json: &[u8]) {
-        let mut event = Vec::with_capacity(json.len() + 8);
-        event.extend_from_slice(b"data: ");
-        event.extend_from_slice(json);
-        event.extend_from_slice(b"\n\n");
-        self.body_chunk(&event);
+    /// The final message of the exchange, which ends it.
+    pub(crate) fn http_final(
+        &mut self,
+        json: &[u8],
+        status: u16,
+        retry_after: Option<u64>,
+        now: Instant,
+    ) {
+        let Wire::Http(http) = &mut self.wire else {
+            return;
+        };
+        let ended = http.final_message(
+            &mut self.outbox,
+            self.shutting_down,
+            json,
+            status,
+            retry_after,
+        );
+        if let Some(keep_alive) = ended {
+            self.end_exchange(keep_alive, now);
+        }
+    }
+
+    /// A message about the request being answered, on its SSE stream.
+    pub(crate) fn http_on_stream(&mut self, json: &[u8]) {
+        if let Wire::Http(http) = &mut self.wire {
+            http.on_stream(&mut self.outbox, json);
+        }
     }
 
     pub(crate) fn http(&mut self) -> Option<&mut HttpWire> {
@@ -344,76 +508,6 @@ impl Connection {
         }
     }
 
-    /// A whole non-streamed answer to the exchange, which ends it.
-    pub(crate) fn http_answer(
-        &mut self,
-        status: u16,
-        content_type: Option<&str>,
-        body: &[u8],
-        extra: &[&str],
-        now: Instant,
-    ) {
-        let Some(ex) = self.http().and_then(|h| h.exchange.take()) else {
-            tracing::error!("HTTP answer without an exchange");
-            return;
-        };
-        let close = !ex.keep_alive || self.shutting_down;
-        self.response_head(status, content_type, Some(body.len()), close, extra);
-        self.out.extend_from_slice(body);
-        self.end_exchange(ex.keep_alive, now);
-    }
-
-    /// The final message of the exchange: the last event of its SSE
-    /// stream, or its JSON response with `status` (and `Retry-After` for a
-    /// retryable error).
-    pub(crate) fn http_final(
-        &mut self,
-        json: &[u8],
-        status: u16,
-        retry_after: Option<u64>,
-        now: Instant,
-    ) {
-        let Some(http) = self.http() else { return };
-        let Some(ex) = http.exchange.as_ref() else {
-            tracing::error!("HTTP final message without an exchange");
-            return;
-        };
-        if ex.sse {
-            let keep_alive = ex.keep_alive;
-            self.sse_event(json);
-            self.body_end();
-            self.end_exchange(keep_alive, now);
-            return;
-        }
-        // A session's JSON-RPC errors travel with 200: the initialize-era
-        // transports give HTTP statuses only to transport faults.
-        let (status, header) = match &ex.legacy {
-            Some(l) => (200, l.session_header()),
-            // A retryable failure (503 or 429: `rules::status_of`) says
-            // when to try again (RFC 9110 § 10.2.3).
-            None if retry_after.is_some() && status != 200 => (
-                status,
-                retry_after.map(|s| alloc::format!("Retry-After: {s}")),
-            ),
-            None => (status, None),
-        };
-        let extra: &[&str] = match &header {
-            Some(h) => &[h.as_str()],
-            None => &[],
-        };
-        self.http_answer(status, Some("application/json"), json, extra, now);
-    }
-
-    /// A message about the request being answered (a notification, or in
-    /// a session a server-to-client request): an SSE event, switching the
-    /// response to SSE first if needed.
-    pub(crate) fn http_on_stream(&mut self, json: &[u8]) {
-        if self.http().is_some_and(|h| h.exchange.is_some()) {
-            self.start_sse();
-            self.sse_event(json);
-        }
-    }
-
     /// The exchange becomes a stream that stays open (a listen stream, a
     /// session's GET stream), with keep-alive comments while it is.
     pub(crate) fn open_http_stream(&mut self, now: Instant) -> bool {
@@ -424,7 +518,7 @@ impl Connection {
         if http.exchange.is_none() {
             return false;
         }
-        self.start_sse();
+        http.start_sse(&mut self.outbox);
         self.timers.set(Timer::Heartbeat, now + heartbeat);
         true
     }
@@ -440,7 +534,7 @@ impl Connection {
             http.closing = true;
             http.peer_gone = true;
         }
-        self.out.clear();
+        self.outbox.discard();
         self.forget_outbound();
         // A session call waiting for the client's answer can never get it
         // now: it ends (into the void, like all that follows).
@@ -497,9 +591,7 @@ impl Connection {
             return;
         }
         if http.exchange.is_some() && self.timers.due(Timer::Heartbeat, now) {
-            // An SSE comment line: ignored by clients, keeps
-            // intermediaries from timing the stream out.
-            self.body_chunk(b":\n\n");
+            http.keep_alive_comment(&mut self.outbox);
             self.timers.set(Timer::Heartbeat, now + heartbeat);
         }
         let Wire::Http(http) = &mut self.wire else {
@@ -594,7 +686,9 @@ impl Connection {
                         return;
                     }
                     if head.expects_continue() {
-                        self.out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
+                        self.outbox
+                            .bytes()
+                            .extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
                     }
                     http.head = Some(head);
                     let body = self.service.http_config().request_timeout;
@@ -820,26 +914,10 @@ impl Connection {
     /// Answer an HTTP request refused before or instead of admission, and
     /// close: the rest of the stream cannot be trusted to be framed.
     pub(crate) fn refuse_http(&mut self, status: u16, message: &str, allow: Option<&str>) {
-        let Some(http) = self.http() else { return };
-        http.exchange = None;
-        http.closing = true;
-        let allow = allow.as_slice();
-        if status == 404 || status == 405 {
-            // Not an MCP answer: a plain body, so a 404 is never mistaken
-            // for the -32601 "method not found" of the MCP endpoint.
-            let ct = Some("text/plain; charset=utf-8");
-            self.response_head(status, ct, Some(message.len()), true, allow);
-            self.out.extend_from_slice(message.as_bytes());
-        } else {
-            // `§ Security & Endpoint`: the body MAY be a JSON-RPC error
-            // without an id.
-            let mut json = Vec::with_capacity(128);
-            let error = ErrorObject::invalid_request(String::from(message));
-            jsonrpc::write_error(&mut json, None, &error);
-            let ct = Some("application/json");
-            self.response_head(status, ct, Some(json.len()), true, allow);
-            self.out.extend_from_slice(&json);
-        }
+        let Wire::Http(http) = &mut self.wire else {
+            return;
+        };
+        http.refuse(&mut self.outbox, status, message, allow);
         self.maybe_close();
     }
 }

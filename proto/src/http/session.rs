@@ -195,15 +195,14 @@ impl Connection {
     /// connection: its response ends as an event stream that carries no
     /// message, so the connection stays usable.
     pub(crate) fn end_cancelled_exchange(&mut self, now: Instant) {
-        let Some(keep_alive) = self
-            .http()
-            .and_then(|h| h.exchange.as_ref())
-            .map(|e| e.keep_alive())
-        else {
+        let Wire::Http(http) = &mut self.wire else {
             return;
         };
-        self.start_sse();
-        self.body_end();
+        let Some(keep_alive) = http.exchange.as_ref().map(|e| e.keep_alive()) else {
+            return;
+        };
+        http.start_sse(&mut self.outbox);
+        http.end_body(&mut self.outbox);
         self.end_exchange(keep_alive, now);
     }
 
@@ -225,8 +224,8 @@ impl Connection {
             return;
         }
         self.end_get_stream();
-        self.body_end();
-        if let Some(http) = self.http() {
+        if let Wire::Http(http) = &mut self.wire {
+            http.end_body(&mut self.outbox);
             http.exchange = None;
             http.closing = true;
         }
