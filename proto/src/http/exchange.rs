@@ -427,20 +427,9 @@ impl Connection {
         extra: &[&str],
         now: Instant,
     ) {
-        let Wire::Http(http) = &mut self.wire else {
-            return;
-        };
-        let ended = http.answer(
-            &mut self.outbox,
-            self.shutting_down,
-            status,
-            content_type,
-            body,
-            extra,
-        );
-        if let Some(keep_alive) = ended {
-            self.end_exchange(keep_alive, now);
-        }
+        self.frame_last(now, |http, out, shutting_down| {
+            http.answer(out, shutting_down, status, content_type, body, extra)
+        });
     }
 
     /// The final message of the exchange, which ends it.
@@ -451,17 +440,22 @@ impl Connection {
         retry_after: Option<u64>,
         now: Instant,
     ) {
+        self.frame_last(now, |http, out, shutting_down| {
+            http.final_message(out, shutting_down, json, status, retry_after)
+        });
+    }
+
+    /// Frame the exchange's last write with `frame`, then end the exchange
+    /// as the client asked (the keep-alive `frame` returns).
+    fn frame_last(
+        &mut self,
+        now: Instant,
+        frame: impl FnOnce(&mut HttpWire, &mut Outbox, bool) -> Option<bool>,
+    ) {
         let Wire::Http(http) = &mut self.wire else {
             return;
         };
-        let ended = http.final_message(
-            &mut self.outbox,
-            self.shutting_down,
-            json,
-            status,
-            retry_after,
-        );
-        if let Some(keep_alive) = ended {
+        if let Some(keep_alive) = frame(http, &mut self.outbox, self.shutting_down) {
             self.end_exchange(keep_alive, now);
         }
     }
