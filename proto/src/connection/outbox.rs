@@ -6,7 +6,7 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use bytes::{Bytes, BytesMut};
 
-use super::Output;
+use super::output::Output;
 
 /// Buffer capacity a connection keeps between answers.
 pub(crate) const KEEP_BUFFER: usize = 16 * 1024;
