@@ -11,8 +11,8 @@ use alloc::string::String;
 use serde_json::{Map, Value};
 
 use super::admit::{checked, responses};
+use super::checks::{bug, check, missing_capabilities};
 use super::request::InputRequired;
-use super::result::{bug, check, missing_capabilities};
 use super::round::Round;
 use super::seal::Issued;
 use crate::error::ErrorObject;

@@ -13,8 +13,8 @@ use alloc::format;
 use alloc::string::String;
 use serde_json::{Map, Value};
 
+use super::checks::{bug, check, issued_kind, missing_capabilities};
 use super::request::{InputRequest, InputRequired};
-use super::result::{bug, check, issued_kind, missing_capabilities};
 use super::round::Round;
 use super::seal::Issued;
 use crate::error::ErrorObject;

@@ -15,6 +15,7 @@
 mod admit;
 mod b64;
 mod canon;
+mod checks;
 mod detached;
 mod elicit;
 mod inline;
