@@ -859,8 +859,11 @@ impl Service {
         let tool = self.snapshot().tool(name).cloned();
         match outcome {
             Outcome::Error(e) => DetachedOutcome::Error(e),
-            Outcome::CallTool(r) => match crate::connection::tool_result(self, tool.as_deref(), &r)
-            {
+            Outcome::CallTool(r) => match crate::shape::checked_tool_result(
+                tool.as_deref(),
+                &r,
+                &self.inner.server_meta,
+            ) {
                 Ok(bytes) => match serde_json::from_slice::<Map<String, Value>>(&bytes) {
                     Ok(m) => DetachedOutcome::Complete(m),
                     Err(_) => DetachedOutcome::Error(ErrorObject::internal("Internal error")),

@@ -12,9 +12,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde_json::{Map, Value};
 
+use crate::error::ErrorObject;
 use crate::model::{
     CacheHint, CacheScope, CallToolResult, Content, ReadResourceResult, ResourceContents,
 };
+use crate::registry::ToolEntry;
 
 /// The server's `_meta` for every result, with its JSON written once when
 /// the service is built: the hot results copy the bytes instead of
@@ -269,6 +271,53 @@ pub fn write_read_result(
     out.extend_from_slice(br#"],"resultType":"complete","ttlMs":"#);
     crate::json::write(out, &hint.ttl_ms);
     out.push(b'}');
+}
+
+/// A tool's result as the answer to `tools/call`: checked against the
+/// tool's `outputSchema` unless it is an error result (`server/tools.mdx`
+/// § Output Schema: servers MUST provide structured results that conform
+/// to it), then shaped. A result that does not conform is the server's
+/// fault: `-32603`, and the reason is logged, not sent.
+pub(crate) fn checked_tool_result(
+    tool: Option<&ToolEntry>,
+    r: &CallToolResult,
+    server_meta: &ServerMeta,
+) -> Result<Vec<u8>, ErrorObject> {
+    let mut out = Vec::new();
+    write_checked_tool_result(&mut out, tool, r, server_meta)?;
+    Ok(out)
+}
+
+/// [`checked_tool_result`], appended to `out`.
+pub(crate) fn write_checked_tool_result(
+    out: &mut Vec<u8>,
+    tool: Option<&ToolEntry>,
+    r: &CallToolResult,
+    server_meta: &ServerMeta,
+) -> Result<(), ErrorObject> {
+    #[cfg(feature = "std")]
+    if let Some(schema) = tool.and_then(|t| t.output.as_ref()) {
+        if r.is_error != Some(true) {
+            let valid = match &r.structured_content {
+                Some(sc) => schema.validate(sc).map_err(|why| {
+                    tracing::error!(%why, "tool result does not match its outputSchema");
+                }),
+                None => {
+                    tracing::error!("tool with an outputSchema returned no structuredContent");
+                    Err(())
+                }
+            };
+            if valid.is_err() {
+                return Err(ErrorObject::internal(
+                    "Tool returned structured content that does not match its outputSchema",
+                ));
+            }
+        }
+    }
+    #[cfg(not(feature = "std"))]
+    let _ = tool;
+    write_tool_result(out, r, server_meta);
+    Ok(())
 }
 
 /// A `tools/call` result shaped and serialized, appended to `out`: the

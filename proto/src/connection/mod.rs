@@ -156,7 +156,6 @@ mod output;
 mod table;
 pub(crate) mod timers;
 
-pub(crate) use outcome::tool_result;
 pub use output::{CompleteError, Output, Transport};
 
 use outbox::Outbox;

@@ -4,7 +4,6 @@
 //! only where MRTR allows it, and an initialize-era session's answer
 //! without what 2026-07-28 added.
 
-use alloc::vec::Vec;
 use serde_json::{json, Value};
 
 use super::outbox::KEEP_BUFFER;
@@ -12,7 +11,6 @@ use super::{Call, Connection, Expect, Final};
 use crate::dispatch;
 use crate::error::ErrorObject;
 use crate::handler::Outcome;
-use crate::service::Service;
 use crate::time::Instant;
 
 impl Connection {
@@ -23,9 +21,12 @@ impl Connection {
         let inner = &self.service.inner;
         let shaped: Result<(), ErrorObject> = match (&call.expect, outcome) {
             (_, Outcome::Error(e)) => Err(e),
-            (Expect::Tool(tool), Outcome::CallTool(r)) => {
-                write_tool_result(&mut buf, &self.service, tool.as_deref(), &r)
-            }
+            (Expect::Tool(tool), Outcome::CallTool(r)) => crate::shape::write_checked_tool_result(
+                &mut buf,
+                tool.as_deref(),
+                &r,
+                &self.service.inner.server_meta,
+            ),
             (Expect::Extension, Outcome::Extension(result)) => {
                 match crate::extension::shape(result, &inner.server_meta) {
                     Ok(r) => {
@@ -107,51 +108,6 @@ impl Connection {
             self.result = buf;
         }
     }
-}
-
-/// A tool's result as the answer to `tools/call`: checked against the
-/// tool's `outputSchema` (unless it is an error result), then completed.
-pub(crate) fn tool_result(
-    service: &Service,
-    tool: Option<&crate::registry::ToolEntry>,
-    r: &crate::model::CallToolResult,
-) -> Result<Vec<u8>, ErrorObject> {
-    let mut out = Vec::new();
-    write_tool_result(&mut out, service, tool, r)?;
-    Ok(out)
-}
-
-/// [`tool_result`], appended to `out`.
-fn write_tool_result(
-    out: &mut Vec<u8>,
-    service: &Service,
-    tool: Option<&crate::registry::ToolEntry>,
-    r: &crate::model::CallToolResult,
-) -> Result<(), ErrorObject> {
-    let inner = &service.inner;
-    #[cfg(feature = "std")]
-    if let Some(schema) = tool.and_then(|t| t.output.as_ref()) {
-        if r.is_error != Some(true) {
-            let valid = match &r.structured_content {
-                Some(sc) => schema.validate(sc).map_err(|why| {
-                    tracing::error!(%why, "tool result does not match its outputSchema");
-                }),
-                None => {
-                    tracing::error!("tool with an outputSchema returned no structuredContent");
-                    Err(())
-                }
-            };
-            if valid.is_err() {
-                return Err(ErrorObject::internal(
-                    "Tool returned structured content that does not match its outputSchema",
-                ));
-            }
-        }
-    }
-    #[cfg(not(feature = "std"))]
-    let _ = tool;
-    crate::shape::write_tool_result(out, r, &inner.server_meta);
-    Ok(())
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Value {
