@@ -14,6 +14,7 @@ use super::{Call, Connection, Final, Output, Slot, Wire};
 use crate::dispatch::Admitted;
 use crate::error::ErrorObject;
 use crate::handler::{CallId, Handler, Invocation, Request, Shared};
+use crate::http::session::SessionRefusal;
 use crate::jsonrpc::{self, Incoming, RequestId};
 use crate::legacy::admit::{self, Action, View};
 use crate::legacy::{code, Session};
@@ -26,8 +27,6 @@ use crate::time::Instant;
 /// How many times one call may ask for input before it is failed: a
 /// handler that never stops asking must not hold its slot forever.
 const MAX_ROUNDS: u32 = 16;
-
-const NOTHING_WAITS: &str = "Bad Request: no request of this session waits for this response";
 
 /// A session call, kept to run it again with the client's answers.
 pub(crate) struct LegacyCall {
@@ -197,9 +196,7 @@ impl Connection {
                     {
                         self.http_answer(202, None, &[], &[], now);
                     }
-                    (true, _) => {
-                        self.session_error(400, None, code::BAD_REQUEST, NOTHING_WAITS, now)
-                    }
+                    (true, _) => self.session_refused(SessionRefusal::NothingWaits, None, now),
                 }
             }
         }
@@ -263,13 +260,7 @@ impl Connection {
                 .map(|s| s.create(session, now));
             let Some(Ok(sid)) = created else {
                 tracing::warn!("initialize refused: no session could be created");
-                self.session_error(
-                    503,
-                    Some(&id),
-                    code::BAD_REQUEST,
-                    "Service Unavailable: too many sessions",
-                    now,
-                );
+                self.session_refused(SessionRefusal::Full, Some(&id), now);
                 return;
             };
             self.bind_exchange(sid, true, false);
@@ -278,13 +269,7 @@ impl Connection {
         #[cfg(not(feature = "std"))]
         {
             let _ = (session, result);
-            self.session_error(
-                501,
-                Some(&id),
-                code::BAD_REQUEST,
-                "Sessions on HTTP need the std feature",
-                now,
-            );
+            self.session_refused(SessionRefusal::Unsupported, Some(&id), now);
         }
     }
 
@@ -553,6 +538,23 @@ impl Connection {
         if self.stop_session_call(request) {
             self.end_cancelled_exchange(now);
         }
+    }
+
+    /// Stop the session call `request` of this connection: nothing is
+    /// written for it.
+    pub(crate) fn stop_session_call(&mut self, request: &RequestId) -> bool {
+        let Some(Slot::Running(call)) = self.by_request.get(request).copied() else {
+            return false;
+        };
+        let Some(c) = self.remove_call(call) else {
+            return false;
+        };
+        self.by_request.remove(request);
+        self.drop_waiting(&c);
+        c.shared.cancel();
+        tracing::debug!(%call, id = %request, "cancelled by client");
+        self.push_event(Output::Cancel(call));
+        true
     }
 
     /// Forget the routes of what `c` was waiting for.

@@ -149,10 +149,11 @@ use crate::subscriptions::filter::notification_for;
 use crate::subscriptions::{ChangeEvent, Filter};
 use crate::time::Instant;
 
+mod http;
 mod legacy;
 pub(crate) mod outbox;
 mod outcome;
-mod output;
+pub(crate) mod output;
 mod table;
 pub(crate) mod timers;
 
@@ -329,10 +330,21 @@ impl Connection {
             Transport::Stdio => Wire::Stdio(LineFramer::new(service.limits().max_message_bytes)),
             Transport::Http => Wire::Http(HttpWire::new(service)),
         };
-        let mut timers = Timers::default();
+        let mut conn = Connection::with_wire(service, wire, now);
         if transport == Transport::Http {
-            timers.set(Timer::Idle, now + service.http_config().idle_timeout);
+            // Until its first request, a connection is idle.
+            let idle = now + service.http_config().idle_timeout;
+            conn.timers.set(Timer::Idle, idle);
         }
+        conn
+    }
+
+    /// A new connection on `wire`, with no timer running.
+    fn with_wire(service: &Service, wire: Wire, _now: Instant) -> Self {
+        let principal = match wire {
+            Wire::Stdio(_) => service.inner.stdio_principal.clone(),
+            Wire::Http(_) => None,
+        };
         Connection {
             wire,
             service: service.clone(),
@@ -352,12 +364,9 @@ impl Connection {
             inbox: None,
             input_closed: false,
             shutting_down: false,
-            timers,
+            timers: Timers::default(),
             host: None,
-            principal: match transport {
-                Transport::Stdio => service.inner.stdio_principal.clone(),
-                Transport::Http => None,
-            },
+            principal,
             memo: Default::default(),
             closed: false,
             #[cfg(feature = "std")]

@@ -20,6 +20,14 @@ pub(crate) mod session;
 
 pub use codec::Head;
 
+/// A whole answer that ends an exchange: status, JSON body and an extra
+/// header line.
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) json: Vec<u8>,
+    pub(crate) header: Option<String>,
+}
+
 /// The head of an answer to a request given to
 /// [`Connection::http_request`](crate::Connection::http_request), for a
 /// host HTTP stack to send ([`Output::Respond`](crate::Output::Respond)).
