@@ -14,6 +14,46 @@ use serde_json::{Map, Value};
 /// `_meta` object.
 pub type Meta = Map<String, Value>;
 
+/// The builder setters the descriptors share (`schema.ts` BaseMetadata,
+/// Icons, and the resources' `mimeType` and `description`), written once
+/// so that they cannot drift apart.
+macro_rules! descriptor_setters {
+    ($ty:ty: $($field:ident),+) => {
+        impl $ty {
+            $(descriptor_setters!(@ $field);)+
+        }
+    };
+    (@ description) => {
+        /// Set the description.
+        pub fn description(mut self, d: impl Into<String>) -> Self {
+            self.description = Some(d.into());
+            self
+        }
+    };
+    (@ mime_type) => {
+        /// Set the MIME type.
+        pub fn mime_type(mut self, m: impl Into<String>) -> Self {
+            self.mime_type = Some(m.into());
+            self
+        }
+    };
+    (@ title) => {
+        /// Set the display title.
+        pub fn title(mut self, title: impl Into<String>) -> Self {
+            self.title = Some(title.into());
+            self
+        }
+    };
+    (@ icon) => {
+        /// Add an icon (`basic/index.mdx` § `icons`); call again for more
+        /// sizes or themes.
+        pub fn icon(mut self, icon: Icon) -> Self {
+            self.icons.get_or_insert_with(Vec::new).push(icon);
+            self
+        }
+    };
+}
+
 /// `schema.ts` Implementation: who the client or server is.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -48,14 +88,9 @@ impl Implementation {
             icons: None,
         }
     }
-
-    /// Add an icon (`basic/index.mdx` § `icons`); call again for more
-    /// sizes or themes.
-    pub fn icon(mut self, icon: Icon) -> Self {
-        self.icons.get_or_insert_with(Vec::new).push(icon);
-        self
-    }
 }
+
+descriptor_setters!(Implementation: icon);
 
 /// `schema.ts` Icon.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -207,25 +242,14 @@ impl Tool {
         self
     }
 
-    /// Set the display title.
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
     /// Set annotations.
     pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.annotations = Some(annotations);
         self
     }
-
-    /// Add an icon (`basic/index.mdx` § `icons`); call again for more
-    /// sizes or themes.
-    pub fn icon(mut self, icon: Icon) -> Self {
-        self.icons.get_or_insert_with(Vec::new).push(icon);
-        self
-    }
 }
+
+descriptor_setters!(Tool: title, icon);
 
 /// `schema.ts` TextContent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -429,32 +453,9 @@ impl Resource {
             meta: None,
         }
     }
-
-    /// Set the description.
-    pub fn description(mut self, d: impl Into<String>) -> Self {
-        self.description = Some(d.into());
-        self
-    }
-
-    /// Set the MIME type.
-    pub fn mime_type(mut self, m: impl Into<String>) -> Self {
-        self.mime_type = Some(m.into());
-        self
-    }
-
-    /// Set the display title.
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// Add an icon (`basic/index.mdx` § `icons`); call again for more
-    /// sizes or themes.
-    pub fn icon(mut self, icon: Icon) -> Self {
-        self.icons.get_or_insert_with(Vec::new).push(icon);
-        self
-    }
 }
+
+descriptor_setters!(Resource: description, mime_type, title, icon);
 
 /// `schema.ts` ResourceTemplate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -498,32 +499,9 @@ impl ResourceTemplate {
             meta: None,
         }
     }
-
-    /// Set the description.
-    pub fn description(mut self, d: impl Into<String>) -> Self {
-        self.description = Some(d.into());
-        self
-    }
-
-    /// Set the MIME type.
-    pub fn mime_type(mut self, m: impl Into<String>) -> Self {
-        self.mime_type = Some(m.into());
-        self
-    }
-
-    /// Set the display title.
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// Add an icon (`basic/index.mdx` § `icons`); call again for more
-    /// sizes or themes.
-    pub fn icon(mut self, icon: Icon) -> Self {
-        self.icons.get_or_insert_with(Vec::new).push(icon);
-        self
-    }
 }
+
+descriptor_setters!(ResourceTemplate: description, mime_type, title, icon);
 
 /// `schema.ts` TextResourceContents | BlobResourceContents.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -738,20 +716,9 @@ impl Prompt {
         self.arguments.get_or_insert_with(Vec::new).push(arg);
         self
     }
-
-    /// Set the display title.
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// Add an icon (`basic/index.mdx` § `icons`); call again for more
-    /// sizes or themes.
-    pub fn icon(mut self, icon: Icon) -> Self {
-        self.icons.get_or_insert_with(Vec::new).push(icon);
-        self
-    }
 }
+
+descriptor_setters!(Prompt: title, icon);
 
 /// `schema.ts` PromptMessage.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
