@@ -30,7 +30,7 @@ pub enum Output {
     Respond(crate::http::Response),
     /// Run this call: [`Invocation::run`] it, or answer its request by hand.
     /// Report the outcome with [`Connection::complete`](super::Connection::complete). A
-    /// [`Request::Authenticate`] is a
+    /// [`Request::Authenticate`](crate::handler::Request::Authenticate) is a
     /// deferred bearer token check, run the same way.
     Invoke(Invocation),
     /// Stop this call: drop its future and set its [`CancelFlag`](crate::CancelFlag). Any
