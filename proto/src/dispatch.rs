@@ -221,6 +221,27 @@ pub enum Dispatch {
     Ignore,
 }
 
+impl Dispatch {
+    /// Refused by admission (steps 1-6): the message, its revision or its
+    /// `_meta` is at fault.
+    pub(crate) fn refused(id: Option<RequestId>, error: ErrorObject) -> Self {
+        Dispatch::Error {
+            id,
+            error,
+            admission: true,
+        }
+    }
+
+    /// Failed in the method's own handling, after admission.
+    pub(crate) fn failed(id: RequestId, error: ErrorObject) -> Self {
+        Dispatch::Error {
+            id: Some(id),
+            error,
+            admission: false,
+        }
+    }
+}
+
 /// An admitted call waiting for a slot or a handler.
 pub struct Admitted {
     /// Request id.
@@ -282,18 +303,13 @@ pub fn dispatch(
     now: Instant,
 ) -> Dispatch {
     match incoming {
-        Incoming::Invalid { id, error } => Dispatch::Error {
-            id,
-            error,
-            admission: true,
-        },
+        Incoming::Invalid { id, error } => Dispatch::refused(id, error),
         Incoming::Notification { method, params } => notification(&method, params),
         // 2026-07-28 has no server-to-client requests to answer.
-        Incoming::Response { .. } => Dispatch::Error {
-            id: None,
-            error: ErrorObject::invalid_request("Clients must not send responses to the server"),
-            admission: true,
-        },
+        Incoming::Response { .. } => Dispatch::refused(
+            None,
+            ErrorObject::invalid_request("Clients must not send responses to the server"),
+        ),
         Incoming::Request { id, method, params } => request(
             service,
             id,
@@ -455,26 +471,21 @@ pub(crate) fn request(
                     crate::extension::wrap(service, spec.name, admitted, now)
                 }
                 Ok(d) => d,
-                Err(error) => Dispatch::Error {
-                    id: Some(id),
-                    error,
-                    admission: false,
-                },
+                Err(error) => Dispatch::failed(id, error),
             }
         }
         Ok((Target::Extension(index, m), mut meta, args)) => {
             meta.principal = principal.cloned();
             crate::extension::handle(service, index, m, &id, args.into_object(), meta, now)
         }
-        Err(error) => Dispatch::Error {
-            id: Some(id),
-            error: if method == "initialize" {
+        Err(error) => Dispatch::refused(
+            Some(id),
+            if method == "initialize" {
                 name_supported_versions(error, service.inner.profile)
             } else {
                 error
             },
-            admission: true,
-        },
+        ),
     }
 }
 

@@ -541,19 +541,11 @@ fn step(
                 id: id.clone(),
                 result: result.into(),
             },
-            Err(why) => error(id, fault(ext, &why)),
+            Err(why) => Dispatch::failed(id.clone(), fault(ext, &why)),
         },
-        Step::Error(e) => error(id, e),
-        Step::Fault(why) => error(id, fault(ext, &why)),
+        Step::Error(e) => Dispatch::failed(id.clone(), e),
+        Step::Fault(why) => Dispatch::failed(id.clone(), fault(ext, &why)),
         Step::Defer(future) => Dispatch::Invoke(Box::new(invoke(deferred(ext, future)))),
-    }
-}
-
-fn error(id: &RequestId, error: ErrorObject) -> Dispatch {
-    Dispatch::Error {
-        id: Some(id.clone()),
-        error,
-        admission: false,
     }
 }
 
@@ -624,24 +616,9 @@ pub(crate) fn wrap(
         match (installed.ext.wrap(&call, negotiated), negotiated) {
             (Wrap::Pass, _) => {}
             (Wrap::Require, false) => {
-                return error_admission(&admitted.id, missing_extension(&installed.id))
-            }
-            (Wrap::Require, true) => {
-                return error(
-                    &admitted.id,
-                    fault(
-                        &installed.id,
-                        "required itself on a request that declared it",
-                    ),
-                )
-            }
-            (Wrap::Answer(_), false) => {
-                return error(
-                    &admitted.id,
-                    fault(
-                        &installed.id,
-                        "answered a request that did not declare the extension",
-                    ),
+                return Dispatch::refused(
+                    Some(admitted.id.clone()),
+                    missing_extension(&installed.id),
                 )
             }
             (Wrap::Answer(answer), true) => {
@@ -663,17 +640,17 @@ pub(crate) fn wrap(
                     session: None,
                 });
             }
+            // The extension's own misuse of the seam: a server fault.
+            (wrap @ (Wrap::Require | Wrap::Answer(_)), _) => {
+                let why = match wrap {
+                    Wrap::Require => "required itself on a request that declared it",
+                    _ => "answered a request that did not declare the extension",
+                };
+                return Dispatch::failed(admitted.id.clone(), fault(&installed.id, why));
+            }
         }
     }
     Dispatch::Invoke(admitted)
-}
-
-fn error_admission(id: &RequestId, error: ErrorObject) -> Dispatch {
-    Dispatch::Error {
-        id: Some(id.clone()),
-        error,
-        admission: true,
-    }
 }
 
 /// The extension members of a listen filter: gate each extension whose

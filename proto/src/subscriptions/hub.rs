@@ -127,12 +127,7 @@ impl Hub {
         self.shared.published.fetch_add(1, Ordering::Relaxed);
         let mut wake = Vec::new();
         {
-            let mut listeners = self
-                .shared
-                .listeners
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            listeners.retain(|l| l.strong_count() > 0);
+            let listeners = self.live_listeners();
             for l in listeners.iter().filter_map(Weak::upgrade) {
                 let mut st = l.state.lock().unwrap_or_else(|p| p.into_inner());
                 if st.queue.contains(&event) {
@@ -158,16 +153,22 @@ impl Hub {
         }
     }
 
-    /// The counters.
-    pub fn stats(&self) -> HubStats {
-        let listeners = self
+    /// The listeners still held by a connection, the ones dropped since
+    /// forgotten: a listener unregisters by being dropped, so the list
+    /// never outgrows the connections that listen.
+    fn live_listeners(&self) -> std::sync::MutexGuard<'_, Vec<Weak<ListenerShared>>> {
+        let mut listeners = self
             .shared
             .listeners
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .filter(|l| l.strong_count() > 0)
-            .count();
+            .unwrap_or_else(|p| p.into_inner());
+        listeners.retain(|l| l.strong_count() > 0);
+        listeners
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> HubStats {
+        let listeners = self.live_listeners().len();
         HubStats {
             listeners,
             published: self.shared.published.load(Ordering::Relaxed),
@@ -180,13 +181,7 @@ impl Hub {
         let shared = Arc::new(ListenerShared {
             state: Mutex::new(ListenerState::default()),
         });
-        let mut listeners = self
-            .shared
-            .listeners
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        listeners.retain(|l| l.strong_count() > 0);
-        listeners.push(Arc::downgrade(&shared));
+        self.live_listeners().push(Arc::downgrade(&shared));
         Listener { shared }
     }
 }
