@@ -7,6 +7,7 @@ use snodo_driver::{HostRequest, Part, Shutdown};
 use snodo_proto::http::Head;
 use snodo_proto::{BodyError, Context, Host, Service};
 use snodo_tokio::Tokio;
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
@@ -100,10 +101,9 @@ impl McpService {
                     StatusCode::from_u16(head.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
                 let map = response.headers_mut();
                 for (name, value) in head.headers {
-                    if let (Ok(n), Ok(v)) = (
-                        HeaderName::from_bytes(name.as_bytes()),
-                        HeaderValue::from_str(&value),
-                    ) {
+                    if let (Ok(n), Some(v)) =
+                        (HeaderName::from_bytes(name.as_bytes()), value_of(value))
+                    {
                         map.append(n, v);
                     }
                 }
@@ -146,6 +146,18 @@ where
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(BodyError::TooLarge),
         Ok(Err(_)) => Err(BodyError::Unreadable),
+    }
+}
+
+/// A field value proto wrote: text it knows up front is not copied.
+fn value_of(value: Cow<'static, str>) -> Option<HeaderValue> {
+    match value {
+        // The check `from_static` would panic on, made first.
+        Cow::Borrowed(v) if v.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b)) => {
+            Some(HeaderValue::from_static(v))
+        }
+        Cow::Borrowed(_) => None,
+        Cow::Owned(v) => HeaderValue::try_from(v).ok(),
     }
 }
 

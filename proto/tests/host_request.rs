@@ -98,7 +98,7 @@ fn an_answered_request_leaves_the_connection_to_the_host() {
     assert_eq!((head.status, head.close), (200, false));
     assert_eq!(
         head.headers,
-        [("content-type".to_owned(), "application/json".to_owned())]
+        [("content-type".into(), "application/json".into())]
     );
     assert_eq!(
         body,

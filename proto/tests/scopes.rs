@@ -353,7 +353,11 @@ impl Client {
             match output {
                 Output::Respond(r) => {
                     status = r.status;
-                    fields = r.headers;
+                    fields = r
+                        .headers
+                        .into_iter()
+                        .map(|(n, v)| (n.into_owned(), v.into_owned()))
+                        .collect();
                 }
                 Output::Transmit(b) => out.extend_from_slice(&b),
                 Output::Invoke(inv) => {

@@ -88,7 +88,7 @@ impl Connection {
     pub(crate) fn http_answer(
         &mut self,
         status: u16,
-        content_type: Option<&str>,
+        content_type: Option<&'static str>,
         body: &[u8],
         extra: &[&str],
         now: Instant,

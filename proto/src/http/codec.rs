@@ -181,7 +181,9 @@ pub struct Head {
 
 impl Head {
     /// A head built from its parts (tests, drivers with their own HTTP
-    /// parser). Header names are lower-cased.
+    /// parser). Header names are lower-cased. Like a decoded head it is
+    /// one buffer, sized exactly, that the method, the path and every field
+    /// point into: a host stack hands over a head per request.
     pub fn new<N, V>(
         method: &str,
         path: &str,
@@ -192,25 +194,35 @@ impl Head {
         N: AsRef<str>,
         V: AsRef<[u8]>,
     {
-        let mut bytes = Vec::new();
-        let mut fields = Vec::new();
-        for (name, value) in headers {
+        // Collected first to size the buffer (from a `Vec`, in place).
+        let headers: Vec<(N, V)> = headers.into_iter().collect();
+        let text = method.len() + path.len();
+        let size = headers
+            .iter()
+            .map(|(n, v)| n.as_ref().len() + v.as_ref().len())
+            .sum::<usize>();
+        let mut all = Vec::with_capacity(text + size);
+        all.extend_from_slice(method.as_bytes());
+        all.extend_from_slice(path.as_bytes());
+        let mut fields = Vec::with_capacity(headers.len());
+        for (name, value) in &headers {
             let (name, value) = (name.as_ref().as_bytes(), value.as_ref());
-            let n = bytes.len() as u32;
-            bytes.extend(name.iter().map(u8::to_ascii_lowercase));
-            let v = bytes.len() as u32;
-            bytes.extend_from_slice(value);
+            let n = all.len() - text;
+            all.extend(name.iter().map(u8::to_ascii_lowercase));
+            let v = all.len() - text;
+            all.extend_from_slice(value);
             fields.push(Field {
-                name: (n, v),
-                value: (v, bytes.len() as u32),
-                known: known(&bytes[n as usize..v as usize]),
+                name: (n as u32, v as u32),
+                value: (v as u32, (all.len() - text) as u32),
+                known: known(&all[text + n..text + v]),
             });
         }
+        let all = Bytes::from(all);
         Head {
-            method: HeadStr::new(method),
-            path: HeadStr::new(path),
+            method: HeadStr(all.slice(..method.len())),
+            path: HeadStr(all.slice(method.len()..text)),
             minor_version,
-            bytes: Bytes::from(bytes),
+            bytes: all.slice(text..),
             fields,
         }
     }

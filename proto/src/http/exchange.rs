@@ -21,6 +21,7 @@
 //! applies to its timers and calls; nothing here reaches into a
 //! connection. The initialize-era session verbs live in [`super::session`].
 
+use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::sync::Arc;
@@ -88,17 +89,22 @@ impl core::fmt::Debug for Parked {
 /// How a connection's requests arrive and its answers leave it.
 #[derive(Debug)]
 enum Framing {
-    /// As HTTP/1.1 bytes that proto decodes and frames.
-    H1 {
-        decoder: Decoder,
-        /// The head whose body is being read.
-        head: Option<Head>,
-    },
+    /// As HTTP/1.1 bytes that proto decodes and frames; boxed, so that a
+    /// host request's wire does not carry a decoder's worth of space.
+    H1(Box<H1>),
     /// One request a host HTTP stack parsed, answered as an
     /// [`Output::Respond`] head and unframed body bytes
     /// ([`Connection::http_request`](crate::Connection::http_request)): no
     /// codec, nothing more is read.
     Parts,
+}
+
+/// A native HTTP/1.1 connection's decoding state.
+#[derive(Debug)]
+struct H1 {
+    decoder: Decoder,
+    /// The head whose body is being read.
+    head: Option<Head>,
 }
 
 /// What the decoder yielded, for the connection to act on
@@ -153,14 +159,14 @@ impl HttpWire {
     pub(crate) fn new(service: &Service) -> Self {
         let http = service.http_config();
         HttpWire {
-            framing: Framing::H1 {
+            framing: Framing::H1(Box::new(H1 {
                 decoder: Decoder::new(CodecLimits {
                     max_head_bytes: http.max_head_bytes,
                     max_headers: http.max_headers,
                     max_body_bytes: service.limits().max_message_bytes,
                 }),
                 head: None,
-            },
+            })),
             exchange: None,
             closing: false,
             peer_gone: false,
@@ -189,18 +195,18 @@ impl HttpWire {
     /// Read on while a request is answered, so that a client that goes
     /// away is noticed, up to one more request's worth of bytes.
     pub(crate) fn wants_input(&self, service: &Service) -> bool {
-        let Framing::H1 { decoder, .. } = &self.framing else {
+        let Framing::H1(h1) = &self.framing else {
             return false;
         };
         !self.closing
-            && decoder.buffered()
+            && h1.decoder.buffered()
                 <= service.limits().max_message_bytes + service.http_config().max_head_bytes
     }
 
     /// Bytes from the client, decoded by [`HttpWire::step`].
     pub(crate) fn push(&mut self, data: &[u8]) {
-        if let Framing::H1 { decoder, .. } = &mut self.framing {
-            decoder.push(data);
+        if let Framing::H1(h1) = &mut self.framing {
+            h1.decoder.push(data);
         }
     }
 
@@ -210,9 +216,10 @@ impl HttpWire {
     /// Pipelined requests stay in the decoder until the exchange ends
     /// (RFC 9112 § 9.3.2).
     pub(crate) fn step(&mut self, service: &Service, out: &mut Outbox) -> Step {
-        let Framing::H1 { decoder, head } = &mut self.framing else {
+        let Framing::H1(h1) = &mut self.framing else {
             return Step::Wait { receiving: false };
         };
+        let H1 { decoder, head } = &mut **h1;
         let Some(event) = decoder.decode() else {
             return Step::Wait {
                 receiving: decoder.in_request(),
@@ -254,8 +261,8 @@ impl HttpWire {
 
     /// Hand a request's head back to the decoder, whose buffers it reuses.
     pub(crate) fn recycle(&mut self, head: Head) {
-        if let Framing::H1 { decoder, .. } = &mut self.framing {
-            decoder.recycle(head);
+        if let Framing::H1(h1) = &mut self.framing {
+            h1.decoder.recycle(head);
         }
     }
 
@@ -281,7 +288,7 @@ impl HttpWire {
 
     /// Nothing accepted would be lost by closing now.
     pub(crate) fn is_idle(&self) -> bool {
-        let reading = matches!(&self.framing, Framing::H1 { head: Some(_), .. });
+        let reading = matches!(&self.framing, Framing::H1(h1) if h1.head.is_some());
         !self.closing && self.exchange.is_none() && !reading
     }
 
@@ -291,13 +298,13 @@ impl HttpWire {
         &self,
         out: &mut Outbox,
         status: u16,
-        content_type: Option<&str>,
+        content_type: Option<&'static str>,
         length: Option<usize>,
         close: bool,
         extra: &[&str],
     ) {
         match self.framing {
-            Framing::H1 { .. } => {
+            Framing::H1(_) => {
                 codec::write_head(out.bytes(), status, content_type, length, close, extra)
             }
             Framing::Parts => {
@@ -305,12 +312,11 @@ impl HttpWire {
                 // is told is whether its connection must end as well.
                 let mut headers = Vec::with_capacity(extra.len() + 1);
                 if let Some(ct) = content_type {
-                    headers.push((String::from("content-type"), String::from(ct)));
+                    headers.push((Cow::Borrowed("content-type"), Cow::Borrowed(ct)));
                 }
                 for line in extra {
                     if let Some((name, value)) = line.split_once(':') {
-                        headers
-                            .push((name.trim().to_ascii_lowercase(), String::from(value.trim())));
+                        headers.push((field_name(name.trim()), Cow::Owned(value.trim().into())));
                     }
                 }
                 out.push(Output::Respond(super::Response {
@@ -327,14 +333,14 @@ impl HttpWire {
     /// otherwise.
     fn chunk(&self, out: &mut Outbox, data: &[u8]) {
         match self.framing {
-            Framing::H1 { .. } => codec::write_chunk(out.bytes(), data),
+            Framing::H1(_) => codec::write_chunk(out.bytes(), data),
             Framing::Parts => out.bytes().extend_from_slice(data),
         }
     }
 
     /// The end of a streamed body.
     pub(crate) fn end_body(&self, out: &mut Outbox) {
-        if let Framing::H1 { .. } = self.framing {
+        if let Framing::H1(_) = self.framing {
             codec::write_last_chunk(out.bytes());
         }
     }
@@ -384,7 +390,7 @@ impl HttpWire {
         out: &mut Outbox,
         shutting_down: bool,
         status: u16,
-        content_type: Option<&str>,
+        content_type: Option<&'static str>,
         body: &[u8],
         extra: &[&str],
     ) -> Option<bool> {
@@ -623,5 +629,22 @@ pub(crate) fn auth_refusal(
         status,
         json,
         header,
+    }
+}
+
+/// A response field name as a host stack is given it: lower-cased, and
+/// without an allocation for the names proto writes.
+fn field_name(name: &str) -> Cow<'static, str> {
+    const KNOWN: [&str; 6] = [
+        "cache-control",
+        "x-accel-buffering",
+        "mcp-session-id",
+        "retry-after",
+        "www-authenticate",
+        "allow",
+    ];
+    match KNOWN.iter().find(|k| k.eq_ignore_ascii_case(name)) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(name.to_ascii_lowercase()),
     }
 }

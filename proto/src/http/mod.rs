@@ -9,6 +9,7 @@
 //! [`Connection`](crate::Connection) on [`Transport::Http`](crate::Transport)
 //! is the shared call core with these on its wire side.
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
@@ -38,7 +39,9 @@ pub struct Response {
     pub status: u16,
     /// Header fields, names lower-cased: `content-type`, and as the answer
     /// needs `mcp-session-id`, `allow`, `cache-control`, `x-accel-buffering`.
-    pub headers: Vec<(String, String)>,
+    /// Borrowed where proto knows the text up front, so that a plain JSON
+    /// answer's head costs no allocation but its `Vec`.
+    pub headers: Vec<(Cow<'static, str>, Cow<'static, str>)>,
     /// The body's length when it is known up front (a JSON answer); `None`
     /// for an SSE stream, whose body ends with [`Output::Close`](crate::Output::Close).
     pub content_length: Option<usize>,
