@@ -180,8 +180,9 @@ pub struct RequestMeta {
     /// `io.modelcontextprotocol/clientCapabilities`.
     pub client_capabilities: ClientCapabilities,
     /// `io.modelcontextprotocol/clientInfo`, when sent. Self-reported: never
-    /// a basis for security decisions.
-    pub client_info: Option<Implementation>,
+    /// a basis for security decisions. Shared: a client sends the same one
+    /// with every request, and admission reads it once per connection.
+    pub client_info: Option<Arc<Implementation>>,
     /// `io.modelcontextprotocol/logLevel`, when sent.
     pub log_level: Option<LogLevel>,
     /// `progressToken`, when sent.
@@ -342,11 +343,11 @@ fn read(meta: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
     };
     let client_info = match meta.get(KEY_CLIENT_INFO) {
         None => None,
-        Some(v) => Some(Implementation::deserialize(v).map_err(|_| {
+        Some(v) => Some(Arc::new(Implementation::deserialize(v).map_err(|_| {
             ErrorObject::invalid_params(
                 "_meta io.modelcontextprotocol/clientInfo must be an object with string name and version",
             )
-        })?),
+        })?)),
     };
     let log_level = match meta.get(KEY_LOG_LEVEL) {
         None => None,

@@ -253,7 +253,7 @@ struct MetaSeed<'s>(&'s mut RequestMeta, &'s mut Memo);
 #[derive(Debug, Default)]
 pub(crate) struct Memo {
     capabilities: Option<(alloc::boxed::Box<str>, ClientCapabilities)>,
-    client_info: Option<(alloc::boxed::Box<str>, Implementation)>,
+    client_info: Option<(alloc::boxed::Box<str>, Arc<Implementation>)>,
 }
 
 impl Memo {
@@ -272,13 +272,17 @@ impl Memo {
         Ok(caps)
     }
 
-    fn client_info<E: serde::de::Error>(&mut self, raw: &RawValue) -> Result<Implementation, E> {
+    fn client_info<E: serde::de::Error>(
+        &mut self,
+        raw: &RawValue,
+    ) -> Result<Arc<Implementation>, E> {
         if let Some((text, info)) = &self.client_info {
             if **text == *raw.get() {
                 return Ok(info.clone());
             }
         }
         let ClientInfo(info) = serde_json::from_str(raw.get()).map_err(|_| other())?;
+        let info = Arc::new(info);
         self.client_info = Some((raw.get().into(), info.clone()));
         Ok(info)
     }
@@ -659,7 +663,7 @@ fn the_client_info_memo_answers_only_the_same_text() {
     let read = |memo: &mut Memo, info: &str| {
         let mut meta = RequestMeta::default();
         let read = parse(&message(info), &mut meta, memo).is_some();
-        read.then(|| meta.client_info.clone())
+        read.then(|| meta.client_info.as_deref().cloned())
     };
     let a = r#"{"name":"a","version":"1"}"#;
     let named = |name: &str, version: &str| Some(Some(Implementation::new(name, version)));

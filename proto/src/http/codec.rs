@@ -127,6 +127,55 @@ fn known(name: &[u8]) -> u8 {
     }
 }
 
+/// One past the highest [`known`] number.
+const KNOWN: usize = 14;
+
+/// Where the first field of each [`known`] name is, and which of them
+/// appear more than once: the rules look these names up on every request
+/// (the mirrors, the framing, the media types), and with this a lookup is
+/// an array read instead of a pass over every field.
+#[derive(Clone, Copy, Debug, Default)]
+struct Index {
+    /// The first field's position plus one (0: absent), saturated: a
+    /// position past `u16::MAX - 1` is stored as that, which is where a
+    /// lookup then starts its scan.
+    first: [u16; KNOWN],
+    /// Bit `n`: name `n` appears more than once.
+    repeated: u16,
+}
+
+impl Index {
+    fn of(fields: &[Field]) -> Index {
+        let mut index = Index::default();
+        for (i, f) in fields.iter().enumerate() {
+            let tag = usize::from(f.known);
+            if tag == 0 {
+                continue;
+            }
+            if index.first[tag] == 0 {
+                index.first[tag] = i.min(usize::from(u16::MAX - 1)) as u16 + 1;
+            } else {
+                index.repeated |= 1 << tag;
+            }
+        }
+        index
+    }
+
+    /// Where the fields named `tag` begin, and at most how many there are
+    /// (for a name that is not [`known`]: every field, unbounded).
+    #[inline(always)]
+    fn span(&self, tag: u8, fields: usize) -> (usize, usize) {
+        if tag == 0 {
+            return (0, usize::MAX);
+        }
+        match self.first[usize::from(tag)] {
+            0 => (fields, 0),
+            first if self.repeated & (1 << tag) == 0 => (usize::from(first) - 1, 1),
+            first => (usize::from(first) - 1, usize::MAX),
+        }
+    }
+}
+
 /// Lower-case a header name in place, eight bytes at a time: a byte at
 /// a time it cost more than the rest of the head's bookkeeping. A name of
 /// eight bytes or more ends with a chunk that overlaps the one before it
@@ -177,6 +226,7 @@ pub struct Head {
     pub minor_version: u8,
     bytes: Bytes,
     fields: Vec<Field>,
+    index: Index,
 }
 
 impl Head {
@@ -223,6 +273,7 @@ impl Head {
             path: HeadStr(all.slice(method.len()..text)),
             minor_version,
             bytes: all.slice(text..),
+            index: Index::of(&fields),
             fields,
         }
     }
@@ -279,9 +330,11 @@ impl Head {
         name: &'n str,
     ) -> impl Iterator<Item = &'a [u8]> + use<'a, 'n> {
         let tag = known(name.as_bytes());
-        self.fields
+        let (start, most) = self.index.span(tag, self.fields.len());
+        self.fields[start..]
             .iter()
             .filter(move |f| self.is(f, name, tag))
+            .take(most)
             .map(|f| self.slice(f.value))
     }
 
@@ -292,7 +345,8 @@ impl Head {
     }
 
     fn first(&self, name: &str, tag: u8) -> Option<&[u8]> {
-        let f = self.fields.iter().find(|f| self.is(f, name, tag))?;
+        let (start, _) = self.index.span(tag, self.fields.len());
+        let f = self.fields[start..].iter().find(|f| self.is(f, name, tag))?;
         Some(self.slice(f.value))
     }
 
@@ -303,7 +357,13 @@ impl Head {
     }
 
     fn count_of(&self, name: &str, tag: u8) -> usize {
-        self.fields.iter().filter(|f| self.is(f, name, tag)).count()
+        match self.index.span(tag, self.fields.len()) {
+            (_, most @ (0 | 1)) => most,
+            (start, _) => self.fields[start..]
+                .iter()
+                .filter(|f| self.is(f, name, tag))
+                .count(),
+        }
     }
 
     /// Whether the client asked to keep the connection open afterwards
@@ -598,6 +658,7 @@ impl Decoder {
             method: text(method),
             path: text(path),
             minor_version,
+            index: Index::of(&fields),
             fields,
             bytes,
         };
@@ -841,6 +902,8 @@ pub fn write_last_chunk(out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::string::ToString;
+    use alloc::{format, vec};
 
     const LIMITS: CodecLimits = CodecLimits {
         max_head_bytes: 1024,
@@ -892,6 +955,52 @@ mod tests {
         );
         assert_eq!(d.decode(), None, "pipelined bytes wait for a full head");
         assert!(d.in_request());
+    }
+
+    #[test]
+    fn the_index_answers_as_a_scan_would() {
+        // Every lookup of a known name through the index, against a pass
+        // over every field: absent, once, repeated, first far down, and a
+        // first past what the index's positions hold.
+        let far = usize::from(u16::MAX) + 3;
+        let shapes: [Vec<(String, &str)>; 4] = [
+            vec![],
+            vec![("Host".into(), "a"), ("x-a".into(), "1")],
+            vec![
+                ("connection".into(), "keep-alive"),
+                ("Content-Length".into(), "3"),
+                ("x-b".into(), "2"),
+                ("content-length".into(), "4"),
+                ("CONNECTION".into(), "close"),
+            ],
+            (0..far)
+                .map(|i| (format!("x-{i}"), "v"))
+                .chain([("mcp-name".to_string(), "n"), ("mcp-name".to_string(), "m")])
+                .collect(),
+        ];
+        let names = [
+            "host",
+            "connection",
+            "content-length",
+            "mcp-name",
+            "authorization",
+            "x-a",
+            "x-b",
+            "x-9",
+        ];
+        for fields in shapes {
+            let head = Head::new("POST", "/", 1, fields.iter().map(|(n, v)| (n.as_str(), *v)));
+            for name in names {
+                let scan: Vec<&[u8]> = head
+                    .headers()
+                    .filter(|(n, _)| *n == name)
+                    .map(|(_, v)| v)
+                    .collect();
+                assert_eq!(head.values(name).collect::<Vec<_>>(), scan, "{name}");
+                assert_eq!(head.get(name), scan.first().copied(), "{name}");
+                assert_eq!(head.count(name), scan.len(), "{name}");
+            }
+        }
     }
 
     #[test]

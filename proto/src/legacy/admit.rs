@@ -32,7 +32,7 @@ use crate::time::Instant;
 pub(crate) struct View {
     pub(crate) profile: &'static Profile,
     pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<Implementation>,
+    pub(crate) client_info: Option<alloc::sync::Arc<Implementation>>,
     pub(crate) log_level: LogLevel,
 }
 

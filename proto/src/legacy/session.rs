@@ -4,6 +4,7 @@
 use alloc::collections::{BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::error::ErrorObject;
@@ -22,7 +23,7 @@ pub(crate) struct Session {
     /// client accepts.
     pub(crate) capabilities: ClientCapabilities,
     /// `clientInfo`, self-reported.
-    pub(crate) client_info: Option<Implementation>,
+    pub(crate) client_info: Option<alloc::sync::Arc<Implementation>>,
     /// `logging/setLevel`; until then every message is sent
     /// (`server/utilities/logging.mdx`: the server MAY choose).
     pub(crate) log_level: Option<LogLevel>,
@@ -121,14 +122,15 @@ pub(crate) fn initialize(
     };
     let client_info = params
         .get("clientInfo")
-        .and_then(|v| serde_json::from_value::<Implementation>(v.clone()).ok());
+        .and_then(|v| Implementation::deserialize(v).ok())
+        .map(alloc::sync::Arc::new);
     // A session outlives its request: what it keeps is bounded, so that
     // `max_sessions` sessions cannot hold `max_sessions` × the message
     // limit.
     let kept = serde_json::to_vec(capabilities.as_map()).map_or(0, |v| v.len())
         + client_info
             .as_ref()
-            .and_then(|i| serde_json::to_vec(i).ok())
+            .and_then(|i| serde_json::to_vec(&**i).ok())
             .map_or(0, |v| v.len());
     if kept > MAX_KEPT_BYTES {
         return Err(ErrorObject::invalid_params(alloc::format!(
