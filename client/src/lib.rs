@@ -60,6 +60,7 @@ mod get_stream;
 mod handler;
 mod http;
 mod output_schema;
+mod proxy;
 mod reissue;
 mod results;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
@@ -86,9 +87,10 @@ pub use cancel::Canceller;
 pub use error::{Error, TransportError};
 pub use handler::{Handler, NoInput};
 pub use http::HttpTransport;
+/// The TLS library the `https://` transports run on, for its error type.
+pub use proxy::{NoProxy, Proxy, ProxyError, ProxySettings};
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use runtime::{ChildProcess, ClientRuntime, Reader, Writer};
-/// The TLS library the `https://` transports run on, for its error type.
 pub use rustls;
 pub use session::{Pump, Session, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};
