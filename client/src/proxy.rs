@@ -560,6 +560,7 @@ impl Route {
     /// [`refusal`](Self::refusal) read off the first bytes of an answer
     /// (its status line whole): the async transports hand the rest to the
     /// exchange. The challenges are there when the head is whole in them.
+    #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
     pub fn refusal_in(&self, bytes: &[u8]) -> Option<ProxyError> {
         if !matches!(self, Route::Forward(_)) {
             return None;
