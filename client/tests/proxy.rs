@@ -105,7 +105,7 @@ fn splice(client: TcpStream, origin: TcpStream) {
 }
 
 /// One request, head and `Content-Length` body; `None` at the end of input.
-fn read_request(conn: &mut TcpStream) -> Option<String> {
+fn read_request(conn: &mut impl Read) -> Option<String> {
     let mut request = Vec::new();
     let mut byte = [0u8; 1];
     // A byte at a time: nothing past this request (a tunnel's first TLS
@@ -453,6 +453,107 @@ fn a_connect_refused_carries_its_status() {
         .with_proxy(&ProxySettings::all(Proxy::parse(&proxy_url).unwrap()));
     match Session::connect(transport, config(), NoInput) {
         Err(Error::Transport(TransportError::Proxy(ProxyError::Refused(403)))) => {}
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+/// An `https://` origin written here (rustls over a std socket, a
+/// certificate for `localhost` from a CA of its own), answering each
+/// request with the next of `answers` and keeping the plaintext it got:
+/// what the origin reads inside the tunnel. Its port, its CA, its log.
+fn tls_origin(answers: Vec<&'static [u8]>) -> (u16, TlsConfig, Log) {
+    let pki = pki();
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(pki.key));
+    let config = snodo_hyper::tls::config(vec![pki.leaf], key).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let answers = Arc::new(Mutex::new(VecDeque::from(answers)));
+    let log: Log = Arc::default();
+    let seen = log.clone();
+    std::thread::spawn(move || {
+        for tcp in listener.incoming() {
+            let (config, answers, seen) = (config.clone(), answers.clone(), seen.clone());
+            std::thread::spawn(move || {
+                let conn = snodo_client::rustls::ServerConnection::new(config).unwrap();
+                let mut tls = snodo_client::rustls::StreamOwned::new(conn, tcp.unwrap());
+                while let Some(request) = read_request(&mut tls) {
+                    seen.lock().unwrap().push(request);
+                    let Some(answer) = answers.lock().unwrap().pop_front() else {
+                        return;
+                    };
+                    tls.write_all(answer).unwrap();
+                    tls.flush().unwrap();
+                }
+            });
+        }
+    });
+    let roots = TlsConfig::no_roots()
+        .with_root_pem(pki.ca_pem.as_bytes())
+        .unwrap();
+    (port, roots, log)
+}
+
+/// Inside the tunnel the origin read origin-form requests, and never the
+/// proxy's credentials.
+fn assert_origin_saw_no_proxy_credentials(origin: &Log, port: u16) {
+    let requests = origin.lock().unwrap().clone();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    for request in &requests {
+        assert!(
+            request.starts_with(&format!("POST /mcp HTTP/1.1\r\nHost: localhost:{port}\r\n")),
+            "{request}"
+        );
+        assert!(!request.contains("Proxy-Authorization"), "{request}");
+        assert!(!request.contains("dXNlcjpwQHNz"), "{request}");
+    }
+}
+
+#[test]
+fn blocking_the_origin_never_sees_the_proxy_credentials() {
+    let (port, roots, origin) = tls_origin(vec![DISCOVER, TOOLS]);
+    let (proxy_url, log) = proxy(Behaviour::Tunnel, true);
+    let transport = HttpTransport::new(&format!("https://localhost:{port}/mcp"))
+        .unwrap()
+        .with_tls(&roots)
+        .with_proxy(&ProxySettings::all(Proxy::parse(&proxy_url).unwrap()));
+    let mut session = Session::connect(transport, config(), NoInput).unwrap();
+    assert!(session.list_tools().unwrap().is_empty());
+    assert_origin_saw_no_proxy_credentials(&origin, port);
+    let connect =
+        format!("CONNECT localhost:{port} HTTP/1.1\r\nHost: localhost:{port}\r\n{BASIC}\r\n");
+    assert_eq!(*log.lock().unwrap(), vec![connect; 2]);
+}
+
+#[test]
+fn tokio_the_origin_never_sees_the_proxy_credentials() {
+    let (port, roots, origin) = tls_origin(vec![DISCOVER, TOOLS]);
+    let (proxy_url, log) = proxy(Behaviour::Tunnel, true);
+    on_tokio(|rt| async move {
+        let transport = AsyncHttpTransport::new(rt, &format!("https://localhost:{port}/mcp"))
+            .unwrap()
+            .with_tls(&roots)
+            .with_proxy(&ProxySettings::all(Proxy::parse(&proxy_url).unwrap()));
+        let mut session = AsyncSession::connect(transport, config(), NoInput)
+            .await
+            .unwrap();
+        assert!(session.list_tools().await.unwrap().is_empty());
+    });
+    assert_origin_saw_no_proxy_credentials(&origin, port);
+    assert_eq!(log.lock().unwrap().len(), 1);
+}
+
+/// The proxy's host is looked up at each connection, as the endpoint's
+/// is: a proxy name that does not resolve (`.invalid` never does) makes a
+/// transport, and its first connection fails with the resolver's error.
+#[test]
+fn the_proxy_host_is_resolved_at_connection() {
+    let transport = HttpTransport::new("http://127.0.0.1:9/mcp")
+        .unwrap()
+        .with_proxy(&ProxySettings::all(
+            Proxy::parse("http://snodo-proxy-test.invalid:3128").unwrap(),
+        ));
+    match Session::connect(transport, config(), NoInput) {
+        Err(Error::Transport(TransportError::Io(_))) => {}
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
