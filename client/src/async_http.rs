@@ -76,6 +76,7 @@ impl<R: ClientRuntime> std::fmt::Debug for AsyncHttpTransport<R> {
         f.debug_struct("AsyncHttpTransport")
             .field("endpoint", &self.endpoint)
             .field("authorizer", &self.authorizer.is_some())
+            .field("route", &self.route)
             .finish_non_exhaustive()
     }
 }

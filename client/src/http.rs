@@ -61,6 +61,7 @@ impl std::fmt::Debug for HttpTransport {
         f.debug_struct("HttpTransport")
             .field("endpoint", &self.endpoint)
             .field("authorizer", &self.authorizer.is_some())
+            .field("route", &self.route)
             .finish_non_exhaustive()
     }
 }

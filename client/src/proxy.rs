@@ -486,7 +486,7 @@ impl ProxySettings {
 }
 
 /// How a transport reaches its endpoint.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub(crate) enum Route {
     /// Straight to the endpoint.
     #[default]
@@ -500,6 +500,18 @@ pub(crate) enum Route {
         /// The bytes of the `CONNECT` request.
         connect: Vec<u8>,
     },
+}
+
+impl fmt::Debug for Route {
+    /// The proxy (its password not shown), not the `CONNECT` bytes: they
+    /// carry the credentials.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Route::Direct => f.write_str("Direct"),
+            Route::Forward(proxy) => f.debug_tuple("Forward").field(proxy).finish(),
+            Route::Tunnel { proxy, .. } => f.debug_tuple("Tunnel").field(proxy).finish(),
+        }
+    }
 }
 
 impl Route {

@@ -8,7 +8,7 @@
 //! never read: settings come from a map (`ProxySettings::from_vars`), so
 //! no test races another over process variables.
 
-#![cfg(feature = "tokio")]
+#![cfg(all(feature = "tokio", feature = "smol", feature = "threads"))]
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
@@ -19,8 +19,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde_json::json;
 use snodo_client::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use snodo_client::{
-    AsyncHttpTransport, AsyncSession, Error, HttpTransport, NoInput, Proxy, ProxyError,
-    ProxySettings, Session, TlsConfig, TransportError,
+    AsyncHttpTransport, AsyncSession, ClientRuntime, Error, HttpTransport, NoInput, Proxy,
+    ProxyError, ProxySettings, Session, TlsConfig, TransportError,
 };
 use snodo_proto::client::{ClientConfig, Wire};
 use snodo_proto::{CallToolResult, Content, NoArgs, Service, Tool};
@@ -35,6 +35,8 @@ enum Behaviour {
     Tunnel,
     /// Answer the first request with these bytes and close.
     Refuse(&'static [u8]),
+    /// Read the first request and never answer (the connection held).
+    Silent,
 }
 
 /// The requests' heads (and bodies) as the proxy received them, in order.
@@ -69,6 +71,10 @@ fn serve(mut conn: TcpStream, behaviour: Behaviour, seen: Log) {
                     return;
                 };
                 conn.write_all(answer).unwrap();
+            }
+            Behaviour::Silent => {
+                std::thread::sleep(std::time::Duration::from_secs(30));
+                return;
             }
             Behaviour::Refuse(answer) => {
                 let _ = conn.write_all(answer);
@@ -393,23 +399,77 @@ fn blocking_https_goes_through_a_connect_tunnel() {
     assert_connects(&log, n);
 }
 
-#[test]
-fn tokio_https_goes_through_a_connect_tunnel() {
+/// On each runtime: the async transport's TLS (one adapter over every
+/// runtime's connection) inside the tunnel.
+async fn async_https_goes_through_a_connect_tunnel<R: ClientRuntime>(runtime: R) {
     let (proxy_url, log) = proxy(Behaviour::Tunnel, true);
     let settings = ProxySettings::all(Proxy::parse(&proxy_url).unwrap());
+    let transport = AsyncHttpTransport::new(runtime, &https_url())
+        .unwrap()
+        .with_tls(&trusting_the_test_ca())
+        .with_proxy(&settings);
+    let mut session = AsyncSession::connect(transport, config(), NoInput)
+        .await
+        .unwrap();
+    assert_hello(&session.call_tool("hello", json!({})).await.unwrap());
+    assert_hello(&session.call_tool("hello", json!({})).await.unwrap());
+    // The connection is kept: one tunnel for every request.
+    assert_connects(&log, 1);
+}
+
+mod async_https_goes_through_a_connect_tunnel {
+    #[test]
+    fn on_tokio() {
+        super::on_tokio(super::async_https_goes_through_a_connect_tunnel)
+    }
+
+    #[test]
+    fn on_smol() {
+        super::on_smol(super::async_https_goes_through_a_connect_tunnel)
+    }
+
+    #[test]
+    fn on_threads() {
+        super::on_threads(super::async_https_goes_through_a_connect_tunnel)
+    }
+}
+
+/// A proxy that takes the `CONNECT` and never answers holds the client
+/// no longer than its connect timeout.
+#[test]
+fn blocking_a_silent_proxy_times_out() {
+    let (proxy_url, _) = proxy(Behaviour::Silent, false);
+    let transport = HttpTransport::new(&https_url())
+        .unwrap()
+        .with_connect_timeout(std::time::Duration::from_millis(300))
+        .with_proxy(&ProxySettings::all(Proxy::parse(&proxy_url).unwrap()));
+    let started = std::time::Instant::now();
+    match Session::connect(transport, config(), NoInput) {
+        Err(Error::Transport(TransportError::Io(e))) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::TimedOut, "{e}");
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn tokio_a_silent_proxy_times_out() {
+    let (proxy_url, _) = proxy(Behaviour::Silent, false);
     on_tokio(|rt| async move {
         let transport = AsyncHttpTransport::new(rt, &https_url())
             .unwrap()
-            .with_tls(&trusting_the_test_ca())
-            .with_proxy(&settings);
-        let mut session = AsyncSession::connect(transport, config(), NoInput)
-            .await
-            .unwrap();
-        assert_hello(&session.call_tool("hello", json!({})).await.unwrap());
-        assert_hello(&session.call_tool("hello", json!({})).await.unwrap());
+            .with_connect_timeout(std::time::Duration::from_millis(300))
+            .with_proxy(&ProxySettings::all(Proxy::parse(&proxy_url).unwrap()));
+        let started = std::time::Instant::now();
+        match AsyncSession::connect(transport, config(), NoInput).await {
+            Err(Error::Transport(TransportError::Io(e))) => {
+                assert_eq!(e.kind(), std::io::ErrorKind::TimedOut, "{e}");
+            }
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
     });
-    // The connection is kept: one tunnel for every request.
-    assert_connects(&log, 1);
 }
 
 #[test]
@@ -564,4 +624,13 @@ fn on_tokio<F: Future>(run: impl FnOnce(snodo_tokio::Tokio) -> F) -> F::Output {
         .build()
         .unwrap()
         .block_on(run(snodo_tokio::Tokio))
+}
+
+fn on_smol<F: Future>(run: impl FnOnce(snodo_smol::Smol) -> F) -> F::Output {
+    let ex = Arc::new(smol::Executor::new());
+    smol::block_on(ex.run(run(snodo_smol::Smol(ex.clone()))))
+}
+
+fn on_threads<F: Future>(run: impl FnOnce(snodo_blocking::Threads) -> F) -> F::Output {
+    snodo_blocking::block_on(run(snodo_blocking::Threads::new(1).unwrap()))
 }
