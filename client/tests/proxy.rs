@@ -259,6 +259,70 @@ fn no_proxy_sends_the_host_direct() {
     }
 }
 
+/// An initialize-era session (2025-11-25): its POSTs, its GET stream and
+/// its closing DELETE all go to the proxy in absolute form with the
+/// proxy's credentials.
+const INITIALIZE_ERA: [&[u8]; 4] = [
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: abc-123\r\nContent-Length: 84\r\n\r\n\
+{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}",
+    b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n",
+    // The GET stream: this server offers none.
+    b"HTTP/1.1 405 Method Not Allowed\r\nAllow: POST, DELETE\r\nContent-Length: 0\r\n\r\n",
+    b"HTTP/1.1 204 No Content\r\n\r\n",
+];
+
+fn assert_initialize_era_forwarded(log: &Log, origin: u16) {
+    let requests = log.lock().unwrap().clone();
+    assert_eq!(requests.len(), 4, "{requests:?}");
+    let methods = ["POST", "POST", "GET", "DELETE"];
+    for (request, method) in requests.iter().zip(methods) {
+        assert!(
+            request.starts_with(&format!(
+                "{method} http://127.0.0.1:{origin}/mcp HTTP/1.1\r\nHost: 127.0.0.1:{origin}\r\n"
+            )),
+            "{request}"
+        );
+        assert!(request.contains(&format!("\r\n{BASIC}")), "{request}");
+    }
+    assert!(requests[3].contains("\r\nMcp-Session-Id: abc-123\r\n"));
+}
+
+fn initialize_era() -> ClientConfig {
+    let mut config = config();
+    config.versions = vec![String::from("2025-11-25")];
+    config
+}
+
+#[test]
+fn blocking_initialize_era_get_and_delete_go_through_the_proxy() {
+    let (proxy_url, log) = proxy(answering(INITIALIZE_ERA.to_vec()), true);
+    let (origin, port) = unreached_origin();
+    let transport = HttpTransport::new(&format!("http://127.0.0.1:{port}/mcp"))
+        .unwrap()
+        .with_proxy(&ProxySettings::all(Proxy::parse(&proxy_url).unwrap()));
+    let session = Session::connect(transport, initialize_era(), NoInput).unwrap();
+    session.close().unwrap();
+    assert_initialize_era_forwarded(&log, port);
+    assert_unreached(&origin);
+}
+
+#[test]
+fn tokio_initialize_era_get_and_delete_go_through_the_proxy() {
+    let (proxy_url, log) = proxy(answering(INITIALIZE_ERA.to_vec()), true);
+    let (origin, port) = unreached_origin();
+    on_tokio(|rt| async move {
+        let transport = AsyncHttpTransport::new(rt, &format!("http://127.0.0.1:{port}/mcp"))
+            .unwrap()
+            .with_proxy(&ProxySettings::all(Proxy::parse(&proxy_url).unwrap()));
+        let session = AsyncSession::connect(transport, initialize_era(), NoInput)
+            .await
+            .unwrap();
+        session.close().await.unwrap();
+    });
+    assert_initialize_era_forwarded(&log, port);
+    assert_unreached(&origin);
+}
+
 /// A 407 to a forwarded request is the proxy's refusal, not the server's.
 fn assert_needs_auth<T>(outcome: Result<T, Error>) {
     match outcome {
