@@ -23,7 +23,7 @@ use crate::async_get::{GetEvent, GetStream};
 use crate::async_session::{AsyncPump as Pump, AsyncTransport};
 use crate::endpoint::{Address, Endpoint};
 use crate::error::TransportError;
-use crate::proxy::{connect_answer, connect_cut_short, ProxySettings, Route};
+use crate::proxy::{connect_answer, connect_cut_short, ProxySettings, RefusalProbe, Route};
 use crate::runtime::{
     by_deadline, connect_by, read_chunk, write_all, ClientRuntime, Reader, Writer,
 };
@@ -295,11 +295,12 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             .await?;
             (reader, writer, kept) = (r, w, false);
         }
+        // A forwarding proxy's 407 is the proxy's, not the server's.
+        let mut probe = RefusalProbe::new(&self.route);
         loop {
-            if !answered {
-                // A forwarding proxy's 407 is the proxy's, not the server's.
-                if let Some(e) = self.route.refusal_in(&buf) {
-                    return Err(e.into());
+            if let Some(p) = &mut probe {
+                if p.push(&buf)? {
+                    probe = None;
                 }
             }
             let step = if buf.is_empty() {

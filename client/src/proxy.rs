@@ -568,28 +568,56 @@ impl Route {
             _ => None,
         }
     }
+}
 
-    /// [`refusal`](Self::refusal) read off the first bytes of an answer
-    /// (its status line whole): the async transports hand the rest to the
-    /// exchange. The challenges are there when the head is whole in them.
-    #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
-    pub fn refusal_in(&self, bytes: &[u8]) -> Option<ProxyError> {
-        if !matches!(self, Route::Forward(_)) {
-            return None;
+/// An answer's head as it arrives through a forwarding proxy, read far
+/// enough to tell whether it is the proxy's 407 (the async transports
+/// hand the same bytes to the exchange, which would take the 407 for the
+/// server's).
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
+#[derive(Debug, Default)]
+pub(crate) struct RefusalProbe {
+    head: Vec<u8>,
+}
+
+#[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
+impl RefusalProbe {
+    /// A probe for an answer on `route`: only a forwarding proxy's.
+    pub fn new(route: &Route) -> Option<Self> {
+        matches!(route, Route::Forward(_)).then(RefusalProbe::default)
+    }
+
+    /// The next bytes of the answer (empty at its end): `Ok(true)` once
+    /// it is known not to be the proxy's 407, `Ok(false)` while its head
+    /// is not far enough along, the 407 (with its whole head's
+    /// challenges) as the error.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<bool, ProxyError> {
+        if bytes.is_empty() {
+            return Ok(true);
         }
+        self.head.extend_from_slice(bytes);
         let mut headers = [httparse::EMPTY_HEADER; 64];
         let mut answer = httparse::Response::new(&mut headers);
-        let whole = matches!(answer.parse(bytes), Ok(httparse::Status::Complete(_)));
-        let challenges = match whole {
-            true => answer
-                .headers
-                .iter()
-                .filter(|h| h.name.eq_ignore_ascii_case("proxy-authenticate"))
-                .map(|h| String::from_utf8_lossy(h.value).into_owned())
-                .collect(),
-            false => Vec::new(),
-        };
-        self.refusal(answer.code?, challenges)
+        match answer.parse(&self.head) {
+            Ok(httparse::Status::Complete(_)) if answer.code == Some(407) => {
+                Err(ProxyError::AuthRequired {
+                    challenges: answer
+                        .headers
+                        .iter()
+                        .filter(|h| h.name.eq_ignore_ascii_case("proxy-authenticate"))
+                        .map(|h| String::from_utf8_lossy(h.value).into_owned())
+                        .collect(),
+                })
+            }
+            // A 407 whose head is still coming (for its challenges).
+            Ok(httparse::Status::Partial)
+                if answer.code.is_none_or(|c| c == 407) && self.head.len() <= MAX_CONNECT_HEAD =>
+            {
+                Ok(false)
+            }
+            // Another status, or not HTTP: the exchange says what it is.
+            _ => Ok(true),
+        }
     }
 }
 
@@ -784,6 +812,27 @@ mod tests {
         assert!(!list.matches("notexample.com", 443));
         assert!(NoProxy::parse(" * ").matches("anything", 1));
         assert!(!NoProxy::parse("").matches("anything", 1));
+    }
+
+    #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
+    #[test]
+    fn a_forwarded_407_is_told_however_its_head_is_cut() {
+        let route = Route::Forward(Proxy::parse("http://p:1").unwrap());
+        let answer: &[u8] =
+            b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"p\"\r\n\r\n";
+        for cut in 1..answer.len() {
+            let mut probe = RefusalProbe::new(&route).unwrap();
+            assert_eq!(probe.push(&answer[..cut]), Ok(false), "cut at {cut}");
+            assert_eq!(
+                probe.push(&answer[cut..]),
+                Err(ProxyError::AuthRequired {
+                    challenges: vec![String::from("Basic realm=\"p\"")]
+                })
+            );
+        }
+        let mut probe = RefusalProbe::new(&route).unwrap();
+        assert_eq!(probe.push(b"HTTP/1.1 200 OK\r\nContent-"), Ok(true));
+        assert!(RefusalProbe::new(&Route::Direct).is_none());
     }
 
     #[test]
