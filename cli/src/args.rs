@@ -26,6 +26,11 @@ options:
   --timeout SECONDS    the deadline of each request (default 60)
   --ca FILE            trust the root CA certificates in this PEM file too (https:
                        the MCP server's, and the OAuth authorization server's)
+  --proxy URL          go through this HTTP proxy, http://[user:password@]host[:port],
+                       for http:// and https:// servers (and the OAuth requests)
+                       instead of the one the environment names
+  --noproxy LIST       reach these hosts directly (comma-separated; * for all),
+                       instead of the environment's no_proxy / NO_PROXY
   --bearer TOKEN       send Authorization: Bearer TOKEN
   --oauth              authorize through OAuth when the server asks (401): the
                        authorization URL is printed, and the URL the browser was
@@ -34,6 +39,10 @@ options:
   --compact            one line of JSON instead of indented JSON
   -v, --verbose        the server's notifications on stderr
   -h, --help           this text
+
+Proxies come from the environment as curl reads it unless --proxy names one:
+https_proxy (or HTTPS_PROXY), http_proxy (or HTTP_PROXY, not under CGI),
+all_proxy (or ALL_PROXY), no_proxy (or NO_PROXY); lower case wins.
 
 Output is JSON on stdout. Exit status: 0, 1 when the request failed, 2 for a
 usage error, 3 when the tool reported an execution error (isError).";
@@ -97,6 +106,10 @@ pub struct Options {
     pub timeout: Duration,
     /// A PEM file of extra root CAs.
     pub ca: Option<String>,
+    /// `--proxy URL`: this proxy, not the environment's.
+    pub proxy: Option<String>,
+    /// `--noproxy LIST`: these hosts direct, not the environment's list.
+    pub noproxy: Option<String>,
     /// A fixed bearer token.
     pub bearer: Option<String>,
     /// OAuth on a 401.
@@ -115,6 +128,8 @@ impl Default for Options {
             protocol: None,
             timeout: Duration::from_secs(60),
             ca: None,
+            proxy: None,
+            noproxy: None,
             bearer: None,
             oauth: false,
             redirect_uri: String::from("http://localhost:3000/callback"),
@@ -195,6 +210,8 @@ pub fn parse(args: &[String]) -> Result<Invocation, Usage> {
                 options.timeout = Duration::from_secs_f64(secs);
             }
             "--ca" => options.ca = Some(value("--ca")?),
+            "--proxy" => options.proxy = Some(value("--proxy")?),
+            "--noproxy" => options.noproxy = Some(value("--noproxy")?),
             "--bearer" => options.bearer = Some(value("--bearer")?),
             "--oauth" => options.oauth = true,
             "--redirect-uri" => options.redirect_uri = value("--redirect-uri")?,
@@ -306,6 +323,17 @@ mod tests {
         );
         assert_eq!(i.options.timeout, Duration::from_millis(2500));
         assert!(i.options.compact);
+        let i = line(&[
+            "--proxy",
+            "http://proxy:3128",
+            "--noproxy",
+            "localhost",
+            "info",
+            "http://x/mcp",
+        ])
+        .unwrap();
+        assert_eq!(i.options.proxy.as_deref(), Some("http://proxy:3128"));
+        assert_eq!(i.options.noproxy.as_deref(), Some("localhost"));
     }
 
     #[test]

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use snodo_client::{
-    Authorizer, AuthorizerError, Error, Handler, HttpTransport, Session, StdioTransport, TlsConfig,
-    Transport,
+    Authorizer, AuthorizerError, Error, Handler, HttpTransport, NoProxy, Proxy, ProxySettings,
+    Session, StdioTransport, TlsConfig, Transport,
 };
-use snodo_oauth_client::{OAuthClient, OAuthConfig, UreqHttp};
+use snodo_oauth_client::{HttpProxy, OAuthClient, OAuthConfig, UreqHttp};
 use snodo_proto::client::{ClientConfig, OpId, Wire, SUPPORTED_VERSIONS};
 
 use crate::agent::TerminalAgent;
@@ -66,11 +66,40 @@ fn config(options: &Options, wire: Wire) -> ClientConfig {
     config
 }
 
+/// The proxies: `--proxy` for every server, else the environment's (as
+/// curl reads it); the hosts reached directly from `--noproxy`, else the
+/// environment's `no_proxy` / `NO_PROXY`. `var` looks the environment up.
+pub fn proxies(
+    options: &Options,
+    var: impl Fn(&str) -> Option<String>,
+) -> Result<ProxySettings, String> {
+    let settings = match &options.proxy {
+        Some(url) => {
+            let proxy = Proxy::parse(url).map_err(|e| format!("--proxy: {e}"))?;
+            let listed = ["no_proxy", "NO_PROXY"]
+                .iter()
+                .find_map(|name| var(name).filter(|v| !v.trim().is_empty()));
+            ProxySettings::all(proxy)
+                .with_no_proxy(listed.map(|l| NoProxy::parse(&l)).unwrap_or_default())
+        }
+        // `--noproxy '*'`: direct, whatever the environment holds.
+        None if options.noproxy.as_deref().map(str::trim) == Some("*") => ProxySettings::direct(),
+        None => ProxySettings::from_vars(&var)
+            .map_err(|e| format!("{e} (--proxy URL or --noproxy '*' overrides it)"))?,
+    };
+    Ok(match &options.noproxy {
+        Some(list) => settings.with_no_proxy(NoProxy::parse(list)),
+        None => settings,
+    })
+}
+
 /// The HTTP transport `options` ask for.
 fn http(url: &str, options: &Options) -> Result<HttpTransport, String> {
+    let proxies = proxies(options, |name| std::env::var(name).ok())?;
     let mut transport = HttpTransport::new(url)
         .map_err(|e| e.to_string())?
-        .with_timeout(options.timeout);
+        .with_timeout(options.timeout)
+        .with_proxy(&proxies);
     let tls = match &options.ca {
         Some(file) => {
             let pem = std::fs::read(file).map_err(|e| format!("--ca {file}: {e}"))?;
@@ -85,7 +114,21 @@ fn http(url: &str, options: &Options) -> Result<HttpTransport, String> {
         (Some(token), _) => Some(Arc::new(Bearer(token.clone()))),
         (None, true) => {
             // The authorization server is trusted as the MCP server is.
-            let http = Arc::new(UreqHttp::with_tls(options.timeout, tls.rustls_config()));
+            // The authorization server is reached as the MCP server is:
+            // the same proxies, the same hosts direct.
+            let http = Arc::new(
+                UreqHttp::with_tls(options.timeout, tls.rustls_config()).with_proxy(
+                    move |url: &str| {
+                        proxies.proxy_for_url(url).map(|p| HttpProxy {
+                            host: p.host().to_owned(),
+                            port: p.port(),
+                            credentials: p
+                                .credentials()
+                                .map(|(u, pw)| (u.to_owned(), pw.to_owned())),
+                        })
+                    },
+                ),
+            );
             let config = OAuthConfig::new("snodo", &options.redirect_uri);
             Some(Arc::new(OAuthClient::new(
                 http,

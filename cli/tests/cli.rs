@@ -53,11 +53,123 @@ fn read_request(conn: &mut std::net::TcpStream) -> String {
     head + &String::from_utf8_lossy(&body)
 }
 
+/// The variables a proxy is read from, none of which a test inherits.
+const PROXY_VARS: [&str; 9] = [
+    "http_proxy",
+    "HTTP_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+    "no_proxy",
+    "NO_PROXY",
+    "REQUEST_METHOD",
+];
+
+/// The binary, with no proxy from the test's own environment.
+fn snodo_command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_snodo"));
+    for var in PROXY_VARS {
+        command.env_remove(var);
+    }
+    command
+}
+
 fn snodo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_snodo"))
-        .args(args)
-        .output()
-        .unwrap()
+    snodo_command().args(args).output().unwrap()
+}
+
+/// `snodo list URL` with these variables set (in the child alone: no
+/// test races another over the process environment).
+fn snodo_with_env(args: &[&str], vars: &[(&str, &str)]) -> Output {
+    let mut command = snodo_command();
+    command.args(args);
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+/// A server the test holds but never answers: where a request that
+/// should have gone to the proxy would have gone.
+fn unreached() -> (TcpListener, String) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    (listener, url)
+}
+
+const NO_TOOLS: &str = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#;
+
+/// The proxy got discover and tools/list for `origin`, in absolute form,
+/// each with the credentials (base64 of `user:p@ss`).
+fn assert_through_proxy(seen: &Arc<Mutex<Vec<String>>>, origin: &str) {
+    let requests = seen.lock().unwrap();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let authority = origin
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp");
+    for request in requests.iter() {
+        assert!(
+            request.starts_with(&format!("POST {origin} HTTP/1.1\r\nHost: {authority}\r\n")),
+            "{request}"
+        );
+        assert!(
+            request.contains("\r\nProxy-Authorization: Basic dXNlcjpwQHNz\r\n"),
+            "{request}"
+        );
+    }
+}
+
+#[test]
+fn the_environment_proxy_is_honoured() {
+    // The canned server plays the proxy: it answers what it is sent.
+    let (proxy, seen) = server(vec![DISCOVER, NO_TOOLS]);
+    let proxy = proxy
+        .trim_end_matches("/mcp")
+        .replace("http://", "http://user:p%40ss@");
+    let (origin, url) = unreached();
+    let output = snodo_with_env(
+        &["list", &url],
+        &[("http_proxy", &proxy), ("NO_PROXY", "example.com")],
+    );
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout_json(&output), json!([]));
+    assert_through_proxy(&seen, &url);
+    assert!(origin.accept().is_err());
+}
+
+#[test]
+fn the_proxy_flag_wins_over_the_environment() {
+    let (proxy, seen) = server(vec![DISCOVER, NO_TOOLS]);
+    let proxy = proxy
+        .trim_end_matches("/mcp")
+        .replace("http://", "http://user:p%40ss@");
+    let (_origin, url) = unreached();
+    let output = snodo_with_env(
+        &["--proxy", &proxy, "list", &url],
+        &[("http_proxy", "http://127.0.0.1:9")],
+    );
+    assert!(output.status.success(), "{output:?}");
+    assert_through_proxy(&seen, &url);
+}
+
+#[test]
+fn noproxy_goes_direct_and_a_socks_proxy_is_refused() {
+    let (url, seen) = server(vec![DISCOVER, NO_TOOLS]);
+    let output = snodo_with_env(
+        &["--noproxy", "*", "list", &url],
+        &[("ALL_PROXY", "socks5://127.0.0.1:9")],
+    );
+    assert!(output.status.success(), "{output:?}");
+    assert!(seen.lock().unwrap()[0].starts_with("POST /mcp HTTP/1.1\r\n"));
+
+    // Without the flag, a proxy the transports cannot speak is an error,
+    // not a connection around it.
+    let output = snodo_with_env(&["list", &url], &[("ALL_PROXY", "socks5://127.0.0.1:9")]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("ALL_PROXY"), "{stderr}");
 }
 
 fn stdout_json(output: &Output) -> Value {

@@ -136,6 +136,13 @@ fn serve(
 fn authorize_and_list(base: &str, args: &[&str], seen: &Arc<Mutex<Vec<String>>>) {
     let url = format!("{base}/mcp");
     let mut child = Command::new(env!("CARGO_BIN_EXE_snodo"))
+        // No proxy from the test's own environment.
+        .env_remove("http_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("https_proxy")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("all_proxy")
+        .env_remove("ALL_PROXY")
         .args(args)
         .args(["--oauth", "--compact", "list", &url])
         .stdin(Stdio::piped())

@@ -23,6 +23,7 @@ use crate::async_get::{GetEvent, GetStream};
 use crate::async_session::{AsyncPump as Pump, AsyncTransport};
 use crate::endpoint::{Address, Endpoint};
 use crate::error::TransportError;
+use crate::proxy::{connect_answer, connect_cut_short, ProxySettings, RefusalProbe, Route};
 use crate::runtime::{
     by_deadline, connect_by, read_chunk, write_all, ClientRuntime, Reader, Writer,
 };
@@ -44,6 +45,8 @@ pub struct AsyncHttpTransport<R: ClientRuntime> {
     target: String,
     /// `https://`: the roots and the server's name.
     tls: Option<TlsTarget>,
+    /// Direct, or through which proxy.
+    route: Route,
     authorizer: Option<Arc<dyn Authorizer>>,
     /// The longest one request may take, connection to answer's end.
     timeout: Duration,
@@ -73,6 +76,7 @@ impl<R: ClientRuntime> std::fmt::Debug for AsyncHttpTransport<R> {
         f.debug_struct("AsyncHttpTransport")
             .field("endpoint", &self.endpoint)
             .field("authorizer", &self.authorizer.is_some())
+            .field("route", &self.route)
             .finish_non_exhaustive()
     }
 }
@@ -100,6 +104,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             address,
             target,
             tls,
+            route: Route::Direct,
             authorizer: None,
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(60),
@@ -145,6 +150,17 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         self
     }
 
+    /// Go through the proxy `settings` name for this endpoint (none when
+    /// its host is in their `NO_PROXY` list), as
+    /// [`HttpTransport::with_proxy`](crate::HttpTransport::with_proxy)
+    /// does: absolute-form requests to an `http://` endpoint, a `CONNECT`
+    /// tunnel to an `https://` one. Without this call the transport
+    /// connects directly and reads no environment variable.
+    pub fn with_proxy(mut self, settings: &ProxySettings) -> Self {
+        self.route = Route::new(settings, &self.address, self.tls.is_some());
+        self
+    }
+
     /// When a connection opened now must be up: by the request's
     /// `deadline`, and by the connect timeout.
     fn connect_deadline(&self, deadline: Instant) -> Instant {
@@ -170,9 +186,21 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 .authorizer
                 .as_ref()
                 .and_then(|a| a.authorization(&self.endpoint));
+            // Through a forwarding proxy, its `Proxy-Authorization` rides
+            // on the request (the proxy consumes it).
+            let proxied;
+            let transmit_here = match self.route.request_headers() {
+                extra if extra.is_empty() => transmit,
+                extra => {
+                    let mut t = transmit.clone();
+                    t.headers.extend(extra);
+                    proxied = t;
+                    &proxied
+                }
+            };
             let (mut exchange, request) = Exchange::start(
-                transmit,
-                &self.target,
+                transmit_here,
+                &self.route.target(&self.authority, &self.target),
                 &self.authority,
                 authorization,
                 self.authorizer.is_some() && challenges < MAX_CHALLENGES,
@@ -228,6 +256,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             None => {
                 let (r, w) = open(
                     &self.runtime,
+                    &self.route,
                     self.address.clone(),
                     self.tls.as_ref(),
                     self.connect_deadline(deadline),
@@ -258,6 +287,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             }
             let (r, w) = open(
                 &self.runtime,
+                &self.route,
                 self.address.clone(),
                 self.tls.as_ref(),
                 self.connect_deadline(deadline),
@@ -265,7 +295,14 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             .await?;
             (reader, writer, kept) = (r, w, false);
         }
+        // A forwarding proxy's 407 is the proxy's, not the server's.
+        let mut probe = RefusalProbe::new(&self.route);
         loop {
+            if let Some(p) = &mut probe {
+                if p.push(&buf)? {
+                    probe = None;
+                }
+            }
             let step = if buf.is_empty() {
                 exchange.close(client)
             } else {
@@ -404,11 +441,19 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         if let Some(id) = last_event_id {
             headers.push((String::from("Last-Event-ID"), String::from(id)));
         }
-        let request = encode_request("GET", &self.target, &self.authority, &headers, None)
-            .map_err(TransportError::Http)?;
+        headers.extend(self.route.request_headers());
+        let request = encode_request(
+            "GET",
+            &self.route.target(&self.authority, &self.target),
+            &self.authority,
+            &headers,
+            None,
+        )
+        .map_err(TransportError::Http)?;
         let deadline = self.runtime.now() + self.timeout;
         let (reader, mut writer) = open(
             &self.runtime,
+            &self.route,
             self.address.clone(),
             self.tls.as_ref(),
             self.connect_deadline(deadline),
@@ -466,13 +511,15 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
     async fn close(&mut self, client: &Client) -> Result<(), TransportError> {
         self.idle = None;
         self.get = None;
-        let Some(request) = crate::http::delete_request(client, &self.target, &self.authority)?
+        let Some(request) =
+            crate::http::delete_request(client, &self.target, &self.authority, &self.route)?
         else {
             return Ok(());
         };
         let deadline = self.runtime.now() + self.timeout;
         let (mut reader, mut writer) = open(
             &self.runtime,
+            &self.route,
             self.address.clone(),
             self.tls.as_ref(),
             self.connect_deadline(deadline),
@@ -494,16 +541,36 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
 /// A connection to the first address of `address` that answers by `by`
 /// (the host looked up now, off the runtime's threads): TCP, then
 /// TLS on `https://` (its handshake runs with the first flush, the
-/// request's, and so within the request's deadline).
+/// request's, and so within the request's deadline). Through a proxy
+/// (`route`), the TCP connection is the proxy's (its host looked up now),
+/// and to an `https://` endpoint the `CONNECT` tunnel opens on it by `by`
+/// before TLS starts inside it.
 async fn open<R: ClientRuntime>(
     runtime: &R,
+    route: &Route,
     address: Address,
     tls: Option<&TlsTarget>,
     by: Instant,
 ) -> Result<(Reader, Writer), TransportError> {
+    let address = route.address(&address).clone();
     let lookup = runtime.unblock(move || address.resolve());
     let addrs = by_deadline(runtime, by, lookup).await?;
-    let (reader, writer) = connect_by(runtime, addrs, by).await?;
+    let (mut reader, mut writer) = connect_by(runtime, addrs, by).await?;
+    if let Route::Tunnel { connect, .. } = route {
+        by_deadline(runtime, by, write_all(&mut writer, connect)).await?;
+        let mut head = Vec::new();
+        let mut chunk = Vec::new();
+        loop {
+            read_chunk(runtime, &mut reader, &mut chunk, by).await?;
+            if chunk.is_empty() {
+                return Err(connect_cut_short().into());
+            }
+            head.extend_from_slice(&chunk);
+            if connect_answer(&head)?.is_some() {
+                break;
+            }
+        }
+    }
     Ok(match tls {
         None => (reader, writer),
         Some(tls) => crate::tls_stream::wrap(tls.connection()?, reader, writer),

@@ -30,6 +30,9 @@ pub enum TransportError {
     /// issuer, a name that is not the endpoint's host, expired), or the
     /// handshake broke.
     Tls(rustls::Error),
+    /// The HTTP proxy refused or failed: a 407 asking for credentials, a
+    /// `CONNECT` refused with another status, an answer that is not HTTP.
+    Proxy(crate::ProxyError),
 }
 
 impl fmt::Display for TransportError {
@@ -44,11 +47,27 @@ impl fmt::Display for TransportError {
             TransportError::Auth(e) => write!(f, "authorization: {e}"),
             TransportError::Closed => f.write_str("the server closed the connection"),
             TransportError::Tls(e) => write!(f, "TLS: {e}"),
+            TransportError::Proxy(e) => e.fmt(f),
         }
     }
 }
 
-impl std::error::Error for TransportError {}
+impl std::error::Error for TransportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TransportError::Io(e) => Some(e),
+            TransportError::Tls(e) => Some(e),
+            TransportError::Proxy(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<crate::ProxyError> for TransportError {
+    fn from(e: crate::ProxyError) -> Self {
+        TransportError::Proxy(e)
+    }
+}
 
 impl From<std::io::Error> for TransportError {
     /// A TLS failure travels through the byte streams as an `io::Error`

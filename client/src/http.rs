@@ -20,6 +20,7 @@ use snodo_proto::client::{Authorizer, Client, Transmit, TransmitKind};
 
 use crate::error::TransportError;
 use crate::get_stream::GetStream;
+use crate::proxy::{connect_answer, connect_cut_short, ProxySettings, Route};
 use crate::session::{Pump, Transport};
 use crate::tls::{Conn, TlsConfig, TlsTarget};
 use rustls::StreamOwned;
@@ -38,6 +39,8 @@ pub struct HttpTransport {
     target: String,
     /// `https://`: the roots and the server's name.
     tls: Option<TlsTarget>,
+    /// Direct, or through which proxy.
+    route: Route,
     authorizer: Option<Arc<dyn Authorizer>>,
     /// The longest one request may take, connection to answer's end.
     timeout: Duration,
@@ -58,6 +61,7 @@ impl std::fmt::Debug for HttpTransport {
         f.debug_struct("HttpTransport")
             .field("endpoint", &self.endpoint)
             .field("authorizer", &self.authorizer.is_some())
+            .field("route", &self.route)
             .finish_non_exhaustive()
     }
 }
@@ -91,6 +95,7 @@ impl HttpTransport {
             address,
             target,
             tls,
+            route: Route::Direct,
             authorizer: None,
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(60),
@@ -134,33 +139,51 @@ impl HttpTransport {
         self
     }
 
+    /// Go through the proxy `settings` name for this endpoint (none when
+    /// its host is in their `NO_PROXY` list): an `http://` endpoint's
+    /// requests in absolute form, an `https://` endpoint's in a `CONNECT`
+    /// tunnel, TLS with the endpoint inside it. Without this call the
+    /// transport connects directly and reads no environment variable;
+    /// [`ProxySettings::from_env`] is the opt-in to `HTTPS_PROXY` and the
+    /// rest. The proxy's host is looked up at each connection, as the
+    /// endpoint's is.
+    pub fn with_proxy(mut self, settings: &ProxySettings) -> Self {
+        self.route = Route::new(settings, &self.address, self.tls.is_some());
+        self
+    }
+
     /// The endpoint URL.
     pub fn endpoint(&self) -> &str {
         &self.endpoint
     }
 
+    /// The request target: absolute form through a forwarding proxy.
+    fn request_target(&self) -> String {
+        self.route.target(&self.authority, &self.target)
+    }
+
     /// A connection to the first address that answers, all of them
     /// tried by the connect timeout and by `deadline`; reads and writes
     /// on it time out at `deadline`.
+    ///
+    /// Through a proxy, the connection is the proxy's; to an `https://`
+    /// endpoint, the `CONNECT` tunnel is opened on it first (by the
+    /// connect timeout too), and TLS runs inside the tunnel.
     fn connect(&self, deadline: Instant) -> Result<Conn, TransportError> {
         let by = deadline.min(Instant::now() + self.connect_timeout);
-        let mut last = None;
-        for addr in &self.address.resolve()? {
-            match TcpStream::connect_timeout(addr, left(by)?) {
-                Ok(s) => {
-                    s.set_read_timeout(Some(left(deadline)?))?;
-                    s.set_write_timeout(Some(left(deadline)?))?;
-                    let _ = s.set_nodelay(true);
-                    return Ok(match &self.tls {
-                        None => Conn::Plain(s),
-                        // The handshake runs with the first write.
-                        Some(tls) => Conn::Tls(Box::new(StreamOwned::new(tls.connection()?, s))),
-                    });
-                }
-                Err(e) => last = Some(e),
-            }
+        let mut s = tcp(self.route.address(&self.address), by)?;
+        if let Route::Tunnel { connect, .. } = &self.route {
+            s.set_read_timeout(Some(left(by)?))?;
+            s.set_write_timeout(Some(left(by)?))?;
+            tunnel(&mut s, connect)?;
         }
-        Err(last.map_or(TransportError::Closed, TransportError::Io))
+        s.set_read_timeout(Some(left(deadline)?))?;
+        s.set_write_timeout(Some(left(deadline)?))?;
+        Ok(match &self.tls {
+            None => Conn::Plain(s),
+            // The handshake runs with the first write.
+            Some(tls) => Conn::Tls(Box::new(StreamOwned::new(tls.connection()?, s))),
+        })
     }
 
     /// POST once; `Ok(Some(head))` when the answer was a 401/403 the
@@ -177,9 +200,10 @@ impl HttpTransport {
                 headers.push((String::from("Authorization"), value));
             }
         }
+        headers.extend(self.route.request_headers());
         let request = encode_request(
             "POST",
-            &self.target,
+            &self.request_target(),
             &self.authority,
             &headers,
             Some(&transmit.body),
@@ -206,6 +230,10 @@ impl HttpTransport {
                 match event.map_err(TransportError::Http)? {
                     ResponseEvent::Head(head) => {
                         status = head.status;
+                        if let Some(e) = self.route.refusal(status, head.all("proxy-authenticate"))
+                        {
+                            return Err(e.into());
+                        }
                         if (status == 401 || status == 403) && self.authorizer.is_some() {
                             return Ok(Some(head));
                         }
@@ -320,8 +348,15 @@ impl HttpTransport {
                 headers.push((String::from("Authorization"), value));
             }
         }
-        let request = encode_request("GET", &self.target, &self.authority, &headers, None)
-            .map_err(TransportError::Http)?;
+        headers.extend(self.route.request_headers());
+        let request = encode_request(
+            "GET",
+            &self.request_target(),
+            &self.authority,
+            &headers,
+            None,
+        )
+        .map_err(TransportError::Http)?;
         let deadline = Instant::now() + self.connect_timeout;
         self.get = Some(GetStream::open(
             self.connect(deadline)?,
@@ -382,7 +417,8 @@ impl Transport for HttpTransport {
     /// clients to end sessions) alike.
     fn close(&mut self, client: &Client) -> Result<(), TransportError> {
         self.get = None;
-        let Some(request) = delete_request(client, &self.target, &self.authority)? else {
+        let Some(request) = delete_request(client, &self.target, &self.authority, &self.route)?
+        else {
             return Ok(());
         };
         let mut stream = self.connect(Instant::now() + self.timeout)?;
@@ -464,13 +500,61 @@ pub(crate) fn delete_request(
     client: &Client,
     target: &str,
     authority: &str,
+    route: &Route,
 ) -> Result<Option<Vec<u8>>, TransportError> {
-    let Some(headers) = client.session_headers() else {
+    let Some(mut headers) = client.session_headers() else {
         return Ok(None);
     };
-    encode_request("DELETE", target, authority, &headers, None)
-        .map(Some)
-        .map_err(TransportError::Http)
+    headers.extend(route.request_headers());
+    encode_request(
+        "DELETE",
+        &route.target(authority, target),
+        authority,
+        &headers,
+        None,
+    )
+    .map(Some)
+    .map_err(TransportError::Http)
+}
+
+/// A TCP connection to the first address of `address` (looked up now)
+/// that answers by `by`.
+fn tcp(address: &crate::endpoint::Address, by: Instant) -> Result<TcpStream, TransportError> {
+    let mut last = None;
+    for addr in &address.resolve()? {
+        match TcpStream::connect_timeout(addr, left(by)?) {
+            Ok(s) => {
+                let _ = s.set_nodelay(true);
+                return Ok(s);
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.map_or(TransportError::Closed, TransportError::Io))
+}
+
+/// Open a `CONNECT` tunnel on `s` (RFC 9110 § 9.3.6): write `connect`,
+/// read the proxy's answer head to its end; a 2xx opens it. A 2xx with
+/// bytes past its head is refused: the origin speaks only after the
+/// client's first TLS record.
+fn tunnel(s: &mut TcpStream, connect: &[u8]) -> Result<(), TransportError> {
+    s.write_all(connect)?;
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        let n = match s.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if is_timeout(&e) => return Err(timed_out()),
+            Err(e) => return Err(e.into()),
+        };
+        if n == 0 {
+            return Err(connect_cut_short().into());
+        }
+        head.extend_from_slice(&buf[..n]);
+        if connect_answer(&head)?.is_some() {
+            return Ok(());
+        }
+    }
 }
 
 /// What is left until `deadline`; [`timed_out`] once nothing is.

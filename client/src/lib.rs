@@ -7,6 +7,10 @@
 //!   request (`http://`, and `https://` on rustls with the web's roots or
 //!   those a [`TlsConfig`] names), JSON and SSE answers, with an optional
 //!   [`Authorizer`] for the `Authorization` header and 401/403 challenges.
+//! - Either HTTP transport through an HTTP proxy ([`ProxySettings`]:
+//!   explicit, or from `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and
+//!   `NO_PROXY` on opt-in with [`ProxySettings::from_env`]; see
+//!   [Proxies](#proxies)).
 //! - [`StdioTransport`]: a spawned server process, one JSON-RPC message
 //!   per line on its stdin and stdout, its stderr passed through.
 //! - [`Session`] (blocking) and [`AsyncSession`], one session core:
@@ -43,6 +47,50 @@
 //! [`Session::list_all`] return the JSON itself, for the methods and
 //! members of extensions.
 
+//!
+//! # Proxies
+//!
+//! A transport connects directly unless given [`ProxySettings`]
+//! ([`HttpTransport::with_proxy`], and `AsyncHttpTransport::with_proxy`).
+//! It reads no environment variable by itself: a library that picked up
+//! `HTTPS_PROXY` behind its caller's back would send an application's
+//! traffic somewhere it did not say, and tests that set variables would
+//! race each other. A program opts in with [`ProxySettings::from_env`]
+//! (the `snodo` command line does, as curl does), which reads the
+//! variables as curl reads them: `https_proxy` then `HTTPS_PROXY` for
+//! `https://` endpoints, `http_proxy` then `HTTP_PROXY` (not in a CGI
+//! program, where it is the request's `Proxy` field) for `http://` ones,
+//! `all_proxy` then `ALL_PROXY` for both, and `no_proxy` then `NO_PROXY`
+//! for the hosts reached directly ([`NoProxy::parse`]: host suffixes, IP
+//! addresses and CIDR networks, `host:port`, `*`).
+//!
+//! ```no_run
+//! use snodo_client::{HttpTransport, Proxy, ProxySettings};
+//!
+//! // One proxy for every endpoint, with credentials for it alone.
+//! let proxy = Proxy::parse("http://user:secret@proxy.example:3128").unwrap();
+//! let transport = HttpTransport::new("https://mcp.example.com/mcp")
+//!     .unwrap()
+//!     .with_proxy(&ProxySettings::all(proxy));
+//!
+//! // Or what the environment says.
+//! let transport = HttpTransport::new("https://mcp.example.com/mcp")
+//!     .unwrap()
+//!     .with_proxy(&ProxySettings::from_env().unwrap());
+//! ```
+//!
+//! An `http://` endpoint's requests go to the proxy with the target in
+//! absolute form (`POST http://host:port/mcp HTTP/1.1`, RFC 9112
+//! § 3.2.2) and `Proxy-Authorization` when the proxy URL has
+//! credentials. An `https://` endpoint's go through a tunnel the proxy
+//! opens on `CONNECT host:port` (RFC 9110 § 9.3.6), the credentials on
+//! the `CONNECT` alone, and TLS runs inside it with the origin: its name
+//! is the one sent as SNI and checked in its certificate, never the
+//! proxy's. A 407 is [`ProxyError::AuthRequired`], another refused
+//! `CONNECT` [`ProxyError::Refused`], both under [`TransportError::Proxy`].
+//! Only `http://` proxies are spoken (no TLS to the proxy, no SOCKS): a
+//! `socks5://` value is an error, not a direct connection around it.
+
 #![warn(missing_docs)]
 
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
@@ -60,6 +108,7 @@ mod get_stream;
 mod handler;
 mod http;
 mod output_schema;
+mod proxy;
 mod reissue;
 mod results;
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
@@ -86,9 +135,10 @@ pub use cancel::Canceller;
 pub use error::{Error, TransportError};
 pub use handler::{Handler, NoInput};
 pub use http::HttpTransport;
+/// The TLS library the `https://` transports run on, for its error type.
+pub use proxy::{NoProxy, Proxy, ProxyError, ProxySettings};
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use runtime::{ChildProcess, ClientRuntime, Reader, Writer};
-/// The TLS library the `https://` transports run on, for its error type.
 pub use rustls;
 pub use session::{Pump, Session, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};

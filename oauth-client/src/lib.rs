@@ -73,6 +73,8 @@ pub mod user_agent;
 
 pub use authorizer::{GrantKind, OAuthClient, OAuthConfig};
 pub use error::OAuthError;
-pub use http::{HttpClient, HttpError, HttpRequest, HttpResponse, Method, UreqHttp, MAX_BODY};
+pub use http::{
+    HttpClient, HttpError, HttpProxy, HttpRequest, HttpResponse, Method, UreqHttp, MAX_BODY,
+};
 pub use registration::{AssertionKey, ClientIdentity, ClientMetadata, PreRegistered, TokenAuth};
 pub use user_agent::{HttpRedirectAgent, UserAgent};

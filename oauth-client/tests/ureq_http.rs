@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::thread;
 
-use snodo_oauth_client::{HttpClient, HttpRequest, Method, UreqHttp, MAX_BODY};
+use snodo_oauth_client::{HttpClient, HttpProxy, HttpRequest, Method, UreqHttp, MAX_BODY};
 
 /// Serves one connection: reads the request head (and a body of the
 /// announced length), returns it, answers `response`.
@@ -123,4 +123,100 @@ fn no_server_is_an_error() {
     assert!(UreqHttp::default()
         .send(&HttpRequest::get_json(&format!("http://127.0.0.1:{port}/")))
         .is_err());
+}
+
+/// A proxy that reads one request head and answers `response`: what it
+/// read (the request to a forwarding proxy, or the `CONNECT`).
+fn proxy_once(response: &'static [u8]) -> (u16, thread::JoinHandle<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handle = thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut head = String::new();
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            head.push_str(&line);
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+        }
+        stream.write_all(response).unwrap();
+        head
+    });
+    (port, handle)
+}
+
+fn through(port: u16) -> UreqHttp {
+    UreqHttp::new(std::time::Duration::from_secs(5)).with_proxy(move |url: &str| {
+        // The authorization server at as.example goes through the proxy;
+        // nothing else does.
+        url.contains("://as.example").then(|| HttpProxy {
+            host: String::from("127.0.0.1"),
+            port,
+            credentials: Some((String::from("user"), String::from("p@ss"))),
+        })
+    })
+}
+
+#[test]
+fn an_http_url_goes_to_the_proxy_in_absolute_form_with_its_credentials() {
+    let (port, proxy) = proxy_once(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+    );
+    let response = through(port)
+        .send(&HttpRequest::get_json(
+            "http://as.example:8080/.well-known/oauth-authorization-server?x=1",
+        ))
+        .unwrap();
+    assert_eq!((response.status, &response.body[..]), (200, &b"{}"[..]));
+    let head = proxy.join().unwrap();
+    assert!(
+        head.starts_with(
+            "GET http://as.example:8080/.well-known/oauth-authorization-server?x=1 HTTP/1.1\r\n"
+        ),
+        "{head}"
+    );
+    // base64("user:p@ss").
+    assert!(
+        head.contains("\r\nProxy-Authorization: Basic dXNlcjpwQHNz\r\n"),
+        "{head}"
+    );
+}
+
+#[test]
+fn an_https_url_goes_through_connect_and_a_407_is_an_error() {
+    let (port, proxy) = proxy_once(
+        b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"p\"\r\nContent-Length: 0\r\n\r\n",
+    );
+    let outcome = through(port).send(&HttpRequest::get_json("https://as.example/token"));
+    assert!(outcome.is_err(), "{outcome:?}");
+    let head = proxy.join().unwrap();
+    assert!(
+        head.starts_with("CONNECT as.example:443 HTTP/1.1\r\n"),
+        "{head}"
+    );
+    // ureq writes the scheme in lower case (RFC 9110 § 11.1: it is
+    // case-insensitive).
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("\r\nproxy-authorization: basic dxnlcjpwqhnz\r\n"),
+        "{head}"
+    );
+}
+
+#[test]
+fn a_url_the_selector_leaves_out_goes_direct() {
+    let (url, server) = serve_once(
+        b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec(),
+    );
+    // No proxy listens at port 9: a request sent there would fail.
+    let response = through(9)
+        .send(&HttpRequest::get_json(&format!("{url}/direct")))
+        .unwrap();
+    assert_eq!(response.status, 204);
+    let head = server.join().unwrap();
+    assert!(head.starts_with("GET /direct HTTP/1.1\r\n"), "{head}");
+    assert!(!head.contains("Proxy-Authorization"), "{head}");
 }
