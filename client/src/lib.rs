@@ -92,7 +92,7 @@ pub use runtime::{ChildProcess, ClientRuntime, Reader, Writer};
 pub use rustls;
 pub use session::{Pump, Session, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};
-pub use stdio::StdioTransport;
+pub use stdio::{StdioTransport, DEFAULT_PROBE_WAIT};
 pub use tasks::{
     with_tasks, TaskFollow, TaskStep, DEFAULT_POLL_INTERVAL, MIN_POLL_INTERVAL, TASKS,
 };
