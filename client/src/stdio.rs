@@ -78,7 +78,9 @@ impl StdioTransport {
     /// [`DEFAULT_PROBE_WAIT`]): a legacy server may answer nothing to a
     /// request before `initialize` (`basic/transports/stdio.mdx`
     /// § Backward Compatibility). Never longer than the
-    /// [timeout](Self::with_timeout).
+    /// [timeout](Self::with_timeout). It applies only when the
+    /// configuration lists an initialize-era revision to fall back to;
+    /// otherwise the probe waits the timeout like any request.
     pub fn with_probe_wait(mut self, wait: Duration) -> Self {
         self.probe_wait = wait;
         self
