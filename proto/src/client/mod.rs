@@ -773,10 +773,15 @@ impl Client {
                 .as_ref()
                 .and_then(|d| d.get("supported"))
                 .and_then(Value::as_array);
+            // Outside the probe, only a stateless revision: an
+            // initialize-era one is not spoken by retrying a request but
+            // by a handshake, which only the probe may start.
+            let probing = self.probe == Some(op);
             let pick = supported.and_then(|list| {
                 self.config
                     .versions
                     .iter()
+                    .filter(|v| probing || is_stateless(v))
                     .find(|v| list.iter().any(|s| s.as_str() == Some(v.as_str())))
                     .cloned()
             });

@@ -881,6 +881,25 @@ mod fallback {
     }
 
     #[test]
+    fn a_later_unsupported_version_never_switches_to_a_legacy_dialect() {
+        let mut c = dual(Wire::Stdio);
+        c.connect();
+        c.poll_transmit().unwrap();
+        c.handle_message(br#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}"#).unwrap();
+        events(&mut c);
+        let op = c.request("tools/list", json!({}));
+        c.poll_transmit().unwrap();
+        c.handle_message(br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}"#).unwrap();
+        assert!(matches!(
+            &events(&mut c)[..],
+            [Event::Failed { op: o, error: ClientError::Rpc { code: -32022, .. } }] if *o == op
+        ));
+        assert!(c.poll_transmit().is_none());
+        assert_eq!(c.era(), Era::Modern);
+        assert_eq!(c.version(), "2026-07-28");
+    }
+
+    #[test]
     fn http_400_404_405_without_an_answer_fall_back() {
         for status in [400, 404, 405] {
             let mut c = dual(Wire::Http);
