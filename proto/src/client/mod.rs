@@ -32,8 +32,9 @@
 //! when the answer (or its absence, which the transport reports with
 //! [`Client::probe_unanswered`]) marks it as a server of the initialize
 //! era, falls back to `initialize` under the same operation
-//! (`basic/versioning.mdx` § Backward Compatibility); it answers `-32022 UnsupportedProtocolVersion` with one retry in a
-//! version from `data.supported` (`basic/versioning.mdx`); it drops tools
+//! (`basic/versioning.mdx` § Backward Compatibility); it answers
+//! `-32022 UnsupportedProtocolVersion` with one retry in a version from
+//! `data.supported` (`basic/versioning.mdx`); it drops tools
 //! whose `x-mcp-header` annotations are invalid from `tools/list` over
 //! HTTP ([`Event::ToolRejected`]) and, on a `-32020 HeaderMismatch`,
 //! lists the tools again and retries once; it treats a result without
@@ -315,7 +316,7 @@ impl Client {
         if let Some(OpState::InFlight(id)) = self.ops.get(&op).map(|o| o.state) {
             self.rounds.remove(&id);
         }
-        self.fall_back(op, None);
+        self.fall_back(op, None, None);
         true
     }
 
@@ -460,12 +461,14 @@ impl Client {
     }
 
     /// The probe `op` marked the server as legacy (`why`: its error, or
-    /// `None` for no answer): `op` goes on as `initialize` in the newest
-    /// initialize-era revision configured, or fails without one.
-    fn fall_back(&mut self, op: OpId, why: Option<ClientError>) {
+    /// `None` for no answer): `op` goes on as `initialize` offering
+    /// `offer`, else the newest initialize-era revision configured, or
+    /// fails without one.
+    fn fall_back(&mut self, op: OpId, why: Option<ClientError>, offer: Option<String>) {
         self.probe = None;
         self.probe_status = None;
-        let Some(version) = self.config.newest_legacy().map(String::from) else {
+        let newest = || self.config.newest_legacy().map(String::from);
+        let Some(version) = offer.or_else(newest) else {
             let probe = why.map(alloc::boxed::Box::new);
             return self.fail(op, ClientError::LegacyServer { probe });
         };
@@ -625,7 +628,7 @@ impl Client {
         // answer, and the 404/405 of a server without the modern
         // endpoint, mark a legacy server.
         if self.probe == Some(op) && matches!(status, 400 | 404 | 405) {
-            return self.fall_back(op, Some(error));
+            return self.fall_back(op, Some(error), None);
         }
         self.fail(op, error);
     }
@@ -763,7 +766,7 @@ impl Client {
                 message,
                 data,
             };
-            return self.fall_back(op, Some(why));
+            return self.fall_back(op, Some(why), None);
         }
         if code == code::UNSUPPORTED_PROTOCOL_VERSION {
             // `basic/versioning.mdx` § Protocol Version Negotiation: retry
@@ -789,14 +792,14 @@ impl Client {
                 if self.probe == Some(op) && !is_stateless(&version) {
                     // A modern server whose only revision in common with
                     // this client is of the initialize era: that revision
-                    // is spoken the only way it can be, by `initialize`.
-                    // The fallback offers the newest configured one.
+                    // is spoken the only way it can be, by `initialize`
+                    // offering it.
                     let why = ClientError::Rpc {
                         code,
                         message,
                         data,
                     };
-                    return self.fall_back(op, Some(why));
+                    return self.fall_back(op, Some(why), Some(version));
                 }
                 self.version = version;
                 if let Some(o) = self.ops.get_mut(&op) {

@@ -878,6 +878,15 @@ mod fallback {
         c.poll_transmit().unwrap();
         c.handle_message(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}"#).unwrap();
         expect_initialize(&mut c, op, 2);
+
+        // The revision the server lists is the one offered.
+        let mut c = dual(Wire::Stdio);
+        c.connect();
+        c.poll_transmit().unwrap();
+        c.handle_message(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-06-18"],"requested":"2026-07-28"}}}"#).unwrap();
+        let t = c.poll_transmit().unwrap();
+        assert_eq!(body(&t)["method"], "initialize");
+        assert_eq!(body(&t)["params"]["protocolVersion"], "2025-06-18");
     }
 
     #[test]
