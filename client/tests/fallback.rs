@@ -112,6 +112,19 @@ const INITIALIZE_OK: &str = r#"{"jsonrpc":"2.0","id":2,"result":{"protocolVersio
 const TOOLS_MODERN: &str = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}"#;
 const TOOLS_LEGACY: &str = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}"#;
 
+/// What a 2025-11-25 server answers to the handshake and after it (a
+/// session id, no GET stream, the tool list); `None` for what it refuses
+/// before `initialize`.
+fn legacy(method: &str) -> Option<Vec<u8>> {
+    Some(match method {
+        "initialize" => json_answer("200 OK", "Mcp-Session-Id: s-1\r\n", INITIALIZE_OK),
+        "notifications/initialized" => answer("202 Accepted", "", ""),
+        "GET" => answer("405 Method Not Allowed", "Allow: POST\r\n", ""),
+        "tools/list" => json_answer("200 OK", "", TOOLS_LEGACY),
+        _ => return None,
+    })
+}
+
 fn modern_route(method: &str) -> Vec<u8> {
     match method {
         "server/discover" => json_answer("200 OK", "", DISCOVER_OK),
@@ -126,43 +139,45 @@ fn modern_route(method: &str) -> Vec<u8> {
 
 /// 400 with an empty body: a server that wants `initialize` first.
 fn bad_request_empty(method: &str) -> Vec<u8> {
-    match method {
-        "initialize" => json_answer("200 OK", "Mcp-Session-Id: s-1\r\n", INITIALIZE_OK),
-        "notifications/initialized" => answer("202 Accepted", "", ""),
-        "GET" => answer("405 Method Not Allowed", "Allow: POST\r\n", ""),
-        "tools/list" => json_answer("200 OK", "", TOOLS_LEGACY),
-        _ => answer("400 Bad Request", "", ""),
-    }
+    legacy(method).unwrap_or_else(|| answer("400 Bad Request", "", ""))
 }
 
 /// 400 with the JSON-RPC error a legacy SDK sends before `initialize`.
 fn bad_request_not_initialized(method: &str) -> Vec<u8> {
-    match method {
-        "initialize" => json_answer("200 OK", "Mcp-Session-Id: s-1\r\n", INITIALIZE_OK),
-        "notifications/initialized" => answer("202 Accepted", "", ""),
-        "GET" => answer("405 Method Not Allowed", "Allow: POST\r\n", ""),
-        "tools/list" => json_answer("200 OK", "", TOOLS_LEGACY),
-        _ => json_answer(
+    legacy(method).unwrap_or_else(|| {
+        json_answer(
             "400 Bad Request",
             "",
             r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}"#,
-        ),
-    }
+        )
+    })
 }
 
-/// 404 and `-32601`: a server that knows no `server/discover`.
+/// `-32601` (in a 200): a server that knows no `server/discover`.
 fn method_not_found(method: &str) -> Vec<u8> {
-    match method {
-        "initialize" => json_answer("200 OK", "Mcp-Session-Id: s-1\r\n", INITIALIZE_OK),
-        "notifications/initialized" => answer("202 Accepted", "", ""),
-        "GET" => answer("405 Method Not Allowed", "Allow: POST\r\n", ""),
-        "tools/list" => json_answer("200 OK", "", TOOLS_LEGACY),
-        _ => json_answer(
+    legacy(method).unwrap_or_else(|| {
+        json_answer(
             "200 OK",
             "",
             r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: server/discover"}}"#,
-        ),
-    }
+        )
+    })
+}
+
+/// 405 to the POST of anything but the handshake's methods.
+fn method_not_allowed(method: &str) -> Vec<u8> {
+    legacy(method).unwrap_or_else(|| answer("405 Method Not Allowed", "Allow: GET\r\n", ""))
+}
+
+/// 404 with an HTML page, not a JSON-RPC error.
+fn not_found_page(method: &str) -> Vec<u8> {
+    legacy(method).unwrap_or_else(|| {
+        answer(
+            "404 Not Found",
+            "Content-Type: text/html\r\n",
+            "<html><body>Not Found</body></html>",
+        )
+    })
 }
 
 /// 401 to everything: credentials, not the era.
@@ -266,6 +281,16 @@ fn http_400_with_a_legacy_error_falls_back() {
 #[test]
 fn http_method_not_found_falls_back() {
     http_fallback_blocking(method_not_found);
+}
+
+#[test]
+fn http_405_falls_back() {
+    http_fallback_blocking(method_not_allowed);
+}
+
+#[test]
+fn http_404_page_falls_back() {
+    http_fallback_blocking(not_found_page);
 }
 
 #[test]
@@ -525,6 +550,16 @@ mod on_async {
         http_fallback(runtime, method_not_found).await
     }
     on_each_runtime!(http_method_not_found);
+
+    async fn http_405<R: ClientRuntime>(runtime: R) {
+        http_fallback(runtime, method_not_allowed).await
+    }
+    on_each_runtime!(http_405);
+
+    async fn http_404_page<R: ClientRuntime>(runtime: R) {
+        http_fallback(runtime, not_found_page).await
+    }
+    on_each_runtime!(http_404_page);
 
     async fn refused<R: ClientRuntime>(runtime: R, route: fn(&str) -> Vec<u8>) -> Error {
         let (url, seen) = serve(route);
