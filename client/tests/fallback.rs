@@ -387,6 +387,34 @@ read -r rest
     command
 }
 
+/// A 2026-07-28 stdio server slow to start: it answers the probe only
+/// after `delay`, refuses the `initialize` the client sent meanwhile as a
+/// modern server does, and serves `tools/list` with `_meta`.
+#[cfg(unix)]
+fn slow_modern_stdio(delay: &str) -> std::process::Command {
+    let script = format!(
+        r#"
+read -r first
+case "$first" in *'"id":1,'*'"method":"server/discover"'*) ;; *) echo "bad probe: $first" >&2; exit 1;; esac
+sleep {delay}
+printf '%s\n' '{DISCOVER_OK}'
+read -r init || exit 0
+case "$init" in *'"id":2,'*'"method":"initialize"'*) ;; *) echo "bad init: $init" >&2; exit 1;; esac
+printf '%s\n' '{{"jsonrpc":"2.0","id":2,"error":{{"code":-32601,"message":"Method not found: initialize (this server speaks 2026-07-28)"}}}}'
+read -r list
+case "$list" in *'"id":3,'*'"method":"tools/list"'*'"io.modelcontextprotocol/protocolVersion":"2026-07-28"'*) ;; *) echo "bad list: $list" >&2; exit 1;; esac
+printf '%s\n' '{TOOLS_MODERN_3}'
+read -r rest
+"#
+    );
+    let mut command = std::process::Command::new("sh");
+    command.arg("-c").arg(script);
+    command
+}
+
+#[cfg(unix)]
+const TOOLS_MODERN_3: &str = r#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}"#;
+
 #[cfg(unix)]
 const NOT_FOUND_LINE: &str =
     r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#;
@@ -448,6 +476,21 @@ fn stdio_silent_server_falls_back_after_the_probe_wait() {
         waited >= PROBE_WAIT && waited < PROBE_WAIT + Duration::from_secs(2),
         "{waited:?}"
     );
+}
+
+/// The probe wait passed and `initialize` went out, but the probe's
+/// `DiscoverResult` came first: the server is modern, only slow.
+#[cfg(unix)]
+#[test]
+fn stdio_slow_modern_server_stays_modern() {
+    let transport = StdioTransport::spawn(slow_modern_stdio("0.8"))
+        .unwrap()
+        .with_probe_wait(PROBE_WAIT);
+    let config = ClientConfig::dual_era("fb", "1", Wire::Stdio);
+    let mut session = Session::connect(transport, config, NoInput).unwrap();
+    assert_eq!(session.era(), Era::Modern);
+    assert_eq!(session.client().fallback_cause(), None);
+    assert_eq!(session.list_tools().unwrap()[0].name, "echo");
 }
 
 #[cfg(unix)]
@@ -659,6 +702,21 @@ mod on_async {
     }
     #[cfg(unix)]
     on_each_runtime!(stdio_silent);
+
+    #[cfg(unix)]
+    async fn stdio_slow_modern<R: ClientRuntime>(runtime: R) {
+        let transport = AsyncStdioTransport::spawn(runtime, slow_modern_stdio("0.8"))
+            .unwrap()
+            .with_probe_wait(PROBE_WAIT);
+        let config = ClientConfig::dual_era("fb", "1", Wire::Stdio);
+        let mut session = AsyncSession::connect(transport, config, NoInput)
+            .await
+            .unwrap();
+        assert_eq!(session.era(), Era::Modern);
+        assert_eq!(session.list_tools().await.unwrap()[0].name, "echo");
+    }
+    #[cfg(unix)]
+    on_each_runtime!(stdio_slow_modern);
 
     #[cfg(unix)]
     async fn stdio_no_legacy_version<R: ClientRuntime>(runtime: R) {

@@ -200,6 +200,10 @@ pub struct Client {
     probe_status: Option<u16>,
     /// Why the client fell back to the initialize era, if it did.
     fallback: Option<ClientError>,
+    /// The JSON-RPC id of a probe given up on for its silence: a
+    /// `DiscoverResult` that still comes before the `initialize` result
+    /// shows a modern server that was slow to start.
+    late_probe: Option<u64>,
 }
 
 /// The codes this revision defines (`basic/index.mdx` § Error Codes): an
@@ -256,6 +260,7 @@ impl Client {
             probe: None,
             probe_status: None,
             fallback: None,
+            late_probe: None,
         }
     }
 
@@ -277,7 +282,10 @@ impl Client {
     /// newest initialize-era revision of the configuration, and completes
     /// with its result. With no such revision configured it fails with
     /// [`ClientError::LegacyServer`]. HTTP `401`/`403`, `5xx` and
-    /// transport failures are errors, not a sign of the era.
+    /// transport failures are errors, not a sign of the era. A
+    /// `DiscoverResult` that comes after the wait but before the
+    /// `initialize` result still wins: the server was modern and slow to
+    /// start, and the operation completes with it.
     pub fn connect(&mut self) -> OpId {
         if !self.is_stateless() {
             return self.initialize();
@@ -315,9 +323,38 @@ impl Client {
         };
         if let Some(OpState::InFlight(id)) = self.ops.get(&op).map(|o| o.state) {
             self.rounds.remove(&id);
+            self.late_probe = Some(id);
         }
         self.fall_back(op, None, None);
         true
+    }
+
+    /// The probe given up on by [`probe_unanswered`](Client::probe_unanswered)
+    /// was answered with `result` after all. While the `initialize` that
+    /// replaced it is unanswered, the server is modern after all, only
+    /// slow to start (a server launched by a package runner, say): the
+    /// `initialize` is abandoned (its answer, an error from a modern
+    /// server, is then ignored), and the operation completes with this
+    /// `DiscoverResult`. Once `initialize` has completed the server is
+    /// dual-era and the session stays in the era it opened.
+    fn probe_answered_late(&mut self, result: Value) {
+        let Some(op) = self.initializing else {
+            return;
+        };
+        if self.ops.get(&op).is_none_or(|o| o.internal) || !result.is_object() {
+            return;
+        }
+        if let Some(OpState::InFlight(id)) = self.ops.get(&op).map(|o| o.state) {
+            self.rounds.remove(&id);
+        }
+        self.initializing = None;
+        self.fallback = None;
+        self.version = self.config.versions[0].clone();
+        if let Some(entry) = self.ops.get_mut(&op) {
+            entry.method = String::from("server/discover");
+            entry.params = Map::new();
+        }
+        self.on_result(op, result);
     }
 
     /// The era of the session: [`Era::Modern`] while the revision in use
@@ -699,6 +736,13 @@ impl Client {
             .get("id")
             .and_then(Value::as_u64)
             .ok_or(MessageError::UnknownId)?;
+        if self.late_probe == Some(id) && self.initializing.is_some() {
+            self.late_probe = None;
+            if let Some(result) = obj.remove("result") {
+                self.probe_answered_late(result);
+            }
+            return Ok(());
+        }
         let op = self.rounds.remove(&id).ok_or(MessageError::UnknownId)?;
         if let Some(error) = obj.remove("error") {
             self.on_error(op, error);

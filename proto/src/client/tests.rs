@@ -1007,6 +1007,68 @@ mod fallback {
     }
 
     #[test]
+    fn a_discover_result_after_the_wait_but_before_initialize_keeps_the_client_modern() {
+        let mut c = dual(Wire::Stdio);
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        c.probe_unanswered();
+        let init = c.poll_transmit().unwrap();
+        assert_eq!(body(&init)["method"], "initialize");
+        assert_eq!(c.era(), Era::Legacy);
+        // A modern server, slow to start, answers the probe at last...
+        c.handle_message(br#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#).unwrap();
+        assert!(matches!(
+            &events(&mut c)[..],
+            [Event::Completed { op: o, result }] if *o == op && result["supportedVersions"][0] == "2026-07-28"
+        ));
+        assert_eq!(c.era(), Era::Modern);
+        assert_eq!(c.fallback_cause(), None);
+        assert_eq!(c.server().versions, ["2026-07-28"]);
+        // ...and then refuses `initialize`, which nobody waits for.
+        assert_eq!(
+            c.handle_message(
+                br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}"#
+            ),
+            Err(MessageError::UnknownId)
+        );
+        assert!(events(&mut c).is_empty());
+        assert!(c.poll_transmit().is_none());
+        c.request("tools/list", json!({}));
+        let t = c.poll_transmit().unwrap();
+        assert_eq!(
+            body(&t)["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+    }
+
+    #[test]
+    fn a_late_probe_answer_after_initialize_changes_nothing() {
+        let mut c = dual(Wire::Stdio);
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        c.probe_unanswered();
+        expect_initialize(&mut c, op, 2);
+        assert_eq!(
+            c.handle_message(br#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}"#),
+            Err(MessageError::UnknownId)
+        );
+        assert!(events(&mut c).is_empty());
+        assert_eq!(c.era(), Era::Legacy);
+        // A late error to the probe, before the handshake is done, is no
+        // news either.
+        let mut c = dual(Wire::Stdio);
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        c.probe_unanswered();
+        c.handle_message(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#,
+        )
+        .unwrap();
+        assert!(events(&mut c).is_empty());
+        expect_initialize(&mut c, op, 2);
+    }
+
+    #[test]
     fn without_an_initialize_era_version_a_legacy_server_is_a_typed_error() {
         let mut c = Client::new(ClientConfig::new("c", "1", Wire::Stdio));
         let op = c.connect();
