@@ -13,12 +13,12 @@ use std::collections::BTreeMap;
 use std::future::{poll_fn, Future};
 use std::pin::pin;
 use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use snodo_proto::client::{
-    Client, ClientConfig, ClientError, Event, OpId, RequestOptions, Transmit, Wire,
+    Client, ClientConfig, ClientError, Era, Event, OpId, RequestOptions, Transmit, Wire,
 };
 use snodo_proto::{
     CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
@@ -56,6 +56,21 @@ pub trait AsyncTransport: Send {
 
     /// Wait `duration` on the transport's runtime (between task polls).
     fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send;
+
+    /// [`Transport::probe_wait`](crate::Transport::probe_wait).
+    fn probe_wait(&self) -> Option<Duration> {
+        None
+    }
+
+    /// [`Transport::receive_within`](crate::Transport::receive_within).
+    fn receive_within(
+        &mut self,
+        client: &mut Client,
+        wait: Duration,
+    ) -> impl Future<Output = Result<Option<bool>, TransportError>> + Send {
+        let _ = wait;
+        async move { self.receive(client).await.map(Some) }
+    }
 }
 
 /// The session's event handling, lent to [`AsyncTransport::send`].
@@ -111,22 +126,56 @@ pub struct AsyncSession<T, H> {
     wire: Wire,
     /// Re-issue a tool call whose response stream broke.
     reissue_tool_calls: bool,
+    /// While the connect probe waits, when its wait is bounded (stdio):
+    /// past it, the server is taken for a legacy one.
+    probe_deadline: Option<Instant>,
 }
 
 impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
-    /// Open a session: `server/discover` on 2026-07-28 (a `-32022` answer
-    /// is retried with a version the server lists), `initialize` then
-    /// `notifications/initialized` on the older revisions.
+    /// Open a session ([`Client::connect`]): with 2026-07-28 first in the
+    /// configuration, the `server/discover` probe (a `-32022` answer is
+    /// retried with a version the server lists); with an older revision,
+    /// `initialize` then `notifications/initialized`.
+    ///
+    /// A server the probe finds to be of the initialize era
+    /// (`basic/versioning.mdx` § Backward Compatibility: a non-modern
+    /// JSON-RPC error, an HTTP `400`/`404`/`405` without one, or on stdio
+    /// no answer within the transport's [probe
+    /// wait](crate::StdioTransport::with_probe_wait), bounded only when
+    /// there is a fallback) is opened with
+    /// `initialize` in the newest initialize-era revision the
+    /// configuration lists ([`ClientConfig::dual_era`] lists them all),
+    /// and [`era`](Self::era) says so for the rest of the session. With
+    /// none listed the connect fails with
+    /// [`ClientError::LegacyServer`]. HTTP `401`/`403` (after the
+    /// authorizer, if any), `5xx` and transport errors fail it as they
+    /// come.
     pub async fn connect(transport: T, config: ClientConfig, handler: H) -> Result<Self, Error> {
         let mut session = AsyncSession::new(transport, config, handler);
-        let op = if session.client.is_stateless() {
-            session.client.discover()
-        } else {
-            session.client.initialize()
-        };
-        session.finish(op).await?;
+        let op = session.client.connect();
+        session.probe_deadline = session
+            .transport
+            .probe_wait()
+            .filter(|_| session.client.can_fall_back())
+            .map(|wait| Instant::now() + wait);
+        let outcome = session.finish(op).await;
+        session.probe_deadline = None;
+        outcome?;
         session.flush().await?;
         Ok(session)
+    }
+
+    /// The era of the server, as [`connect`](Self::connect) found it:
+    /// [`Era::Legacy`] after a fallback to `initialize` (later requests
+    /// then speak that dialect: no per-request `_meta`, the session id).
+    pub fn era(&self) -> Era {
+        self.client.era()
+    }
+
+    /// The revision in use: the one the server accepted (`server/discover`,
+    /// a `-32022` retry) or chose (`initialize`).
+    pub fn version(&self) -> &str {
+        self.client.version()
     }
 
     /// A session that has sent nothing yet (no discover, no initialize).
@@ -134,6 +183,7 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
         AsyncSession {
             wire: config.wire,
             reissue_tool_calls: false,
+            probe_deadline: None,
             client: Client::new(config),
             transport,
             handler,
@@ -531,8 +581,31 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
             if !self.client.is_live(op) && !self.parked.contains_key(&op) {
                 return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
             }
-            if !self.transport.receive(&mut self.client).await? {
-                return Err(Error::Client(snodo_proto::client::ClientError::NoResponse));
+            let received = match self.probe_deadline.filter(|_| self.client.is_probing()) {
+                None => Some(self.transport.receive(&mut self.client).await?),
+                Some(deadline) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    match left.is_zero() {
+                        true => None,
+                        false => {
+                            self.transport
+                                .receive_within(&mut self.client, left)
+                                .await?
+                        }
+                    }
+                }
+            };
+            match received {
+                Some(true) => {}
+                Some(false) => {
+                    return Err(Error::Client(snodo_proto::client::ClientError::NoResponse))
+                }
+                // `basic/transports/stdio.mdx` § Backward Compatibility:
+                // no answer to the probe within a reasonable time marks a
+                // legacy server; the machine queues `initialize`.
+                None => {
+                    self.client.probe_unanswered();
+                }
             }
             drain(
                 &mut self.client,

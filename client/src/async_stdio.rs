@@ -26,6 +26,7 @@ pub struct AsyncStdioTransport<R: ClientRuntime> {
     lines: VecDeque<Vec<u8>>,
     buf: Vec<u8>,
     timeout: Duration,
+    probe_wait: Duration,
 }
 
 impl<R: ClientRuntime> std::fmt::Debug for AsyncStdioTransport<R> {
@@ -52,7 +53,16 @@ impl<R: ClientRuntime> AsyncStdioTransport<R> {
             lines: VecDeque::new(),
             buf: Vec::new(),
             timeout: Duration::from_secs(60),
+            probe_wait: crate::stdio::DEFAULT_PROBE_WAIT,
         })
+    }
+
+    /// [`StdioTransport::with_probe_wait`](crate::StdioTransport::with_probe_wait):
+    /// the longest the connect probe waits before the client falls back
+    /// to `initialize` (default [`DEFAULT_PROBE_WAIT`](crate::DEFAULT_PROBE_WAIT)).
+    pub fn with_probe_wait(mut self, wait: Duration) -> Self {
+        self.probe_wait = wait;
+        self
     }
 
     /// The longest wait for the server's next whole line, however its
@@ -96,10 +106,37 @@ impl<R: ClientRuntime> AsyncTransport for AsyncStdioTransport<R> {
         async move { crate::runtime::sleep(&runtime, duration).await }
     }
 
+    fn probe_wait(&self) -> Option<Duration> {
+        Some(self.probe_wait.min(self.timeout))
+    }
+
+    async fn receive_within(
+        &mut self,
+        client: &mut Client,
+        wait: Duration,
+    ) -> Result<Option<bool>, TransportError> {
+        let deadline = self.runtime.now() + wait.min(self.timeout);
+        match self.receive_by(client, deadline).await {
+            Err(TransportError::Io(e)) if e.kind() == std::io::ErrorKind::TimedOut => Ok(None),
+            other => other.map(Some),
+        }
+    }
+
     async fn receive(&mut self, client: &mut Client) -> Result<bool, TransportError> {
         // One deadline for the whole line: a server that trickles bytes
         // without ending it does not hold the client past it.
         let deadline = self.runtime.now() + self.timeout;
+        self.receive_by(client, deadline).await
+    }
+}
+
+impl<R: ClientRuntime> AsyncStdioTransport<R> {
+    /// The next whole line, by `deadline`, fed to `client`.
+    async fn receive_by(
+        &mut self,
+        client: &mut Client,
+        deadline: std::time::Instant,
+    ) -> Result<bool, TransportError> {
         loop {
             if let Some(line) = self.lines.pop_front() {
                 // Not JSON-RPC, or a stale id: skipped.

@@ -18,6 +18,24 @@
 //!   older revisions), requests with their MRTR rounds answered by a
 //!   [`Handler`] (elicitation, sampling, roots), lists with pagination.
 //!
+//! One client for both eras (`basic/versioning.mdx` § Backward
+//! Compatibility): with 2026-07-28 first in the configuration, connect
+//! probes with `server/discover`. A server that answers with an error
+//! that is not a modern one (`-32601`, `-32602`, …: anything but `-32020`,
+//! `-32021`, `-32022`), with HTTP `400`/`404`/`405` and no modern error,
+//! or on stdio not at all within the [probe
+//! wait](StdioTransport::with_probe_wait) (default [`DEFAULT_PROBE_WAIT`])
+//! is of the initialize era: the session opens with `initialize` in the
+//! newest initialize-era revision the configuration lists
+//! ([`ClientConfig::dual_era`](snodo_proto::client::ClientConfig::dual_era)
+//! lists them all) and speaks that dialect from then on
+//! ([`Session::era`], [`Session::version`]). A configuration that lists
+//! none ([`ClientConfig::new`](snodo_proto::client::ClientConfig::new))
+//! fails with
+//! [`ClientError::LegacyServer`](snodo_proto::client::ClientError::LegacyServer).
+//! HTTP `401`/`403`, `5xx` and transport errors fail the connect as they
+//! are: they say nothing of the era.
+//!
 //! ```no_run
 //! use snodo_client::{HttpTransport, NoInput, Session};
 //! use snodo_proto::client::{ClientConfig, Wire};
@@ -142,7 +160,7 @@ pub use runtime::{ChildProcess, ClientRuntime, Reader, Writer};
 pub use rustls;
 pub use session::{Pump, Session, Transport};
 pub use snodo_proto::client::{Authorizer, AuthorizerError};
-pub use stdio::StdioTransport;
+pub use stdio::{StdioTransport, DEFAULT_PROBE_WAIT};
 pub use tasks::{
     with_tasks, TaskFollow, TaskStep, DEFAULT_POLL_INTERVAL, MIN_POLL_INTERVAL, TASKS,
 };

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use snodo_proto::client::{Client, ClientConfig, OpId, RequestOptions, Transmit};
+use snodo_proto::client::{Client, ClientConfig, Era, OpId, RequestOptions, Transmit};
 use snodo_proto::{
     CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
@@ -42,6 +42,28 @@ pub trait Transport: Send {
     /// Wait for the next message from the server and feed it to `client`;
     /// `Ok(false)` when nothing can arrive unasked (HTTP).
     fn receive(&mut self, client: &mut Client) -> Result<bool, TransportError>;
+
+    /// How long the connect probe (`server/discover`) waits for its
+    /// answer before the server is taken for one of the initialize era,
+    /// which may say nothing to a request before `initialize`
+    /// (`basic/transports/stdio.mdx` § Backward Compatibility). `None`
+    /// (the default) when the transport always hears something back:
+    /// on HTTP every request gets a status.
+    fn probe_wait(&self) -> Option<Duration> {
+        None
+    }
+
+    /// [`receive`](Transport::receive), waiting at most `wait`:
+    /// `Ok(None)` when nothing arrived by then. The default waits as
+    /// `receive` does.
+    fn receive_within(
+        &mut self,
+        client: &mut Client,
+        wait: Duration,
+    ) -> Result<Option<bool>, TransportError> {
+        let _ = wait;
+        self.receive(client).map(Some)
+    }
 
     /// End the session on the server's side, when the transport has a
     /// way to (HTTP, initialize era: `DELETE` with the session id).
@@ -76,6 +98,18 @@ impl<T: Transport> AsyncTransport for Blocking<T> {
         self.0.close(client)
     }
 
+    fn probe_wait(&self) -> Option<Duration> {
+        self.0.probe_wait()
+    }
+
+    async fn receive_within(
+        &mut self,
+        client: &mut Client,
+        wait: Duration,
+    ) -> Result<Option<bool>, TransportError> {
+        self.0.receive_within(client, wait)
+    }
+
     fn sleep(&self, duration: Duration) -> impl std::future::Future<Output = ()> + Send {
         // Not an `async fn`: its future would hold `&self`, and a blocking
         // transport is `Send` but need not be `Sync`.
@@ -95,7 +129,9 @@ pub struct Session<T, H> {
 impl<T: Transport, H: Handler + Send> Session<T, H> {
     /// [`AsyncSession::connect`]: `server/discover` on 2026-07-28 (a
     /// `-32022` answer is retried with a version the server lists),
-    /// `initialize` then `notifications/initialized` on the older revisions.
+    /// `initialize` then `notifications/initialized` on the older
+    /// revisions, and the fallback from the first to the second when the
+    /// probe finds a server of the initialize era.
     pub fn connect(transport: T, config: ClientConfig, handler: H) -> Result<Self, Error> {
         let inner = block_on(AsyncSession::connect(Blocking(transport), config, handler))?;
         Ok(Session { inner })
@@ -119,6 +155,16 @@ impl<T: Transport, H: Handler + Send> Session<T, H> {
     /// The machine (version in use, server facts, session id).
     pub fn client(&self) -> &Client {
         self.inner.client()
+    }
+
+    /// [`AsyncSession::era`]: the server's era, as the connect found it.
+    pub fn era(&self) -> Era {
+        self.inner.era()
+    }
+
+    /// [`AsyncSession::version`]: the revision in use.
+    pub fn version(&self) -> &str {
+        self.inner.version()
     }
 
     /// The handler.

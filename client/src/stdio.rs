@@ -23,7 +23,13 @@ pub struct StdioTransport {
     stdin: Option<ChildStdin>,
     lines: Receiver<Option<Vec<u8>>>,
     timeout: Duration,
+    probe_wait: Duration,
 }
+
+/// How long the connect probe waits on stdio by default before taking the
+/// server for one of the initialize era (`basic/transports/stdio.mdx`
+/// § Backward Compatibility: "a reasonable timeout").
+pub const DEFAULT_PROBE_WAIT: Duration = Duration::from_secs(2);
 
 impl StdioTransport {
     /// Spawn `command` with piped stdin and stdout and inherited stderr.
@@ -63,7 +69,21 @@ impl StdioTransport {
             stdin,
             lines,
             timeout: Duration::from_secs(60),
+            probe_wait: DEFAULT_PROBE_WAIT,
         })
+    }
+
+    /// The longest the connect probe (`server/discover`) waits for an
+    /// answer before the client falls back to `initialize` (default
+    /// [`DEFAULT_PROBE_WAIT`]): a legacy server may answer nothing to a
+    /// request before `initialize` (`basic/transports/stdio.mdx`
+    /// § Backward Compatibility). Never longer than the
+    /// [timeout](Self::with_timeout). It applies only when the
+    /// configuration lists an initialize-era revision to fall back to;
+    /// otherwise the probe waits the timeout like any request.
+    pub fn with_probe_wait(mut self, wait: Duration) -> Self {
+        self.probe_wait = wait;
+        self
     }
 
     /// The longest wait for the server's next line (default 60 s).
@@ -86,6 +106,25 @@ impl Transport for StdioTransport {
         stdin.write_all(&line)?;
         stdin.flush()?;
         Ok(())
+    }
+
+    fn probe_wait(&self) -> Option<Duration> {
+        Some(self.probe_wait.min(self.timeout))
+    }
+
+    fn receive_within(
+        &mut self,
+        client: &mut Client,
+        wait: Duration,
+    ) -> Result<Option<bool>, TransportError> {
+        match self.lines.recv_timeout(wait.min(self.timeout)) {
+            Ok(Some(line)) => {
+                let _ = client.handle_message(&line);
+                Ok(Some(true))
+            }
+            Ok(None) | Err(RecvTimeoutError::Disconnected) => Err(TransportError::Closed),
+            Err(RecvTimeoutError::Timeout) => Ok(None),
+        }
     }
 
     fn receive(&mut self, client: &mut Client) -> Result<bool, TransportError> {

@@ -1,13 +1,18 @@
 //! snodo-client against snodo's own server (snodo-blocking on
 //! 127.0.0.1:0, in-process): discover, a tool whose MRTR round the
 //! handler answers, and a tool whose `x-mcp-header` parameter the server
-//! checks against the `Mcp-Param-*` header the client mirrors.
+//! checks against the `Mcp-Param-*` header the client mirrors; a
+//! dual-era client that stays modern with it, and one that falls back to
+//! its initialize era behind a front refusing `server/discover`.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 use snodo_blocking::{bind_http, serve_http, Options, Shutdown, Threads};
 use snodo_client::{Ended, Handler, HttpTransport, Session, Step};
-use snodo_proto::client::{ClientConfig, Wire};
+use snodo_proto::client::{ClientConfig, Era, Wire};
 use snodo_proto::{
     CallToolResult, Context, ElicitAction, ElicitRequest, ErrorObject, InputRequired, NoArgs,
     Notifications, Reply, Service, Tool,
@@ -205,5 +210,125 @@ fn initialize_era_session_answers_the_server_request_mid_stream() {
             .call_tool("region", json!({"region": "eu"}))
             .unwrap();
         assert_eq!(tool_text(&result), "Region: eu");
+    });
+}
+
+/// A dual-era client against snodo's server (which serves 2026-07-28 and
+/// the initialize era side by side): the probe's `DiscoverResult` keeps
+/// it modern (`basic/versioning.mdx` § Compatibility Matrix, dual-era
+/// client and modern server).
+#[test]
+fn a_dual_era_client_stays_modern_with_snodo() {
+    with_server(|url| {
+        let mut config = ClientConfig::dual_era("it", "1.0.0", Wire::Http);
+        config.capabilities.insert("elicitation".into(), json!({}));
+        let transport = HttpTransport::new(url).unwrap();
+        let mut session = Session::connect(transport, config, Ada::default()).unwrap();
+        assert_eq!(session.era(), Era::Modern);
+        assert_eq!(session.version(), "2026-07-28");
+        assert_eq!(session.client().fallback_cause(), None);
+        let result = session.call_tool("greet", json!({})).unwrap();
+        assert_eq!(tool_text(&result), "Hello, Ada!");
+    });
+}
+
+/// Read one HTTP request (head and `Content-Length` body) off `conn`.
+fn read_request(conn: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        if let Some(end) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&data[..end]).to_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |n| n.trim().parse::<usize>().unwrap());
+            if data.len() >= end + 4 + length {
+                return Some(data);
+            }
+        }
+        match conn.read(&mut buf) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => data.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// snodo's server behind a front that answers `server/discover` the way
+/// a 2025-11-25-only server does (`400 Bad Request`, empty body) and
+/// passes everything else through, one request per connection: what the
+/// client then meets is snodo's own initialize era (the handshake, the
+/// session id, a server request on the call's stream).
+fn legacy_front(upstream: &str) -> String {
+    let upstream = upstream
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            let upstream = upstream.clone();
+            std::thread::spawn(move || {
+                let Some(request) = read_request(&mut conn) else {
+                    return;
+                };
+                if String::from_utf8_lossy(&request).contains(r#""method":"server/discover""#) {
+                    let _ = conn.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                    return;
+                }
+                let Ok(mut up) = TcpStream::connect(&upstream) else {
+                    return;
+                };
+                // One request per connection: ask snodo to close after it.
+                let line_end = request.windows(2).position(|w| w == b"\r\n").unwrap() + 2;
+                let mut forwarded = request[..line_end].to_vec();
+                forwarded.extend_from_slice(b"Connection: close\r\n");
+                forwarded.extend_from_slice(&request[line_end..]);
+                if up.write_all(&forwarded).is_err() {
+                    return;
+                }
+                let _ = std::io::copy(&mut up, &mut conn);
+            });
+        }
+    });
+    url
+}
+
+/// `basic/versioning.mdx` § Backward Compatibility, dual-era client and
+/// legacy server: the probe's 400 sends the client to `initialize`, and
+/// the session then runs on snodo's 2025-11-25 dialect, a tool whose
+/// question arrives as an `elicitation/create` request included.
+#[test]
+fn falls_back_to_snodo_initialize_era_behind_a_legacy_front() {
+    with_server(|url| {
+        let front = legacy_front(url);
+        let mut config = ClientConfig::dual_era("it", "1.0.0", Wire::Http);
+        config.capabilities.insert("elicitation".into(), json!({}));
+        let transport = HttpTransport::new(&front).unwrap();
+        let mut session = Session::connect(transport, config, Ada::default()).unwrap();
+        assert_eq!(session.era(), Era::Legacy);
+        assert_eq!(session.version(), "2025-11-25");
+        assert!(session.client().session_id().is_some());
+        assert_eq!(
+            session.client().fallback_cause(),
+            Some(&snodo_proto::client::ClientError::Http { status: 400 })
+        );
+        let names: Vec<String> = session
+            .list_tools()
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["greet", "region"]);
+        let result = session.call_tool("greet", json!({})).unwrap();
+        assert_eq!(tool_text(&result), "Hello, Ada!");
+        assert_eq!(session.handler_mut().asked.len(), 1);
+        let result = session
+            .call_tool("region", json!({"region": "eu"}))
+            .unwrap();
+        assert_eq!(tool_text(&result), "Region: eu");
+        session.close().unwrap();
     });
 }

@@ -17,6 +17,27 @@ pub fn is_stateless(version: &str) -> bool {
     version >= STATELESS_SINCE
 }
 
+/// Which kind of server the session speaks to (`basic/versioning.mdx`
+/// § Terminology): it decides the dialect of every request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// Per-request `_meta`, no handshake (2026-07-28).
+    Modern,
+    /// A session opened with `initialize` (2025-11-25, 2025-06-18).
+    Legacy,
+}
+
+impl Era {
+    /// The era of `version`.
+    pub fn of(version: &str) -> Era {
+        if is_stateless(version) {
+            Era::Modern
+        } else {
+            Era::Legacy
+        }
+    }
+}
+
 /// The wire the client's messages travel on: it decides which header
 /// mirrors are computed and how a cancellation is signalled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,9 +57,14 @@ pub struct ClientConfig {
     /// application answers elicitation requests.
     pub capabilities: Map<String, Value>,
     /// The revisions to offer, preferred first; each must be one of
-    /// [`SUPPORTED_VERSIONS`]. The first decides the dialect: a stateless
-    /// revision sends `_meta` on every request, an older one starts with
-    /// `initialize`.
+    /// [`SUPPORTED_VERSIONS`]. The first decides how the client opens: a
+    /// stateless revision probes with `server/discover`, an older one
+    /// starts with `initialize`. With a stateless revision first, the
+    /// initialize-era revisions listed after it are what the client falls
+    /// back to when the probe finds a legacy server (the newest of them is
+    /// offered, `basic/versioning.mdx` § Backward Compatibility); with
+    /// none listed, such a server is an error
+    /// ([`ClientError::LegacyServer`](super::ClientError::LegacyServer)).
     pub versions: Vec<String>,
     /// The wire.
     pub wire: Wire,
@@ -69,7 +95,10 @@ impl ClientConfig {
     }
 
     /// A configuration for revision 2026-07-28 over `wire`, with no
-    /// capabilities.
+    /// capabilities. It speaks to modern servers only: a server of the
+    /// initialize era fails the connect with
+    /// [`ClientError::LegacyServer`](super::ClientError::LegacyServer);
+    /// [`dual_era`](ClientConfig::dual_era) falls back instead.
     pub fn new(name: &str, version: &str, wire: Wire) -> Self {
         ClientConfig {
             client_info: json!({"name": name, "version": version}),
@@ -79,6 +108,32 @@ impl ClientConfig {
             result_types: Vec::new(),
             named_methods: Vec::new(),
         }
+    }
+}
+
+impl ClientConfig {
+    /// A dual-era configuration (`basic/versioning.mdx` § Terminology):
+    /// 2026-07-28 first, then 2025-11-25 and 2025-06-18 for a server that
+    /// turns out to speak only the initialize era.
+    pub fn dual_era(name: &str, version: &str, wire: Wire) -> Self {
+        let mut config = ClientConfig::new(name, version, wire);
+        config.versions = SUPPORTED_VERSIONS
+            .iter()
+            .map(|v| String::from(*v))
+            .collect();
+        config
+    }
+
+    /// The newest initialize-era revision this configuration allows: what
+    /// the fallback offers in `initialize` (2025-11-25
+    /// `basic/lifecycle.mdx` § Version Negotiation: the latest the client
+    /// supports).
+    pub fn newest_legacy(&self) -> Option<&str> {
+        self.versions
+            .iter()
+            .map(String::as_str)
+            .filter(|v| !is_stateless(v) && SUPPORTED_VERSIONS.contains(v))
+            .max()
     }
 }
 

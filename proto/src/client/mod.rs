@@ -28,8 +28,13 @@
 //!   [`Client::respond`]).
 //!
 //! What the machine does by itself, because the spec asks every client
-//! to: it answers `-32022 UnsupportedProtocolVersion` with one retry in a
-//! version from `data.supported` (`basic/versioning.mdx`); it drops tools
+//! to: [`Client::connect`] probes a server with `server/discover` and,
+//! when the answer (or its absence, which the transport reports with
+//! [`Client::probe_unanswered`]) marks it as a server of the initialize
+//! era, falls back to `initialize` under the same operation
+//! (`basic/versioning.mdx` § Backward Compatibility); it answers
+//! `-32022 UnsupportedProtocolVersion` with one retry in a version from
+//! `data.supported` (`basic/versioning.mdx`); it drops tools
 //! whose `x-mcp-header` annotations are invalid from `tools/list` over
 //! HTTP ([`Event::ToolRejected`]) and, on a `-32020 HeaderMismatch`,
 //! lists the tools again and retries once; it treats a result without
@@ -63,7 +68,7 @@ mod outcome;
 pub mod sse;
 
 pub use auth::{Authorizer, AuthorizerError};
-pub use config::{is_stateless, ClientConfig, OpId, RequestOptions, Wire, SUPPORTED_VERSIONS};
+pub use config::{is_stateless, ClientConfig, Era, OpId, RequestOptions, Wire, SUPPORTED_VERSIONS};
 pub use outcome::{AnswerError, ClientError, Event, MessageError};
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -188,6 +193,43 @@ pub struct Client {
     /// session is up.
     after_session: Vec<OpId>,
     server: ServerFacts,
+    /// The `server/discover` of [`Client::connect`], until its answer
+    /// tells the server's era.
+    probe: Option<OpId>,
+    /// The HTTP status of the probe's answer, once its head arrived.
+    probe_status: Option<u16>,
+    /// Why the client fell back to the initialize era, if it did.
+    fallback: Option<ClientError>,
+    /// The JSON-RPC id of a probe given up on for its silence: a
+    /// `DiscoverResult` that still comes before the `initialize` result
+    /// shows a modern server that was slow to start.
+    late_probe: Option<u64>,
+}
+
+/// The codes this revision defines (`basic/index.mdx` § Error Codes): an
+/// error with one of them comes from a modern server, whatever else it
+/// says (`basic/versioning.mdx` § Backward Compatibility).
+fn is_modern_error(code: i64) -> bool {
+    matches!(
+        code,
+        code::HEADER_MISMATCH
+            | code::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | code::UNSUPPORTED_PROTOCOL_VERSION
+    )
+}
+
+/// Whether the HTTP status of an answer to the probe lets it mark the
+/// server as legacy (`basic/transports/streamable-http.mdx` § Backward
+/// Compatibility: a `4xx` without a modern error body). `None` is stdio,
+/// which has no status. `400`, `404` (a legacy server that does not host
+/// the endpoint) and `405` do, and a `2xx` carrying a JSON-RPC error;
+/// `401`/`403` are about credentials, `5xx` about the server's health,
+/// and neither says anything of its era: they surface as errors.
+fn legacy_status(status: Option<u16>) -> bool {
+    match status {
+        None => true,
+        Some(s) => (200..300).contains(&s) || matches!(s, 400 | 404 | 405),
+    }
 }
 
 impl Client {
@@ -215,7 +257,117 @@ impl Client {
             initializing: None,
             after_session: Vec::new(),
             server: ServerFacts::default(),
+            probe: None,
+            probe_status: None,
+            fallback: None,
+            late_probe: None,
         }
+    }
+
+    /// Open the session as the configuration says: with a 2026-07-28
+    /// revision first, the `server/discover` probe of
+    /// `basic/transports/stdio.mdx` § Backward Compatibility (on
+    /// Streamable HTTP the same request is the "modern request first" of
+    /// `basic/transports/streamable-http.mdx` § Backward Compatibility);
+    /// with an older one, `initialize`.
+    ///
+    /// The probe's outcome decides the era. A `DiscoverResult`, or a
+    /// modern error (`-32020`, `-32021`, `-32022`, the last retried once
+    /// in a version the server lists), means a modern server. Any other
+    /// JSON-RPC error (`-32601`, `-32602`, `-32600`: the fallback is not
+    /// keyed to one code), an HTTP `400`/`404`/`405` without a modern
+    /// error, or no answer within the transport's probe wait
+    /// ([`probe_unanswered`](Client::probe_unanswered)) means a legacy
+    /// one: the same operation goes on as `initialize`, offering the
+    /// newest initialize-era revision of the configuration, and completes
+    /// with its result. With no such revision configured it fails with
+    /// [`ClientError::LegacyServer`]. HTTP `401`/`403`, `5xx` and
+    /// transport failures are errors, not a sign of the era. A
+    /// `DiscoverResult` that comes after the wait but before the
+    /// `initialize` result still wins: the server was modern and slow to
+    /// start, and the operation completes with it.
+    pub fn connect(&mut self) -> OpId {
+        if !self.is_stateless() {
+            return self.initialize();
+        }
+        let op = self.discover();
+        self.probe = Some(op);
+        self.probe_status = None;
+        op
+    }
+
+    /// Whether the probe of [`connect`](Client::connect) still waits for
+    /// its answer: the transport bounds that wait (stdio, where a legacy
+    /// server may say nothing to a request before `initialize`).
+    pub fn is_probing(&self) -> bool {
+        self.probe.is_some()
+    }
+
+    /// Whether the probe is waiting and a legacy server would be met by
+    /// falling back (the configuration lists an initialize-era revision):
+    /// only then is the probe's wait worth bounding below the transport's
+    /// own timeout, since a modern-only client has nothing to fall back to.
+    pub fn can_fall_back(&self) -> bool {
+        self.probe.is_some() && self.config.newest_legacy().is_some()
+    }
+
+    /// The probe got no answer within the wait the transport allows it
+    /// (`basic/transports/stdio.mdx` § Backward Compatibility: "does not
+    /// respond within a reasonable timeout"): the server is legacy, and
+    /// the operation goes on as `initialize` (or fails, see
+    /// [`connect`](Client::connect)). A late answer to the probe is
+    /// ignored. Returns `false` when no probe was waiting.
+    pub fn probe_unanswered(&mut self) -> bool {
+        let Some(op) = self.probe else {
+            return false;
+        };
+        if let Some(OpState::InFlight(id)) = self.ops.get(&op).map(|o| o.state) {
+            self.rounds.remove(&id);
+            self.late_probe = Some(id);
+        }
+        self.fall_back(op, None, None);
+        true
+    }
+
+    /// The probe given up on by [`probe_unanswered`](Client::probe_unanswered)
+    /// was answered with `result` after all. While the `initialize` that
+    /// replaced it is unanswered, the server is modern after all, only
+    /// slow to start (a server launched by a package runner, say): the
+    /// `initialize` is abandoned (its answer, an error from a modern
+    /// server, is then ignored), and the operation completes with this
+    /// `DiscoverResult`. Once `initialize` has completed the server is
+    /// dual-era and the session stays in the era it opened.
+    fn probe_answered_late(&mut self, result: Value) {
+        let Some(op) = self.initializing else {
+            return;
+        };
+        if self.ops.get(&op).is_none_or(|o| o.internal) || !result.is_object() {
+            return;
+        }
+        if let Some(OpState::InFlight(id)) = self.ops.get(&op).map(|o| o.state) {
+            self.rounds.remove(&id);
+        }
+        self.initializing = None;
+        self.fallback = None;
+        self.version = self.config.versions[0].clone();
+        if let Some(entry) = self.ops.get_mut(&op) {
+            entry.method = String::from("server/discover");
+            entry.params = Map::new();
+        }
+        self.on_result(op, result);
+    }
+
+    /// The era of the session: [`Era::Modern`] while the revision in use
+    /// is 2026-07-28, [`Era::Legacy`] once `initialize` opened it.
+    pub fn era(&self) -> Era {
+        Era::of(&self.version)
+    }
+
+    /// What made [`connect`](Client::connect) fall back to `initialize`:
+    /// the probe's error, or [`ClientError::NoResponse`] when it got no
+    /// answer in time. `None` when the client did not fall back.
+    pub fn fallback_cause(&self) -> Option<&ClientError> {
+        self.fallback.as_ref()
     }
 
     /// The revision in use (after a `-32022` retry or `initialize`, the
@@ -324,14 +476,60 @@ impl Client {
     /// revision; on success the client sends `notifications/initialized`
     /// and uses the version the server chose.
     pub fn initialize(&mut self) -> OpId {
-        let params = json!({
-            "protocolVersion": self.config.versions[0],
-            "capabilities": self.config.capabilities,
-            "clientInfo": self.config.client_info,
-        });
+        // A client that fell back offers the newest initialize-era
+        // revision it allows, not its stateless first choice.
+        let offer = match is_stateless(&self.config.versions[0]) {
+            false => Some(self.config.versions[0].clone()),
+            true => self.config.newest_legacy().map(String::from),
+        };
+        let offer = offer.unwrap_or_else(|| self.config.versions[0].clone());
+        let params = self.initialize_params(&offer);
         let op = self.request("initialize", params);
         self.initializing = Some(op);
         op
+    }
+
+    fn initialize_params(&self, version: &str) -> Value {
+        json!({
+            "protocolVersion": version,
+            "capabilities": self.config.capabilities,
+            "clientInfo": self.config.client_info,
+        })
+    }
+
+    /// The probe `op` marked the server as legacy (`why`: its error, or
+    /// `None` for no answer): `op` goes on as `initialize` offering
+    /// `offer`, else the newest initialize-era revision configured, or
+    /// fails without one.
+    fn fall_back(&mut self, op: OpId, why: Option<ClientError>, offer: Option<String>) {
+        self.probe = None;
+        self.probe_status = None;
+        let newest = || self.config.newest_legacy().map(String::from);
+        let Some(version) = offer.or_else(newest) else {
+            let probe = why.map(alloc::boxed::Box::new);
+            return self.fail(op, ClientError::LegacyServer { probe });
+        };
+        let params = match self.initialize_params(&version) {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        let Some(entry) = self.ops.get_mut(&op) else {
+            return;
+        };
+        entry.method = String::from("initialize");
+        entry.params = params;
+        entry.version_retried = false;
+        entry.request_state = None;
+        entry.mrtr = Map::new();
+        // The era is the server's (§ Backward Compatibility: cache it for
+        // the server process or origin): every later request of this
+        // client speaks the initialize-era dialect of `version`, until
+        // the server's `initialize` result names the one it chose.
+        self.version = version;
+        self.session_id = None;
+        self.fallback = Some(why.unwrap_or(ClientError::NoResponse));
+        self.initializing = Some(op);
+        self.send_round(op, Round::First);
     }
 
     /// Retry an operation that got [`Event::InputRequired`], with the
@@ -374,6 +572,12 @@ impl Client {
     /// are ignored.
     pub fn cancel(&mut self, op: OpId, reason: Option<&str>) -> Option<u64> {
         let entry = self.ops.remove(&op)?;
+        if self.probe == Some(op) {
+            self.probe = None;
+        }
+        if self.initializing == Some(op) {
+            self.initializing = None;
+        }
         let OpState::InFlight(id) = entry.state else {
             return None;
         };
@@ -408,6 +612,11 @@ impl Client {
     /// MUST start a new one, so it sends `initialize` again by itself and
     /// resends the refused call once that completes.
     pub fn handle_http_head(&mut self, round: Option<u64>, head: &http::ResponseHead) {
+        if let (Some(probe), Some(id)) = (self.probe, round) {
+            if self.rounds.get(&id) == Some(&probe) {
+                self.probe_status = Some(head.status);
+            }
+        }
         if self.is_stateless() {
             return;
         }
@@ -451,6 +660,13 @@ impl Client {
         } else {
             ClientError::NoResponse
         };
+        // `basic/transports/streamable-http.mdx` § Backward
+        // Compatibility: a 400 whose body is empty or not a JSON-RPC
+        // answer, and the 404/405 of a server without the modern
+        // endpoint, mark a legacy server.
+        if self.probe == Some(op) && matches!(status, 400 | 404 | 405) {
+            return self.fall_back(op, Some(error), None);
+        }
         self.fail(op, error);
     }
 
@@ -520,6 +736,13 @@ impl Client {
             .get("id")
             .and_then(Value::as_u64)
             .ok_or(MessageError::UnknownId)?;
+        if self.late_probe == Some(id) && self.initializing.is_some() {
+            self.late_probe = None;
+            if let Some(result) = obj.remove("result") {
+                self.probe_answered_late(result);
+            }
+            return Ok(());
+        }
         let op = self.rounds.remove(&id).ok_or(MessageError::UnknownId)?;
         if let Some(error) = obj.remove("error") {
             self.on_error(op, error);
@@ -560,6 +783,9 @@ impl Client {
         if self.initializing == Some(op) {
             self.initializing = None;
         }
+        if self.probe == Some(op) {
+            self.probe = None;
+        }
         if removed.as_ref().is_some_and(|o| o.internal) {
             return self.session_restored(Err(error));
         }
@@ -574,6 +800,18 @@ impl Client {
             .unwrap_or("")
             .to_string();
         let data = error.get("data").cloned();
+        if self.probe == Some(op) && !is_modern_error(code) && legacy_status(self.probe_status) {
+            // `basic/transports/stdio.mdx` § Backward Compatibility: any
+            // error that is not a recognized modern one marks a legacy
+            // server (commonly `-32601` or `-32602`, but the fallback is
+            // not keyed to one code).
+            let why = ClientError::Rpc {
+                code,
+                message,
+                data,
+            };
+            return self.fall_back(op, Some(why), None);
+        }
         if code == code::UNSUPPORTED_PROTOCOL_VERSION {
             // `basic/versioning.mdx` § Protocol Version Negotiation: retry
             // once with a version from `data.supported` this client speaks.
@@ -582,14 +820,31 @@ impl Client {
                 .as_ref()
                 .and_then(|d| d.get("supported"))
                 .and_then(Value::as_array);
+            // Outside the probe, only a stateless revision: an
+            // initialize-era one is not spoken by retrying a request but
+            // by a handshake, which only the probe may start.
+            let probing = self.probe == Some(op);
             let pick = supported.and_then(|list| {
                 self.config
                     .versions
                     .iter()
+                    .filter(|v| probing || is_stateless(v))
                     .find(|v| list.iter().any(|s| s.as_str() == Some(v.as_str())))
                     .cloned()
             });
             if let (false, Some(version)) = (retried, pick) {
+                if self.probe == Some(op) && !is_stateless(&version) {
+                    // A modern server whose only revision in common with
+                    // this client is of the initialize era: that revision
+                    // is spoken the only way it can be, by `initialize`
+                    // offering it.
+                    let why = ClientError::Rpc {
+                        code,
+                        message,
+                        data,
+                    };
+                    return self.fall_back(op, Some(why), Some(version));
+                }
                 self.version = version;
                 if let Some(o) = self.ops.get_mut(&op) {
                     o.version_retried = true;
@@ -720,7 +975,12 @@ impl Client {
         }
         match method.as_str() {
             "tools/list" => self.record_tools(&mut result),
-            "server/discover" => self.record_discover(&result),
+            "server/discover" => {
+                if self.probe == Some(op) {
+                    self.probe = None;
+                }
+                self.record_discover(&result);
+            }
             "initialize" => {
                 let outcome = self.record_initialize(&result);
                 if internal {
@@ -765,13 +1025,15 @@ impl Client {
                 .iter()
                 .filter_map(|v| v.as_str().map(String::from))
                 .collect();
-            // Prefer a version both sides speak, in this client's order.
+            // Prefer a version both sides speak, in this client's order;
+            // a stateless one, as this answer is (a legacy revision is
+            // spoken after `initialize`, never per request).
             if !self.server.versions.contains(&self.version) {
                 if let Some(v) = self
                     .config
                     .versions
                     .iter()
-                    .find(|v| self.server.versions.contains(v))
+                    .find(|v| is_stateless(v) && self.server.versions.contains(v))
                 {
                     self.version = v.clone();
                 }

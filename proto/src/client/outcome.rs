@@ -30,6 +30,15 @@ pub enum ClientError {
     UnsupportedVersion(String),
     /// The application cancelled it.
     Cancelled,
+    /// The `server/discover` probe found a server of the initialize era
+    /// (`basic/versioning.mdx` § Backward Compatibility) and the
+    /// configuration lists no initialize-era revision to fall back to
+    /// ([`ClientConfig::versions`](super::ClientConfig::versions)).
+    LegacyServer {
+        /// What the probe got: the error that marked the server as legacy,
+        /// or `None` when it gave no answer within the probe wait.
+        probe: Option<alloc::boxed::Box<ClientError>>,
+    },
 }
 
 impl core::fmt::Display for ClientError {
@@ -41,6 +50,16 @@ impl core::fmt::Display for ClientError {
             ClientError::Malformed(why) => write!(f, "malformed answer: {why}"),
             ClientError::UnsupportedVersion(v) => write!(f, "unsupported protocol version {v}"),
             ClientError::Cancelled => f.write_str("cancelled"),
+            ClientError::LegacyServer { probe } => {
+                f.write_str("the server speaks only the initialize era (2025-11-25 and earlier)")?;
+                match probe {
+                    Some(why) => write!(f, ", its answer to server/discover was: {why}")?,
+                    None => f.write_str(", it did not answer server/discover")?,
+                }
+                f.write_str(
+                    "; list an initialize-era version in the client's versions to fall back",
+                )
+            }
         }
     }
 }

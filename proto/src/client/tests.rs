@@ -734,3 +734,408 @@ fn an_anonymous_error_in_an_http_answer_belongs_to_its_round() {
         }]
     );
 }
+
+/// `basic/versioning.mdx` § Backward Compatibility: a dual-era client
+/// probes with `server/discover` and falls back to `initialize` on what
+/// marks a legacy server, under the same operation.
+mod fallback {
+    use super::*;
+
+    fn dual(wire: Wire) -> Client {
+        Client::new(ClientConfig::dual_era("c", "1", wire))
+    }
+
+    fn head(status: u16) -> http::ResponseHead {
+        http::ResponseHead {
+            status,
+            headers: vec![],
+        }
+    }
+
+    /// The initialize that follows a probe of `op`, and its result.
+    fn expect_initialize(c: &mut Client, op: OpId, id: u64) {
+        let t = c.poll_transmit().expect("initialize");
+        assert_eq!(t.kind, TransmitKind::Request { op, id });
+        assert_eq!(
+            body(&t),
+            json!({
+                "jsonrpc": "2.0", "id": id, "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "c", "version": "1"}
+                }
+            })
+        );
+        // No version header before the handshake, no `_meta`.
+        assert_eq!(header(&t, "mcp-protocol-version"), None);
+        c.handle_message(
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}}}}}}"#)
+                .as_bytes(),
+        )
+        .unwrap();
+        let evs = events(c);
+        assert!(
+            matches!(&evs[..], [Event::Completed { op: o, result }] if *o == op && result["protocolVersion"] == "2025-11-25"),
+            "{evs:?}"
+        );
+        assert_eq!(c.era(), Era::Legacy);
+        assert_eq!(c.version(), "2025-11-25");
+        assert!(!c.is_probing());
+        let n = c.poll_transmit().unwrap();
+        assert_eq!(body(&n)["method"], "notifications/initialized");
+    }
+
+    #[test]
+    fn a_discover_result_keeps_the_client_modern() {
+        let mut c = dual(Wire::Stdio);
+        let op = c.connect();
+        assert!(c.is_probing() && c.can_fall_back());
+        let t = c.poll_transmit().unwrap();
+        assert_eq!(body(&t)["method"], "server/discover");
+        assert_eq!(
+            body(&t)["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        c.handle_message(br#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{}}}"#).unwrap();
+        assert!(matches!(&events(&mut c)[..], [Event::Completed { op: o, .. }] if *o == op));
+        assert_eq!(c.era(), Era::Modern);
+        assert_eq!(c.fallback_cause(), None);
+        assert!(!c.is_probing());
+        assert!(c.poll_transmit().is_none());
+        // A late timeout report changes nothing.
+        assert!(!c.probe_unanswered());
+        assert_eq!(c.era(), Era::Modern);
+    }
+
+    #[test]
+    fn method_not_found_falls_back_on_stdio() {
+        let mut c = dual(Wire::Stdio);
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        c.handle_message(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#,
+        )
+        .unwrap();
+        assert!(events(&mut c).is_empty());
+        expect_initialize(&mut c, op, 2);
+        assert!(matches!(
+            c.fallback_cause(),
+            Some(ClientError::Rpc { code: -32601, .. })
+        ));
+        // Later requests speak the initialize era: no `_meta`.
+        c.request("tools/list", json!({}));
+        let t = c.poll_transmit().unwrap();
+        assert_eq!(
+            body(&t),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}})
+        );
+    }
+
+    #[test]
+    fn any_non_modern_error_falls_back_not_only_one_code() {
+        for code in [-32600, -32602, -32603, -32000] {
+            let mut c = dual(Wire::Stdio);
+            let op = c.connect();
+            c.poll_transmit().unwrap();
+            let answer = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":{code},"message":"Server not initialized"}}}}"#
+            );
+            c.handle_message(answer.as_bytes()).unwrap();
+            expect_initialize(&mut c, op, 2);
+        }
+    }
+
+    #[test]
+    fn modern_errors_do_not_fall_back() {
+        for code in [-32020, -32021] {
+            let mut c = dual(Wire::Stdio);
+            let op = c.connect();
+            c.poll_transmit().unwrap();
+            let answer =
+                format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":{code},"message":"m"}}}}"#);
+            c.handle_message(answer.as_bytes()).unwrap();
+            assert!(
+                matches!(&events(&mut c)[..], [Event::Failed { op: o, error: ClientError::Rpc { code: k, .. } }] if *o == op && *k == code)
+            );
+            assert!(c.poll_transmit().is_none());
+            assert_eq!(c.era(), Era::Modern);
+        }
+        // -32022: retried once in a listed version, still discover.
+        let mut c = dual(Wire::Stdio);
+        c.connect();
+        c.poll_transmit().unwrap();
+        c.handle_message(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2026-07-28"}}}"#).unwrap();
+        let t = c.poll_transmit().unwrap();
+        assert_eq!(body(&t)["method"], "server/discover");
+        assert_eq!(c.era(), Era::Modern);
+    }
+
+    #[test]
+    fn unsupported_version_naming_only_a_legacy_revision_opens_with_initialize() {
+        let mut c = dual(Wire::Stdio);
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        c.handle_message(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}"#).unwrap();
+        expect_initialize(&mut c, op, 2);
+
+        // The revision the server lists is the one offered.
+        let mut c = dual(Wire::Stdio);
+        c.connect();
+        c.poll_transmit().unwrap();
+        c.handle_message(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-06-18"],"requested":"2026-07-28"}}}"#).unwrap();
+        let t = c.poll_transmit().unwrap();
+        assert_eq!(body(&t)["method"], "initialize");
+        assert_eq!(body(&t)["params"]["protocolVersion"], "2025-06-18");
+    }
+
+    #[test]
+    fn a_later_unsupported_version_never_switches_to_a_legacy_dialect() {
+        let mut c = dual(Wire::Stdio);
+        c.connect();
+        c.poll_transmit().unwrap();
+        c.handle_message(br#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}"#).unwrap();
+        events(&mut c);
+        let op = c.request("tools/list", json!({}));
+        c.poll_transmit().unwrap();
+        c.handle_message(br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}"#).unwrap();
+        assert!(matches!(
+            &events(&mut c)[..],
+            [Event::Failed { op: o, error: ClientError::Rpc { code: -32022, .. } }] if *o == op
+        ));
+        assert!(c.poll_transmit().is_none());
+        assert_eq!(c.era(), Era::Modern);
+        assert_eq!(c.version(), "2026-07-28");
+    }
+
+    #[test]
+    fn http_400_404_405_without_an_answer_fall_back() {
+        for status in [400, 404, 405] {
+            let mut c = dual(Wire::Http);
+            let op = c.connect();
+            let t = c.poll_transmit().unwrap();
+            assert_eq!(header(&t, "mcp-protocol-version"), Some("2026-07-28"));
+            c.handle_http_head(Some(1), &head(status));
+            c.stream_ended(1, status);
+            assert!(events(&mut c).is_empty());
+            expect_initialize(&mut c, op, 2);
+            assert_eq!(c.fallback_cause(), Some(&ClientError::Http { status }));
+        }
+    }
+
+    #[test]
+    fn http_400_with_a_modern_error_does_not_fall_back() {
+        let mut c = dual(Wire::Http);
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        c.handle_http_head(Some(1), &head(400));
+        c.handle_answer(1, br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"Missing capability","data":{"requiredCapabilities":{"elicitation":{}}}}}"#).unwrap();
+        c.stream_ended(1, 400);
+        assert!(matches!(
+            &events(&mut c)[..],
+            [Event::Failed { op: o, error: ClientError::Rpc { code: -32021, .. } }] if *o == op
+        ));
+        assert!(c.poll_transmit().is_none());
+    }
+
+    #[test]
+    fn http_404_with_method_not_found_falls_back() {
+        let mut c = dual(Wire::Http);
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        c.handle_http_head(Some(1), &head(404));
+        c.handle_answer(
+            1,
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}"#,
+        )
+        .unwrap();
+        c.stream_ended(1, 404);
+        expect_initialize(&mut c, op, 2);
+    }
+
+    #[test]
+    fn auth_and_server_errors_are_not_a_sign_of_the_era() {
+        for status in [401, 403, 500, 502, 503] {
+            let mut c = dual(Wire::Http);
+            let op = c.connect();
+            c.poll_transmit().unwrap();
+            c.handle_http_head(Some(1), &head(status));
+            c.stream_ended(1, status);
+            assert_eq!(
+                events(&mut c),
+                vec![Event::Failed {
+                    op,
+                    error: ClientError::Http { status }
+                }]
+            );
+            assert!(c.poll_transmit().is_none());
+            assert!(!c.is_probing());
+        }
+        // A JSON-RPC error in a 500 or a 401 body does not fall back either.
+        for status in [401, 500] {
+            let mut c = dual(Wire::Http);
+            let op = c.connect();
+            c.poll_transmit().unwrap();
+            c.handle_http_head(Some(1), &head(status));
+            c.handle_answer(
+                1,
+                br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}"#,
+            )
+            .unwrap();
+            assert!(matches!(
+                &events(&mut c)[..],
+                [Event::Failed { op: o, error: ClientError::Rpc { code: -32603, .. } }] if *o == op
+            ));
+            assert!(c.poll_transmit().is_none());
+        }
+    }
+
+    #[test]
+    fn no_answer_in_time_falls_back_and_a_late_answer_is_ignored() {
+        let mut c = dual(Wire::Stdio);
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        assert!(c.probe_unanswered());
+        expect_initialize(&mut c, op, 2);
+        assert_eq!(c.fallback_cause(), Some(&ClientError::NoResponse));
+        assert_eq!(
+            c.handle_message(
+                br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"late"}}"#
+            ),
+            Err(MessageError::UnknownId)
+        );
+    }
+
+    #[test]
+    fn a_discover_result_after_the_wait_but_before_initialize_keeps_the_client_modern() {
+        let mut c = dual(Wire::Stdio);
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        c.probe_unanswered();
+        let init = c.poll_transmit().unwrap();
+        assert_eq!(body(&init)["method"], "initialize");
+        assert_eq!(c.era(), Era::Legacy);
+        // A modern server, slow to start, answers the probe at last...
+        c.handle_message(br#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#).unwrap();
+        assert!(matches!(
+            &events(&mut c)[..],
+            [Event::Completed { op: o, result }] if *o == op && result["supportedVersions"][0] == "2026-07-28"
+        ));
+        assert_eq!(c.era(), Era::Modern);
+        assert_eq!(c.fallback_cause(), None);
+        assert_eq!(c.server().versions, ["2026-07-28"]);
+        // ...and then refuses `initialize`, which nobody waits for.
+        assert_eq!(
+            c.handle_message(
+                br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}"#
+            ),
+            Err(MessageError::UnknownId)
+        );
+        assert!(events(&mut c).is_empty());
+        assert!(c.poll_transmit().is_none());
+        c.request("tools/list", json!({}));
+        let t = c.poll_transmit().unwrap();
+        assert_eq!(
+            body(&t)["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+    }
+
+    #[test]
+    fn a_late_probe_answer_after_initialize_changes_nothing() {
+        let mut c = dual(Wire::Stdio);
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        c.probe_unanswered();
+        expect_initialize(&mut c, op, 2);
+        assert_eq!(
+            c.handle_message(br#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}"#),
+            Err(MessageError::UnknownId)
+        );
+        assert!(events(&mut c).is_empty());
+        assert_eq!(c.era(), Era::Legacy);
+        // A late error to the probe, before the handshake is done, is no
+        // news either.
+        let mut c = dual(Wire::Stdio);
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        c.probe_unanswered();
+        c.handle_message(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#,
+        )
+        .unwrap();
+        assert!(events(&mut c).is_empty());
+        expect_initialize(&mut c, op, 2);
+    }
+
+    #[test]
+    fn without_an_initialize_era_version_a_legacy_server_is_a_typed_error() {
+        let mut c = Client::new(ClientConfig::new("c", "1", Wire::Stdio));
+        let op = c.connect();
+        assert!(c.is_probing() && !c.can_fall_back());
+        c.poll_transmit().unwrap();
+        c.handle_message(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#,
+        )
+        .unwrap();
+        let probe = ClientError::Rpc {
+            code: -32601,
+            message: "Method not found".into(),
+            data: None,
+        };
+        assert_eq!(
+            events(&mut c),
+            vec![Event::Failed {
+                op,
+                error: ClientError::LegacyServer {
+                    probe: Some(alloc::boxed::Box::new(probe))
+                }
+            }]
+        );
+        assert!(c.poll_transmit().is_none());
+        assert_eq!(c.era(), Era::Modern);
+
+        let mut c = Client::new(ClientConfig::new("c", "1", Wire::Stdio));
+        let op = c.connect();
+        c.poll_transmit().unwrap();
+        c.probe_unanswered();
+        assert_eq!(
+            events(&mut c),
+            vec![Event::Failed {
+                op,
+                error: ClientError::LegacyServer { probe: None }
+            }]
+        );
+    }
+
+    #[test]
+    fn the_newest_configured_legacy_revision_is_offered() {
+        let mut config = ClientConfig::new("c", "1", Wire::Stdio);
+        config.versions = vec!["2026-07-28".into(), "2025-06-18".into()];
+        let mut c = Client::new(config);
+        c.connect();
+        c.poll_transmit().unwrap();
+        c.probe_unanswered();
+        let t = c.poll_transmit().unwrap();
+        assert_eq!(body(&t)["params"]["protocolVersion"], "2025-06-18");
+
+        let mut config = ClientConfig::new("c", "1", Wire::Stdio);
+        config.versions = vec![
+            "2026-07-28".into(),
+            "2025-06-18".into(),
+            "2025-11-25".into(),
+        ];
+        assert_eq!(config.newest_legacy(), Some("2025-11-25"));
+    }
+
+    #[test]
+    fn an_initialize_era_config_opens_with_initialize_and_never_probes() {
+        let mut config = ClientConfig::new("c", "1", Wire::Stdio);
+        config.versions = vec!["2025-11-25".into()];
+        let mut c = Client::new(config);
+        c.connect();
+        assert!(!c.is_probing());
+        let t = c.poll_transmit().unwrap();
+        assert_eq!(body(&t)["method"], "initialize");
+    }
+}
