@@ -56,7 +56,10 @@ impl Authorizer for Bearer {
 }
 
 fn config(options: &Options, wire: Wire) -> ClientConfig {
-    let mut config = ClientConfig::new("snodo", env!("CARGO_PKG_VERSION"), wire);
+    // Every revision, so that a server of the initialize era is met with
+    // `initialize` after the probe (`basic/versioning.mdx` § Backward
+    // Compatibility): the command line is for poking any server.
+    let mut config = ClientConfig::dual_era("snodo", env!("CARGO_PKG_VERSION"), wire);
     if let Some(first) = &options.protocol {
         config.versions = std::iter::once(first.as_str())
             .chain(SUPPORTED_VERSIONS.iter().copied().filter(|v| v != first))

@@ -311,3 +311,79 @@ fn a_wrong_line_is_a_usage_error() {
     assert!(output.status.success());
     assert!(String::from_utf8_lossy(&output.stdout).starts_with("usage: snodo"));
 }
+
+/// A server of the initialize era only, routing on what each request is:
+/// `server/discover` gets an empty 400, as such a server answers a method
+/// it does not know outside a session.
+fn initialize_era_server() -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            let request = read_request(&mut conn);
+            log.lock().unwrap().push(request.clone());
+            let id = request
+                .split("\r\n\r\n")
+                .nth(1)
+                .and_then(|body| serde_json::from_str::<Value>(body).ok())
+                .map_or(Value::Null, |body| body["id"].clone());
+            let answer = if request.starts_with("GET ") || request.starts_with("DELETE ") {
+                "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    .to_string()
+            } else if request.contains(r#""method":"server/discover""#) {
+                "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    .to_string()
+            } else if request.contains(r#""method":"initialize""#) {
+                let body = format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"old","version":"1"}}}}}}"#
+                );
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s-1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            } else if request.contains(r#""method":"tools/list""#) {
+                let body = format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{{"name":"legacy","inputSchema":{{"type":"object"}}}}]}}}}"#
+                );
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            } else {
+                // `notifications/initialized`.
+                "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    .to_string()
+            };
+            let _ = conn.write_all(answer.as_bytes());
+        }
+    });
+    (url, seen)
+}
+
+#[test]
+fn a_server_of_the_initialize_era_is_met_with_initialize() {
+    let (url, seen) = initialize_era_server();
+    let output = snodo(&["list", &url]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        stdout_json(&output),
+        json!([{"name": "legacy", "inputSchema": {"type": "object"}}])
+    );
+    let requests = seen.lock().unwrap();
+    let initialize = requests
+        .iter()
+        .find(|r| r.contains(r#""method":"initialize""#))
+        .expect("an initialize after the probe");
+    assert!(
+        initialize.contains(r#""protocolVersion":"2025-11-25""#),
+        "{initialize}"
+    );
+    let list = requests
+        .iter()
+        .find(|r| r.contains(r#""method":"tools/list""#))
+        .unwrap();
+    assert!(list.contains("Mcp-Session-Id: s-1\r\n"), "{list}");
+}
