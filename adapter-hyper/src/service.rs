@@ -76,11 +76,14 @@ impl McpService {
             parts.uri.path()
         };
         let minor = u8::from(parts.version != Version::HTTP_10);
-        let mut headers: Vec<(&str, &[u8])> = parts
-            .headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_bytes()))
-            .collect();
+        // Sized for `:authority` too, and taken over by `Head::new` as is.
+        let mut headers: Vec<(&str, &[u8])> = Vec::with_capacity(parts.headers.len() + 1);
+        headers.extend(
+            parts
+                .headers
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_bytes())),
+        );
         // RFC 9113 § 8.3.1: on HTTP/2 `:authority` stands for `Host`.
         let authority = parts.uri.authority().map(|a| a.as_str());
         if let (Some(a), false) = (authority, parts.headers.contains_key(http::header::HOST)) {

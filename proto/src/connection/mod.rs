@@ -1249,6 +1249,9 @@ impl Connection {
         let (status, retry_after) = match message {
             Final::Result(result) => {
                 if let Some(id) = id {
+                    // At once: a host request's connection is new, and its
+                    // buffer would otherwise grow by doubling from empty.
+                    json.reserve(result.len() + 64);
                     jsonrpc::write_result_raw(&mut json, id, result);
                 }
                 (200, None)

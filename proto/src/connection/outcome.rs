@@ -13,11 +13,17 @@ use crate::error::ErrorObject;
 use crate::handler::Outcome;
 use crate::time::Instant;
 
+/// Bytes a result buffer starts with: most answers fit.
+const FIRST_RESULT: usize = 512;
+
 impl Connection {
     pub(super) fn write_outcome(&mut self, call: &Call, outcome: Outcome, now: Instant) {
         // The result is shaped into a buffer the connection keeps.
         let mut buf = core::mem::take(&mut self.result);
         buf.clear();
+        // A host request's connection is new: room for a usual answer at
+        // once rather than by doubling from empty.
+        buf.reserve(FIRST_RESULT);
         let inner = &self.service.inner;
         let shaped: Result<(), ErrorObject> = match (&call.expect, outcome) {
             (_, Outcome::Error(e)) => Err(e),

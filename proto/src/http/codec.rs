@@ -258,7 +258,8 @@ impl Head {
         for (name, value) in &headers {
             let (name, value) = (name.as_ref().as_bytes(), value.as_ref());
             let n = all.len() - text;
-            all.extend(name.iter().map(u8::to_ascii_lowercase));
+            all.extend_from_slice(name);
+            lowercase_token(&mut all[text + n..]);
             let v = all.len() - text;
             all.extend_from_slice(value);
             fields.push(Field {
