@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 use snodo_client::{
-    AsyncHttpTransport, AsyncSession, Authorizer, ClientRuntime, Error, Handler, Step,
+    AsyncHttpTransport, AsyncSession, Authorizer, ClientRuntime, Error, Handler, Step, TlsConfig,
 };
 use snodo_oauth_client::assertion::{IdJagExchange, WorkloadToken};
 use snodo_oauth_client::{
@@ -47,8 +47,19 @@ const REDIRECT_URI: &str = "http://localhost:3000/callback";
 /// the scenario reaches the OAuth client. (`auth/dpop*`, unscored
 /// extensions, fail: a DPoP proof is a header of every MCP request, which
 /// the `Authorizer` hook cannot add.)
-fn authorizer(scenario: &str, context: &Value) -> Result<OAuthClient, String> {
-    let http = Arc::new(UreqHttp::new(Duration::from_secs(20)));
+///
+/// `tls` (from `--ca`): the roots its HTTPS requests trust, the same as the
+/// MCP transport's; without it ureq's own (the web's).
+fn authorizer(
+    scenario: &str,
+    context: &Value,
+    tls: Option<&TlsConfig>,
+) -> Result<OAuthClient, String> {
+    let timeout = Duration::from_secs(20);
+    let http = Arc::new(match tls {
+        Some(tls) => UreqHttp::with_tls(timeout, tls.rustls_config()),
+        None => UreqHttp::new(timeout),
+    });
     let mut config = OAuthConfig::new("snodo-conformance-client", REDIRECT_URI);
     let text = |name: &str| context.get(name).and_then(Value::as_str);
     match scenario {
@@ -265,6 +276,9 @@ struct Invocation {
     /// `--oauth`: authorize through the OAuth client whatever the scenario
     /// (a run outside the runner, against a real authorization server).
     oauth: bool,
+    /// `--ca PEM`: the web's roots and the CA certificates of that file,
+    /// trusted by the MCP transport and the OAuth client alike.
+    tls: Option<TlsConfig>,
 }
 
 /// An `auth/*` scenario: connect, list the tools and call one, every
@@ -280,9 +294,16 @@ async fn auth_flow<R: ClientRuntime>(session: &mut Client<R>, tool: &str) -> Res
 
 async fn run<R: ClientRuntime>(runtime: R, call: &Invocation) -> Result<(), String> {
     let mut transport = AsyncHttpTransport::new(runtime, &call.url).map_err(|e| e.to_string())?;
+    if let Some(tls) = &call.tls {
+        transport = transport.with_tls(tls);
+    }
     let oauth = call.oauth || call.scenario.starts_with("auth/");
     if oauth {
-        let client: Arc<dyn Authorizer> = Arc::new(authorizer(&call.scenario, &call.context)?);
+        let client: Arc<dyn Authorizer> = Arc::new(authorizer(
+            &call.scenario,
+            &call.context,
+            call.tls.as_ref(),
+        )?);
         transport = transport.with_authorizer(client);
     }
     let mut config = ClientConfig::new(
@@ -340,9 +361,28 @@ fn main() -> ExitCode {
     let tool = option("--tool").unwrap_or_else(|| String::from("test-tool"));
     let Some(url) = args.last().filter(|u| u.starts_with("http")).cloned() else {
         eprintln!(
-            "usage: snodo-conformance-client [--runtime tokio|smol|blocking] [--oauth] [--tool NAME] <server-url>"
+            "usage: snodo-conformance-client [--runtime tokio|smol|blocking] [--oauth] [--tool NAME] [--ca PEM] <server-url>"
         );
         return ExitCode::from(2);
+    };
+    let tls = match option("--ca") {
+        Some(path) => {
+            let loaded = std::fs::read(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|pem| {
+                    TlsConfig::webpki_roots()
+                        .with_root_pem(&pem)
+                        .map_err(|e| e.to_string())
+                });
+            match loaded {
+                Ok(tls) => Some(tls),
+                Err(e) => {
+                    eprintln!("--ca {path}: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        None => None,
     };
     let call = Invocation {
         scenario: std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default(),
@@ -357,6 +397,7 @@ fn main() -> ExitCode {
             .unwrap_or(Value::Null),
         tool,
         oauth: args.iter().any(|a| a == "--oauth"),
+        tls,
     };
     let outcome = match runtime.as_str() {
         "tokio" => match tokio::runtime::Builder::new_current_thread()

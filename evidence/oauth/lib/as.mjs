@@ -20,6 +20,7 @@
 
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 
 import Provider from 'oidc-provider';
 
@@ -43,16 +44,21 @@ export const RESOURCE_CLIENT = { id: 'snodo-lane-rs', secret: randomUUID() };
  * `resources` decides which resource indicators are accepted: a function
  * from the indicator to true/false (the lane accepts each fixture's
  * endpoint URI); `isOpaque` which of them get opaque access tokens rather
- * than JWTs (the introspecting fixtures'). Resolves with `{ issuer,
- * close() }`.
+ * than JWTs (the introspecting fixtures'). `tls` (`{ cert, key }`, PEM)
+ * serves it over HTTPS, the issuer `https://127.0.0.1:PORT`; without it,
+ * plain HTTP. Resolves with `{ issuer, jwks, close() }`, `jwks` the public
+ * key set it publishes at `/jwks` (for a resource server that reads it
+ * from a file).
  */
-export async function startAuthorizationServer({ isResource, isOpaque = () => false }) {
-  const server = createServer();
+export async function startAuthorizationServer({ isResource, isOpaque = () => false, tls }) {
+  const server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }) : createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${server.address().port}`;
+  const issuer = `${tls ? 'https' : 'http'}://127.0.0.1:${server.address().port}`;
 
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const jwk = { ...privateKey.export({ format: 'jwk' }), kid: `lane-${randomUUID()}`, use: 'sig', alg: 'RS256' };
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const kid = `lane-${randomUUID()}`;
+  const jwk = { ...privateKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' };
+  const jwks = { keys: [{ ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' }] };
 
   const provider = new Provider(issuer, {
     jwks: { keys: [jwk] },
@@ -142,6 +148,7 @@ export async function startAuthorizationServer({ isResource, isOpaque = () => fa
 
   return {
     issuer,
+    jwks,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
