@@ -55,6 +55,14 @@
 //! assert_eq!(tool.output_schema.as_ref().unwrap()["properties"]["cents"]["type"], "integer");
 //! ```
 //!
+//! Every `tool` registration takes its schemas this way: on the
+//! [`ServiceBuilder`], after [`ServiceBuilder::state`], and on the live
+//! registry ([`Change::tool`](crate::Change::tool)), whose handler receives
+//! the state when wrapped in [`stateful`]. A schema set by hand on the
+//! declaration ([`Tool::input_schema`], [`Tool::output_schema`]) is
+//! published as written instead, for a type whose schema the application
+//! writes itself.
+//!
 //! Invalid arguments never reach the handler: they fail the generated
 //! schema and are answered `-32602` "Invalid arguments for tool …", the
 //! error `schema.ts` gives for invalid tool arguments (`InvalidParamsError`).
