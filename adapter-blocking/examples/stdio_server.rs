@@ -122,11 +122,11 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
         .instructions(
             "A demo server: echo text, add numbers, or watch a slow task report progress.",
         )
-        .typed_tool(
+        .tool(
             Tool::new("echo", "Return the given text"),
             |args: EchoArgs, _ctx| async move { args.text },
         )
-        .typed_tool(
+        .tool(
             Tool::new("add", "Add two numbers"),
             |args: AddArgs, _ctx| async move {
                 Json(Sum {
@@ -134,7 +134,7 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
                 })
             },
         )
-        .typed_tool(
+        .tool(
             Tool::new(
                 "slow",
                 "Work for a while in steps of 200 ms, reporting progress; stops when cancelled",

@@ -37,7 +37,8 @@ fn service() -> (Service, mpsc::Receiver<bool>) {
         }
     }
     let text = json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]});
-    #[derive(serde::Deserialize)]
+    #[derive(serde::Deserialize, snodo_proto::schemars::JsonSchema)]
+    #[schemars(crate = "snodo_proto::schemars")]
     struct Text {
         text: String,
     }

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use snodo_blocking::{bind_http, serve_http, Options, Shutdown, Threads};
 use snodo_client::{Ended, Handler, HttpTransport, Session, Step};
 use snodo_proto::client::{ClientConfig, Era, Wire};
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::{
     CallToolResult, Context, ElicitAction, ElicitRequest, ErrorObject, InputRequired, NoArgs,
     Notifications, Reply, Service, Tool,
@@ -23,7 +24,7 @@ struct Name {
     name: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Region {
     region: String,
 }

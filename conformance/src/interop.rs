@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::json;
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::{
     CallToolResult, Context, ElicitAction, ElicitRequest, InputRequired, NoArgs, Reply,
     ServiceBuilder, Tool,
@@ -29,7 +30,7 @@ pub const AUTHORIZE_URL: &str = "https://example.com/snodo/authorize";
 const MAX_WAIT_MS: u64 = 60_000;
 
 /// Arguments of `test_cancellable_wait`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct Wait {
     ms: u64,
 }

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::{
     CallToolResult, Context, CreateMessageRequest, ElicitRequest, InputRequired, LogLevel, NoArgs,
     ReadResourceResult, Reply, Resource, ResourceArgs, ResourceContents, ServiceBuilder, Tool,
@@ -27,12 +28,12 @@ pub const WATCHED: &str = "test://watched-resource";
 /// scenario checks that several arrive while the call runs.
 const LOG_STEP: Duration = Duration::from_millis(50);
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct PromptArgs {
     prompt: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct MessageArgs {
     message: String,
 }

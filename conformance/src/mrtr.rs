@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::{
     CallToolResult, Content, Context, CreateMessageRequest, ElicitAction, ElicitRequest,
     ElicitResult, GetPromptResult, InputRequired, NoArgs, Prompt, PromptMessage, Reply,
@@ -37,28 +38,28 @@ fn ask_name(key: &str, message: &str) -> InputRequired {
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Name {
     name: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Color {
     color: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Confirm {
     ok: bool,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct UserContext {
     context: String,
 }
 
 /// What the state-carrying tools put in `requestState`.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, JsonSchema)]
 struct Progress {
     tool: String,
     step: u32,

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::{
     CallToolResult, Context, ElicitAction, ElicitRequest, ErrorObject, InputRequired, NoArgs,
     Reply, Service, ServiceBuilder, Tool,
@@ -32,19 +33,19 @@ const MAX_SECONDS: f64 = 3600.0;
 
 type ToolReply = Reply<CallToolResult>;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Greet {
     name: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Compute {
     seconds: f64,
     #[serde(default)]
     label: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Filename {
     filename: String,
 }

@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::{
     CallToolResult, Content, Context, ErrorObject, LogLevel, NoArgs, ResourceContents,
     ServiceBuilder, Tool, ToolError,
@@ -182,7 +183,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
 }
 
 /// Arguments of `test_header_param`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct HeaderParamArgs {
     region: String,
 }

@@ -34,6 +34,7 @@ use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use serde::Deserialize;
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::{
     CallToolResult, Connection, Instant, NoArgs, NullSink, Output, ReadResourceResult, Resource,
     ResourceArgs, ResourceContents, Service, Tool, Transport,
@@ -66,7 +67,7 @@ static GLOBAL: Counting = Counting;
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Echo {
     text: String,
 }

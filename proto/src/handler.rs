@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use crate::error::ErrorObject;
 use crate::meta::{LogLevel, RequestMeta};
 use crate::model::{
-    CallToolResult, Completion, CompletionRequest, GetPromptResult, ReadResourceResult,
+    CallToolResult, Completion, CompletionRequest, GetPromptResult, ReadResourceResult, Tool,
 };
 use crate::mrtr::{
     CreateMessageResult, ElicitResult, InputRequired, ListRootsResult, Reply, Round,
@@ -432,10 +432,65 @@ impl From<ErrorObject> for ToolError {
     }
 }
 
-/// What a tool handler may return.
+/// What a tool handler may return, and the `outputSchema` that return
+/// type implies: `Json<T>` (feature `typed`) has `T`'s, an unstructured
+/// result ([`CallToolResult`], `String`, `&'static str`) none; `Result`
+/// and [`Reply`] take their success type's.
 pub trait IntoToolOutcome {
     /// Convert into the call's outcome.
     fn into_outcome(self) -> Outcome;
+
+    /// The `outputSchema` a tool returning this publishes when its
+    /// declaration sets none by hand (`server/tools.mdx` § Output Schema).
+    fn output_schema() -> Option<Value> {
+        None
+    }
+}
+
+/// A tool's argument type: deserialized from the validated `arguments`
+/// object, and, with feature `typed` (on by default), also a
+/// [`schemars::JsonSchema`] whose schema is the tool's `inputSchema`
+/// unless its declaration sets one by hand. Implemented for every such
+/// type; [`NoArgs`] is the type of no arguments.
+#[cfg(feature = "typed")]
+pub trait ToolArgs: DeserializeOwned + schemars::JsonSchema {
+    /// The `inputSchema` generated from the type.
+    fn input_schema() -> Option<Value> {
+        Some(crate::typed::input_schema_for::<Self>())
+    }
+}
+
+#[cfg(feature = "typed")]
+impl<T: DeserializeOwned + schemars::JsonSchema> ToolArgs for T {}
+
+/// A tool's argument type: deserialized from the validated `arguments`
+/// object. Without feature `typed` no schema is generated: a tool taking
+/// arguments sets its `inputSchema` by hand.
+#[cfg(not(feature = "typed"))]
+pub trait ToolArgs: DeserializeOwned {
+    /// No schema without feature `typed`.
+    fn input_schema() -> Option<Value> {
+        None
+    }
+}
+
+#[cfg(not(feature = "typed"))]
+impl<T: DeserializeOwned> ToolArgs for T {}
+
+/// `tool` as a handler of `A` returning `R` publishes it: the schemas its
+/// declaration set by hand as written, the others generated from `A` and
+/// `R` (the one code path of every `tool` registration, at build and at
+/// run time alike).
+pub(crate) fn declared<A: ToolArgs, R: IntoToolOutcome>(mut tool: Tool) -> Tool {
+    if !tool.authored.input {
+        if let Some(schema) = A::input_schema() {
+            tool.input_schema = schema;
+        }
+    }
+    if !tool.authored.output {
+        tool.output_schema = R::output_schema();
+    }
+    tool
 }
 
 impl IntoToolOutcome for CallToolResult {
@@ -463,6 +518,10 @@ impl IntoToolOutcome for InputRequired {
 }
 
 impl<T: IntoToolOutcome> IntoToolOutcome for Reply<T> {
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
+
     fn into_outcome(self) -> Outcome {
         match self {
             Reply::Complete(t) => t.into_outcome(),
@@ -472,6 +531,10 @@ impl<T: IntoToolOutcome> IntoToolOutcome for Reply<T> {
 }
 
 impl<T: IntoToolOutcome, E: Into<ToolError>> IntoToolOutcome for Result<T, E> {
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
+
     fn into_outcome(self) -> Outcome {
         match self {
             Ok(v) => v.into_outcome(),

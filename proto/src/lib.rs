@@ -142,7 +142,7 @@ pub use extension::{
 pub use handler::{
     BoxFuture, CallEvent, CallId, CallSink, CancelFlag, Context, Host, IntoPromptOutcome,
     IntoResourceOutcome, IntoToolOutcome, Invocation, LogMessage, NoArgs, NullSink, Outcome,
-    Progress, Request, ResourceArgs, ResourceError, ToolError,
+    Progress, Request, ResourceArgs, ResourceError, ToolArgs, ToolError,
 };
 pub use http::{BodyError, HostPolicy, HttpConfig, OriginPolicy, Response};
 pub use jsonrpc::RequestId;

@@ -199,8 +199,11 @@ pub struct Tool {
     pub icons: Option<Vec<Icon>>,
     /// JSON Schema (2020-12 unless `$schema` says otherwise) with
     /// `"type": "object"` at the root; published exactly as authored.
+    /// Set it with [`Tool::input_schema`]: a registration replaces a
+    /// schema assigned to the field directly with the generated one.
     pub input_schema: Value,
-    /// Schema the tool's `structuredContent` conforms to.
+    /// Schema the tool's `structuredContent` conforms to. Set it with
+    /// [`Tool::output_schema`], as for `input_schema`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
     /// Behaviour hints.
@@ -209,11 +212,43 @@ pub struct Tool {
     /// Metadata.
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Which schemas were set by hand (kept as written when the tool is
+    /// registered) rather than left to be generated from the handler's
+    /// types. Not on the wire: a declaration read from JSON has both.
+    #[serde(skip, default = "Authored::both")]
+    pub(crate) authored: Authored,
+}
+
+/// Which of a [`Tool`]'s schemas its author set. Not part of the
+/// declaration's equality: two tools publishing the same JSON are equal.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Authored {
+    pub(crate) input: bool,
+    pub(crate) output: bool,
+}
+
+impl Authored {
+    fn both() -> Self {
+        Authored {
+            input: true,
+            output: true,
+        }
+    }
+}
+
+impl PartialEq for Authored {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Tool {
-    /// A tool taking no arguments (`{"type":"object","additionalProperties":false}`,
-    /// the schema `server/tools.mdx` recommends for that case).
+    /// A tool's declaration, its schemas left to the registration: with
+    /// feature `typed` generated from the handler's argument and result
+    /// types; otherwise (and for a tool answered by hand) the no-argument
+    /// schema `{"type":"object","additionalProperties":false}`, the one
+    /// `server/tools.mdx` § Tool recommends for a tool without parameters,
+    /// and no output schema.
     pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
         Tool {
             name: name.into(),
@@ -224,21 +259,24 @@ impl Tool {
             output_schema: None,
             annotations: None,
             meta: None,
+            authored: Authored::default(),
         }
     }
 
     /// Set the input schema by hand (for arguments of a type you do not
-    /// own); a typed tool (`ServiceBuilder::typed_tool`, feature `typed`)
-    /// generates it from the argument type instead.
+    /// own, or a schema stricter than the type): the registration publishes
+    /// it as written instead of the one generated from the argument type.
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.input_schema = schema;
+        self.authored.input = true;
         self
     }
 
-    /// Set the output schema by hand; a typed tool returning `Json<T>`
-    /// publishes `T`'s instead.
+    /// Set the output schema by hand: the registration publishes it as
+    /// written instead of the one a `Json<T>` result implies.
     pub fn output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
+        self.authored.output = true;
         self
     }
 

@@ -16,8 +16,8 @@ use serde_json::{json, Map, Value};
 
 use crate::error::ErrorObject;
 use crate::handler::{
-    complete_fn, prompt_fn, resource_fn, tool_fn, CompleteFn, Context, IntoPromptOutcome,
-    IntoResourceOutcome, IntoToolOutcome, PromptFn, ResourceArgs, ResourceFn, ToolFn,
+    complete_fn, declared, prompt_fn, resource_fn, tool_fn, CompleteFn, Context, IntoPromptOutcome,
+    IntoResourceOutcome, IntoToolOutcome, PromptFn, ResourceArgs, ResourceFn, ToolArgs, ToolFn,
 };
 use crate::http::HttpConfig;
 use crate::model::{
@@ -799,19 +799,24 @@ impl ServiceBuilder {
     /// [`IntoToolOutcome`]: a result, text, a [`Reply`](crate::Reply) asking
     /// for input, or a `Result` of those.
     ///
-    /// The `inputSchema` published is `tool`'s own, written by hand. To
-    /// generate it (and the `outputSchema`) from the Rust types instead, use
-    /// `typed_tool`, or `.state(app).tool(…)` for a handler that receives
-    /// the application's state (feature `typed`, on by default; see the
-    /// `typed` module).
+    /// The `inputSchema` published is generated from `A` (feature
+    /// `typed`, on by default: `A` derives `JsonSchema`), and the
+    /// `outputSchema` from `R` when it is a structured `Json<T>`, unless
+    /// `tool` was given one by hand ([`Tool::input_schema`],
+    /// [`Tool::output_schema`]), which is published as written. Arguments
+    /// are validated against the published schema before the handler runs.
+    /// `.state(app).tool(…)` registers the same way a handler that also
+    /// receives the application's state (see the `typed` module); so does
+    /// [`Change::tool`](crate::Change::tool) at run time.
     pub fn tool<A, F, Fut, R>(mut self, tool: Tool, handler: F) -> Self
     where
-        A: DeserializeOwned + Send + 'static,
+        A: ToolArgs + Send + 'static,
         F: Fn(A, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
         R: IntoToolOutcome,
     {
-        self.tools.push((tool, Some(tool_fn(handler))));
+        self.tools
+            .push((declared::<A, R>(tool), Some(tool_fn(handler))));
         self
     }
 

@@ -55,6 +55,14 @@
 //! assert_eq!(tool.output_schema.as_ref().unwrap()["properties"]["cents"]["type"], "integer");
 //! ```
 //!
+//! Every `tool` registration takes its schemas this way: on the
+//! [`ServiceBuilder`], after [`ServiceBuilder::state`], and on the live
+//! registry ([`Change::tool`](crate::Change::tool)), whose handler receives
+//! the state when wrapped in [`stateful`]. A schema set by hand on the
+//! declaration ([`Tool::input_schema`], [`Tool::output_schema`]) is
+//! published as written instead, for a type whose schema the application
+//! writes itself.
+//!
 //! Invalid arguments never reach the handler: they fail the generated
 //! schema and are answered `-32602` "Invalid arguments for tool …", the
 //! error `schema.ts` gives for invalid tool arguments (`InvalidParamsError`).
@@ -76,13 +84,13 @@ use serde_json::Value;
 
 use crate::error::ErrorObject;
 use crate::handler::{
-    Context, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, NoArgs, Outcome, ResourceArgs,
+    Context, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, NoArgs, Outcome,
+    ResourceArgs, ToolArgs,
 };
 use crate::model::{
     CallToolResult, Completion, CompletionRequest, Prompt, PromptArgument, Resource,
     ResourceTemplate, Tool,
 };
-use crate::mrtr::{InputRequired, Reply};
 use crate::service::{BuildError, Service, ServiceBuilder};
 
 /// The JSON Schema of `T` as a tool publishes it: 2020-12, definitions
@@ -141,9 +149,20 @@ fn drop_width_formats(value: &mut Value) {
 /// alternative is an object (an internally tagged enum:
 /// `#[serde(tag = "kind")]`), since `server/tools.mdx` § Tool requires
 /// it there. Any other root without it (a plain enum, a number) is
-/// refused when the service is built.
+/// refused when the service is built. A type that accepts anything
+/// (`serde_json::Value`, whose schema is `true`) takes `{"type":
+/// "object"}`: a call's `arguments` are an object whatever the handler
+/// accepts (`server/tools.mdx` § Calling Tools).
 pub fn input_schema_for<A: JsonSchema + ?Sized>() -> Value {
     let mut schema = schema_for::<A>();
+    let anything = match &schema {
+        Value::Bool(true) => true,
+        Value::Object(root) => root.is_empty(),
+        _ => false,
+    };
+    if anything {
+        return serde_json::json!({"type": "object"});
+    }
     if let Some(root) = schema.as_object_mut() {
         let all_objects = |key: &str| {
             root.get(key).and_then(Value::as_array).is_some_and(|alts| {
@@ -185,7 +204,11 @@ impl JsonSchema for NoArgs {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Json<T>(pub T);
 
-impl<T: Serialize> IntoToolOutcome for Json<T> {
+impl<T: Serialize + JsonSchema> IntoToolOutcome for Json<T> {
+    fn output_schema() -> Option<Value> {
+        Some(schema_for::<T>())
+    }
+
     fn into_outcome(self) -> Outcome {
         match serde_json::to_value(&self.0) {
             Ok(value) => Outcome::CallTool(CallToolResult::structured(value)),
@@ -195,66 +218,6 @@ impl<T: Serialize> IntoToolOutcome for Json<T> {
             }
         }
     }
-}
-
-/// What a typed tool's handler may return, and the `outputSchema` that
-/// return type implies: [`Json<T>`] has one, an unstructured result
-/// ([`CallToolResult`], `String`, `&'static str`) none; `Result` and
-/// [`Reply`] take their success type's.
-pub trait ToolOutput: IntoToolOutcome {
-    /// The `outputSchema` to publish, if the output is structured.
-    fn output_schema() -> Option<Value>;
-}
-
-impl<T: Serialize + JsonSchema> ToolOutput for Json<T> {
-    fn output_schema() -> Option<Value> {
-        Some(schema_for::<T>())
-    }
-}
-
-impl ToolOutput for CallToolResult {
-    fn output_schema() -> Option<Value> {
-        None
-    }
-}
-
-impl ToolOutput for String {
-    fn output_schema() -> Option<Value> {
-        None
-    }
-}
-
-impl ToolOutput for &'static str {
-    fn output_schema() -> Option<Value> {
-        None
-    }
-}
-
-impl ToolOutput for InputRequired {
-    fn output_schema() -> Option<Value> {
-        None
-    }
-}
-
-impl<T: ToolOutput> ToolOutput for Reply<T> {
-    fn output_schema() -> Option<Value> {
-        T::output_schema()
-    }
-}
-
-impl<T: ToolOutput, E: Into<crate::handler::ToolError>> ToolOutput for Result<T, E> {
-    fn output_schema() -> Option<Value> {
-        T::output_schema()
-    }
-}
-
-/// `tool` with its `inputSchema` generated from `A` and, when `R` is
-/// structured, its `outputSchema` from `R`. A schema the application set by
-/// hand on `tool` is replaced: the type is the one truth.
-fn typed_declaration<A: JsonSchema, R: ToolOutput>(mut tool: Tool) -> Tool {
-    tool.input_schema = input_schema_for::<A>();
-    tool.output_schema = R::output_schema();
-    tool
 }
 
 /// `prompt` with its arguments taken from `A`'s schema when it declares
@@ -290,19 +253,6 @@ fn typed_prompt<A: JsonSchema>(mut prompt: Prompt) -> Prompt {
 }
 
 impl ServiceBuilder {
-    /// Register a tool whose `inputSchema` is generated from its argument
-    /// type `A` and whose `outputSchema` comes from its return type (see
-    /// [`ToolOutput`]). Any schema set on `tool` is replaced.
-    pub fn typed_tool<A, F, Fut, R>(self, tool: Tool, handler: F) -> Self
-    where
-        A: DeserializeOwned + JsonSchema + Send + 'static,
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: ToolOutput,
-    {
-        self.tool(typed_declaration::<A, R>(tool), handler)
-    }
-
     /// Register a prompt whose arguments are declared from `A`'s schema
     /// (unless `prompt` declares its own).
     pub fn typed_prompt<A, F, Fut, R>(self, prompt: Prompt, handler: F) -> Self
@@ -358,10 +308,16 @@ impl<S: ?Sized> State<S> {
     }
 }
 
-/// `handler` as the underlying builder registers it: a handler of
-/// `(args, ctx)` that hands it a [`State<S>`] first (one `Arc` clone per
-/// call, none written by the application).
-fn with_state<S, A, F, Fut>(state: &Arc<S>, handler: F) -> impl Fn(A, Context) -> Fut + Send + Sync
+/// `handler` as a handler of `(args, ctx)` that hands it a [`State<S>`]
+/// first (one `Arc` clone per call, none written by the application):
+/// what [`WithState`] registers, and what a tool, prompt or resource added
+/// at run time through [`Change`](crate::Change) takes to receive state
+/// (`Change::tool(tool, stateful(&app, |app: State<App>, args, ctx| …))`,
+/// with `app` from [`WithState::shared`] or kept by the application).
+pub fn stateful<S, A, F, Fut>(
+    state: &Arc<S>,
+    handler: F,
+) -> impl Fn(A, Context) -> Fut + Send + Sync
 where
     S: Send + Sync + 'static,
     F: Fn(State<S>, A, Context) -> Fut + Send + Sync,
@@ -391,18 +347,17 @@ impl<S: Send + Sync + 'static> WithState<S> {
         self
     }
 
-    /// A typed tool (as [`ServiceBuilder::typed_tool`]) whose handler
-    /// receives the state first.
+    /// A tool (as [`ServiceBuilder::tool`], its schemas generated from `A`
+    /// and `R` unless `tool` sets them by hand) whose handler receives the
+    /// state first.
     pub fn tool<A, F, Fut, R>(mut self, tool: Tool, handler: F) -> Self
     where
-        A: DeserializeOwned + JsonSchema + Send + 'static,
+        A: ToolArgs + Send + 'static,
         F: Fn(State<S>, A, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
-        R: ToolOutput,
+        R: IntoToolOutcome,
     {
-        self.builder = self
-            .builder
-            .typed_tool(tool, with_state(&self.state, handler));
+        self.builder = self.builder.tool(tool, stateful(&self.state, handler));
         self
     }
 
@@ -415,7 +370,7 @@ impl<S: Send + Sync + 'static> WithState<S> {
     {
         self.builder = self
             .builder
-            .resource(resource, with_state(&self.state, handler));
+            .resource(resource, stateful(&self.state, handler));
         self
     }
 
@@ -428,7 +383,7 @@ impl<S: Send + Sync + 'static> WithState<S> {
     {
         self.builder = self
             .builder
-            .resource_template(template, with_state(&self.state, handler));
+            .resource_template(template, stateful(&self.state, handler));
         self
     }
 
@@ -443,7 +398,7 @@ impl<S: Send + Sync + 'static> WithState<S> {
     {
         self.builder = self
             .builder
-            .typed_prompt(prompt, with_state(&self.state, handler));
+            .typed_prompt(prompt, stateful(&self.state, handler));
         self
     }
 
@@ -453,7 +408,7 @@ impl<S: Send + Sync + 'static> WithState<S> {
         F: Fn(State<S>, CompletionRequest, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
     {
-        self.builder = self.builder.completer(with_state(&self.state, handler));
+        self.builder = self.builder.completer(stateful(&self.state, handler));
         self
     }
 

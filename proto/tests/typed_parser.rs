@@ -97,7 +97,8 @@ impl Extension for Wrapper {
     }
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, snodo_proto::schemars::JsonSchema)]
+#[schemars(crate = "snodo_proto::schemars")]
 struct Echo {
     text: String,
 }

@@ -72,11 +72,11 @@ fn hand() -> Service {
 
 fn typed() -> Service {
     Service::builder()
-        .typed_tool(
+        .tool(
             Tool::new("echo", "Echo the text back"),
             |args: Echo, _: Context| async move { args.text },
         )
-        .typed_tool(
+        .tool(
             Tool::new("echo_structured", "Echo the text back, measured"),
             |args: Echo, _: Context| async move {
                 let length = args.text.len();

@@ -62,7 +62,7 @@ struct Report {
 
 fn service() -> Service {
     Service::builder()
-        .typed_tool(
+        .tool(
             Tool::new("nested", "Nested arguments"),
             |a: Nested, _: Context| async move {
                 let mode = match a.mode {
@@ -80,7 +80,7 @@ fn service() -> Service {
                 )
             },
         )
-        .typed_tool(
+        .tool(
             Tool::new("shape", "A tagged enum"),
             |s: Shape, _: Context| async move {
                 match s {
@@ -89,11 +89,11 @@ fn service() -> Service {
                 }
             },
         )
-        .typed_tool(
+        .tool(
             Tool::new("empty", "No fields"),
             |_: Empty, _: Context| async { CallToolResult::text("empty") },
         )
-        .typed_tool(
+        .tool(
             Tool::new("report", "Structured output"),
             |_: Empty, _: Context| async {
                 Json(Report {
@@ -196,7 +196,7 @@ fn a_tagged_enum_gets_type_object_at_its_root_and_a_plain_enum_is_refused() {
     assert_eq!(shape["oneOf"].as_array().map(Vec::len), Some(2));
     // A plain enum is a string: no tool can take it as its arguments.
     let built = Service::builder()
-        .typed_tool(
+        .tool(
             Tool::new("mode", "A plain enum"),
             |_: Mode, _: Context| async { "x" },
         )
@@ -230,7 +230,7 @@ fn icons_set_on_typed_and_untyped_declarations_are_published_as_schema_json_icon
             ),
             |_: NoArgs, _: Context| async { "plain" },
         )
-        .typed_tool(
+        .tool(
             Tool::new("typed", "A typed tool")
                 .icon(
                     Icon::new(DOT)

@@ -42,7 +42,7 @@ struct Library {
 
 fn service() -> Service {
     Service::builder()
-        .typed_tool(
+        .tool(
             Tool::new("shout", "Upper-case a text"),
             |args: Shout, _: Context| async move { args.text.to_uppercase() },
         )

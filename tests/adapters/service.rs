@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::json;
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::{
     CallToolResult, Context, Implementation, Limits, NoArgs, Service, ServiceBuilder, Tool,
 };
@@ -91,18 +92,18 @@ impl Drop for DropProbe {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Text {
     text: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct SleepArgs {
     ms: u64,
     text: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct FloodArgs {
     count: u32,
     bytes: usize,

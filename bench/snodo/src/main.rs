@@ -16,6 +16,7 @@
 
 use bench_common::{announce, Mode};
 use serde::Deserialize;
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::{CallToolResult, Implementation, Service, Tool};
 use std::io;
 use std::sync::{Arc, OnceLock};
@@ -34,7 +35,7 @@ fn announce_all(addr: std::net::SocketAddr) {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Echo {
     text: String,
 }

@@ -9,8 +9,8 @@ use serde::de::DeserializeOwned;
 use super::entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use super::{pages, Lists, Op, Snapshot, Table, PROMPTS, RESOURCES, TEMPLATES, TOOLS};
 use crate::handler::{
-    prompt_fn, resource_fn, tool_fn, Context, IntoPromptOutcome, IntoResourceOutcome,
-    IntoToolOutcome, PromptFn, ResourceArgs, ResourceFn, ToolFn,
+    declared, prompt_fn, resource_fn, tool_fn, Context, IntoPromptOutcome, IntoResourceOutcome,
+    IntoToolOutcome, PromptFn, ResourceArgs, ResourceFn, ToolArgs, ToolFn,
 };
 use crate::model::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::profile::ServerCapability;
@@ -113,17 +113,22 @@ pub struct Committed {
 }
 
 impl Change {
-    /// Add a tool, or replace the one of that name (see
-    /// [`ServiceBuilder::tool`](crate::ServiceBuilder::tool)).
+    /// Add a tool, or replace the one of that name: the same registration
+    /// as [`ServiceBuilder::tool`](crate::ServiceBuilder::tool), its
+    /// schemas generated from `A` and `R` unless `tool` sets them by hand.
+    /// For a handler that receives the application's state, wrap it in
+    /// `typed::stateful` (feature `typed`).
     pub fn tool<A, F, Fut, R>(mut self, tool: Tool, handler: F) -> Self
     where
-        A: DeserializeOwned + Send + 'static,
+        A: ToolArgs + Send + 'static,
         F: Fn(A, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
         R: IntoToolOutcome,
     {
-        self.tools
-            .push(Pending::Put((tool, Some(tool_fn(handler)))));
+        self.tools.push(Pending::Put((
+            declared::<A, R>(tool),
+            Some(tool_fn(handler)),
+        )));
         self
     }
 

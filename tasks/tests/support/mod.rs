@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::{
     CallToolResult, Connection, ElicitRequest, ErrorObject, Hub, Implementation, InputRequired,
     Instant, NullSink, Output, Reply, Service, Tool, Transport,
@@ -35,7 +36,7 @@ pub fn block_on<F: Future>(f: F) -> F::Output {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Text {
     text: String,
 }
