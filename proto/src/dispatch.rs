@@ -259,6 +259,9 @@ pub struct Admitted {
     /// The tool called, for output-schema validation of its result: the
     /// entry it was admitted with, whatever the registry holds by then.
     pub(crate) tool: Option<Arc<ToolEntry>>,
+    /// The deadline the target's layers set, replacing
+    /// `Limits::call_timeout` ([`crate::layer::Timeout`]).
+    pub(crate) timeout: Option<core::time::Duration>,
     /// Set for a request of an initialize-era session: the HTTP session
     /// id, or `Some(None)` for the stdio connection's own session.
     pub(crate) session: Option<Option<String>>,
@@ -815,6 +818,7 @@ fn invoke(
     mrtr: Option<(Origin, Round)>,
     handler: Option<Handler>,
     tool: Option<Arc<ToolEntry>>,
+    timeout: Option<core::time::Duration>,
 ) -> Dispatch {
     let (origin, round) = match mrtr {
         Some((o, r)) => (Some(o), r),
@@ -828,6 +832,7 @@ fn invoke(
         origin,
         handler,
         tool,
+        timeout,
         session: None,
     }))
 }
@@ -914,6 +919,7 @@ fn tool_invocation(
         Some(schema) => validated(schema, arguments, &entry.tool.name)?,
         None => arguments,
     };
+    let timeout = entry.timeout;
     Ok(invoke(
         id,
         Request::CallTool {
@@ -924,6 +930,7 @@ fn tool_invocation(
         Some(mrtr),
         entry.handler.clone().map(Handler::Tool),
         Some(entry),
+        timeout,
     ))
 }
 
@@ -973,16 +980,16 @@ fn read_resource_at(
         !service.hidden(&meta, |view, v| view.resource(v, &r.resource))
     };
     let handler = if let Some(r) = now_serving.resources.get(uri).filter(|r| seen(r)) {
-        (r.handler.clone(), BTreeMap::new())
+        (r.handler.clone(), r.timeout, BTreeMap::new())
     } else {
         now_serving
             .templates
             .iter()
             .filter(|t| !service.hidden(&meta, |view, v| view.template(v, &t.template)))
-            .find_map(|t| Some((t.handler.clone(), t.parsed.matches(uri)?)))
+            .find_map(|t| Some((t.handler.clone(), t.timeout, t.parsed.matches(uri)?)))
             .ok_or_else(|| resource_not_found(uri))?
     };
-    let (handler, variables) = handler;
+    let (handler, timeout, variables) = handler;
     let mrtr = mrtr::admit(
         service,
         "resources/read",
@@ -1002,6 +1009,7 @@ fn read_resource_at(
         Some(mrtr),
         handler.map(Handler::Resource),
         None,
+        timeout,
     ))
 }
 
@@ -1053,6 +1061,7 @@ fn get_prompt(
         Some(mrtr),
         entry.handler.clone().map(Handler::Prompt),
         None,
+        entry.timeout,
     ))
 }
 
@@ -1147,5 +1156,13 @@ fn complete(
         context,
     });
     let handler = inner.completer.clone().flatten().map(Handler::Complete);
-    Ok(invoke(id, request, meta, None, handler, None))
+    Ok(invoke(
+        id,
+        request,
+        meta,
+        None,
+        handler,
+        None,
+        inner.completer_timeout,
+    ))
 }

@@ -579,6 +579,7 @@ pub(crate) fn handle(
         origin: None,
         handler: Some(handler),
         tool: None,
+        timeout: None,
         session: None,
     })
 }
@@ -637,6 +638,7 @@ pub(crate) fn wrap(
                     origin: None,
                     handler: Some(handler),
                     tool: None,
+                    timeout: None,
                     session: None,
                 });
             }

@@ -102,6 +102,7 @@ pub mod handler;
 pub mod headers;
 pub mod http;
 mod json;
+pub mod layer;
 internal!(jsonrpc);
 mod legacy;
 #[cfg(feature = "std")]
@@ -146,6 +147,7 @@ pub use handler::{
 };
 pub use http::{BodyError, HostPolicy, HttpConfig, OriginPolicy, Response};
 pub use jsonrpc::RequestId;
+pub use layer::Layer;
 #[cfg(feature = "std")]
 pub use legacy::{SessionStats, Sessions};
 #[cfg(feature = "std")]

@@ -309,6 +309,12 @@ pub(crate) struct Inner {
     /// Resources enumerated on demand after the registered ones.
     pub(crate) lister: Option<Arc<dyn crate::registry::ResourceLister>>,
     pub(crate) completer: Option<Option<Arc<CompleteFn>>>,
+    /// The deadline the layers around the completer set.
+    pub(crate) completer_timeout: Option<Duration>,
+    /// The layers around calls ([`crate::layer`]), for the entries a
+    /// registry change adds.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    pub(crate) layers: crate::layer::Layers,
     pub(crate) discover: bytes::Bytes,
     pub(crate) server_meta: crate::shape::ServerMeta,
     /// Seals and opens `requestState` (MRTR).
@@ -575,6 +581,7 @@ pub struct ServiceBuilder {
     templates: Vec<(ResourceTemplate, Option<Arc<ResourceFn>>)>,
     prompts: Vec<(Prompt, Option<Arc<PromptFn>>)>,
     completer: Option<Option<Arc<CompleteFn>>>,
+    layers: crate::layer::Layers,
     state_keys: Option<StateKeys>,
     state_ttl: Duration,
     extensions: Vec<crate::extension::Registered>,
@@ -605,6 +612,7 @@ impl Default for ServiceBuilder {
             templates: Vec::new(),
             prompts: Vec::new(),
             completer: None,
+            layers: crate::layer::Layers::default(),
             state_keys: None,
             state_ttl: crate::mrtr::DEFAULT_STATE_TTL,
             extensions: Vec::new(),
@@ -906,6 +914,26 @@ impl ServiceBuilder {
         self
     }
 
+    /// Run `layer` around every call of the service: tool calls, resource
+    /// reads, prompts and completions, those of entries added at run time
+    /// too ([`crate::layer`]). The first layer added is the outermost, and
+    /// the service's layers are outside every
+    /// [`tool_layer`](Self::tool_layer). Layers run only for calls that
+    /// passed admission, the rate limit and authorization.
+    pub fn layer<L: crate::layer::Layer>(mut self, layer: L) -> Self {
+        self.layers.push(Arc::new(layer));
+        self
+    }
+
+    /// Run `layer` around the calls of the tool `name` (registered now,
+    /// or added later through the registry under that name), inside the
+    /// service's [`layer`](Self::layer)s; the first added for a tool is
+    /// its outermost.
+    pub fn tool_layer<L: crate::layer::Layer>(mut self, name: impl Into<String>, layer: L) -> Self {
+        self.layers.push_tool(name.into(), Arc::new(layer));
+        self
+    }
+
     /// Validate everything and precompute what can be.
     pub fn build(self) -> Result<Service, BuildError> {
         let limits = self.limits;
@@ -953,31 +981,41 @@ impl ServiceBuilder {
                 .with_route(self.http.session_route.clone())
         });
 
+        let layers = self.layers;
         let tools = self
             .tools
             .into_iter()
-            .map(|(tool, handler)| ToolEntry::new(tool, handler))
+            .map(|(tool, handler)| ToolEntry::new(tool, handler).map(|e| e.layered(&layers)))
             .collect::<Result<Vec<_>, _>>()?;
         let tools = Table::of(tools).map_err(BuildError::DuplicateTool)?;
         let resources = self
             .resources
             .into_iter()
-            .map(|(resource, handler)| ResourceEntry::new(resource, handler))
+            .map(|(resource, handler)| ResourceEntry::new(resource, handler).layered(&layers))
             .collect();
         let resources = Table::of(resources).map_err(BuildError::DuplicateResource)?;
         let templates = self
             .templates
             .into_iter()
-            .map(|(template, handler)| TemplateEntry::new(template, handler))
+            .map(|(template, handler)| {
+                TemplateEntry::new(template, handler).map(|e| e.layered(&layers))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let templates = Table::of_shared_keys(templates);
         let prompts = self
             .prompts
             .into_iter()
-            .map(|(prompt, handler)| PromptEntry::new(prompt, handler))
+            .map(|(prompt, handler)| PromptEntry::new(prompt, handler).layered(&layers))
             .collect();
         let prompts = Table::of(prompts).map_err(BuildError::DuplicatePrompt)?;
         let changing = self.changing;
+        let (completer, completer_timeout) = match self.completer {
+            Some(handler) => {
+                let wrapped = layers.complete(handler);
+                (Some(wrapped.handler), wrapped.timeout)
+            }
+            None => (None, None),
+        };
 
         // Advertise exactly what is backed by something registered
         // (`server/discover.mdx`; never advertise what cannot be served).
@@ -997,7 +1035,7 @@ impl ServiceBuilder {
         if serves_resources {
             capabilities.push(ServerCapability::Resources);
         }
-        if self.completer.is_some() {
+        if completer.is_some() {
             capabilities.push(ServerCapability::Completions);
         }
         if self.logging {
@@ -1100,7 +1138,9 @@ impl ServiceBuilder {
                 #[cfg(feature = "std")]
                 limiter: self.rate_limit.map(crate::limit::Limiter::new),
                 lister: self.lister,
-                completer: self.completer,
+                completer,
+                completer_timeout,
+                layers,
                 discover,
                 server_meta: crate::shape::ServerMeta::new(server_meta),
                 sealer,

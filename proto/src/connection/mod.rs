@@ -890,6 +890,7 @@ impl Connection {
             origin,
             handler,
             tool,
+            timeout,
             session,
         } = *admitted;
         let expect = match &request {
@@ -905,7 +906,11 @@ impl Connection {
             // Never admitted: a parked request's token check is no call.
             Request::Extension { .. } | Request::Authenticate => Expect::Extension,
         };
-        let deadline = self.service.limits().call_timeout.map(|t| now + t);
+        // The target's layers may replace the service's call timeout
+        // (`crate::layer::Timeout`): one deadline per call, decided here.
+        let deadline = timeout
+            .or(self.service.limits().call_timeout)
+            .map(|t| now + t);
         let shared = Shared::of_request(meta, round, self.host.clone(), self.principal.clone());
         let legacy = session
             .map(|session| legacy::LegacyCall::new(session, &request, &shared.meta, &handler));

@@ -14,9 +14,11 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
+use core::time::Duration;
 use serde_json::Value;
 
 use crate::handler::{PromptFn, ResourceFn, ToolFn};
+use crate::layer::Layers;
 use crate::model::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::service::BuildError;
 use crate::uri_template::UriTemplate;
@@ -27,6 +29,8 @@ pub(crate) struct ToolEntry {
     /// The tool's name, shared by every call of it.
     pub(crate) name: Arc<str>,
     pub(crate) handler: Option<Arc<ToolFn>>,
+    /// The deadline its layers set, replacing `Limits::call_timeout`.
+    pub(crate) timeout: Option<Duration>,
     pub(crate) header_params: Vec<crate::headers::HeaderParam>,
     /// The tool as `tools/list` lists it (serialized once).
     pub(crate) listed: Box<[u8]>,
@@ -48,6 +52,8 @@ impl fmt::Debug for ToolEntry {
 pub(crate) struct ResourceEntry {
     pub(crate) resource: Resource,
     pub(crate) handler: Option<Arc<ResourceFn>>,
+    /// The deadline its layers set, replacing `Limits::call_timeout`.
+    pub(crate) timeout: Option<Duration>,
     pub(crate) listed: Box<[u8]>,
 }
 
@@ -56,6 +62,8 @@ pub(crate) struct TemplateEntry {
     pub(crate) template: ResourceTemplate,
     pub(crate) parsed: UriTemplate,
     pub(crate) handler: Option<Arc<ResourceFn>>,
+    /// The deadline its layers set, replacing `Limits::call_timeout`.
+    pub(crate) timeout: Option<Duration>,
     pub(crate) listed: Box<[u8]>,
 }
 
@@ -63,6 +71,8 @@ pub(crate) struct TemplateEntry {
 pub(crate) struct PromptEntry {
     pub(crate) prompt: Prompt,
     pub(crate) handler: Option<Arc<PromptFn>>,
+    /// The deadline its layers set, replacing `Limits::call_timeout`.
+    pub(crate) timeout: Option<Duration>,
     pub(crate) listed: Box<[u8]>,
 }
 
@@ -168,6 +178,7 @@ impl ToolEntry {
             listed: listed(&tool),
             tool,
             handler,
+            timeout: None,
             header_params,
             #[cfg(feature = "std")]
             input,
@@ -183,6 +194,7 @@ impl ResourceEntry {
             listed: listed(&resource),
             resource,
             handler,
+            timeout: None,
         }
     }
 }
@@ -205,6 +217,7 @@ impl TemplateEntry {
             template,
             parsed,
             handler,
+            timeout: None,
         })
     }
 }
@@ -215,6 +228,7 @@ impl PromptEntry {
             listed: listed(&prompt),
             prompt,
             handler,
+            timeout: None,
         }
     }
 }
@@ -261,4 +275,42 @@ fn check_input_schema(tool: &Tool) -> Result<(), BuildError> {
         });
     }
     Ok(())
+}
+
+// The layers around each kind's handler (`crate::layer`), applied once an
+// entry is checked: at build, and when a registry change commits.
+impl ToolEntry {
+    pub(crate) fn layered(mut self, layers: &Layers) -> Self {
+        let wrapped = layers.tool(&self.name, self.handler.take());
+        self.handler = wrapped.handler;
+        self.timeout = wrapped.timeout;
+        self
+    }
+}
+
+impl ResourceEntry {
+    pub(crate) fn layered(mut self, layers: &Layers) -> Self {
+        let wrapped = layers.resource(self.handler.take());
+        self.handler = wrapped.handler;
+        self.timeout = wrapped.timeout;
+        self
+    }
+}
+
+impl TemplateEntry {
+    pub(crate) fn layered(mut self, layers: &Layers) -> Self {
+        let wrapped = layers.resource(self.handler.take());
+        self.handler = wrapped.handler;
+        self.timeout = wrapped.timeout;
+        self
+    }
+}
+
+impl PromptEntry {
+    pub(crate) fn layered(mut self, layers: &Layers) -> Self {
+        let wrapped = layers.prompt(&self.prompt.name, self.handler.take());
+        self.handler = wrapped.handler;
+        self.timeout = wrapped.timeout;
+        self
+    }
 }

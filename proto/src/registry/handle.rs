@@ -245,10 +245,21 @@ impl Change {
             !self.resources.is_empty() || !self.templates.is_empty(),
             "resources",
         )?;
-        let tools = ops(self.tools, |(t, h)| ToolEntry::new(t, h))?;
-        let prompts = ops(self.prompts, |(p, h)| Ok(PromptEntry::new(p, h)))?;
-        let resources = ops(self.resources, |(r, h)| Ok(ResourceEntry::new(r, h)))?;
-        let templates = ops(self.templates, |(t, h)| TemplateEntry::new(t, h))?;
+        // The service's layers wrap what is added now as what it was
+        // built with (`crate::layer`).
+        let layers = &inner.layers;
+        let tools = ops(self.tools, |(t, h)| {
+            ToolEntry::new(t, h).map(|e| e.layered(layers))
+        })?;
+        let prompts = ops(self.prompts, |(p, h)| {
+            Ok(PromptEntry::new(p, h).layered(layers))
+        })?;
+        let resources = ops(self.resources, |(r, h)| {
+            Ok(ResourceEntry::new(r, h).layered(layers))
+        })?;
+        let templates = ops(self.templates, |(t, h)| {
+            TemplateEntry::new(t, h).map(|e| e.layered(layers))
+        })?;
 
         let store = &inner.registry;
         let committed = {
