@@ -15,6 +15,7 @@ mod auth;
 mod client;
 mod harness;
 mod http;
+mod layers;
 mod pipe;
 mod regressions;
 mod service;
@@ -95,4 +96,8 @@ suite! {
     regressions::http_unread_output_holds_up_no_call_timeout,
     regressions::http_unread_output_holds_up_no_cancellation,
     regressions::http_shutdown_with_calls_in_flight_ends_the_same_way,
+    layers::stdio_a_tool_timeout_is_its_calls_deadline,
+    layers::http_a_tool_timeout_is_its_calls_deadline,
+    layers::stdio_a_concurrency_limit_queues_calls_and_a_cancelled_waiter_leaves,
+    layers::http_a_concurrency_limit_holds_across_connections,
 }
