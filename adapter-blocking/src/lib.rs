@@ -52,7 +52,7 @@
 mod runtime;
 mod serve;
 
-pub use runtime::{block_on, Threads, DEFAULT_WORKERS};
+pub use runtime::{block_on, blocking_pool, Threads, DEFAULT_WORKERS};
 pub use serve::{bind_http, serve_http, serve_stdio, serve_stream, serve_tcp};
 pub use snodo_driver::{Options, Shutdown};
 pub use snodo_proto::Transport;

@@ -16,7 +16,7 @@ use std::future::Future;
 use std::io;
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
 use std::time::Instant;
@@ -157,6 +157,37 @@ impl snodo_driver::Runtime for Threads {
         if let Err(e) = spawned {
             // The future (and the connection it owns) is dropped: closed.
             tracing::warn!(error = %e, "could not start a connection thread");
+        }
+    }
+
+    fn executor(&self) -> Arc<dyn snodo_proto::blocking::Executor> {
+        blocking_pool()
+    }
+}
+
+/// A thread per blocking job, as handlers' executor
+/// ([`Context::spawn_blocking`](snodo_proto::Context::spawn_blocking)):
+/// what every connection served here uses, and what to give a Tasks
+/// runner (`snodo_tasks::TaskRunner::executor`).
+pub fn blocking_pool() -> Arc<dyn snodo_proto::blocking::Executor> {
+    static THREADS: LazyLock<Arc<dyn snodo_proto::blocking::Executor>> =
+        LazyLock::new(|| Arc::new(JobThreads));
+    THREADS.clone()
+}
+
+/// Blocking work on a thread of its own per job: the workers that poll
+/// handlers stay free for other calls while it runs. The calls that can
+/// ask at once are bounded by each connection's `max_concurrent_calls`.
+struct JobThreads;
+
+impl snodo_proto::blocking::Executor for JobThreads {
+    fn spawn(&self, job: snodo_proto::blocking::Job) {
+        let spawned = thread::Builder::new()
+            .name(String::from("snodo-blocking"))
+            .spawn(move || job.run());
+        if let Err(e) = spawned {
+            // The job is dropped with the closure: its handler learns so.
+            tracing::warn!(error = %e, "could not start a thread for blocking work");
         }
     }
 }

@@ -175,6 +175,59 @@ fn a_tool_call_is_answered_as_on_the_native_listener() {
     });
 }
 
+/// A handler's blocking work (`Context::spawn_blocking`) runs on tokio's
+/// blocking pool, off the worker that polls the handler, and its value
+/// answers the call.
+#[test]
+fn blocking_work_runs_on_the_blocking_pool() {
+    let service = Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .tool(
+            Tool::new(
+                "where",
+                "Say whether blocking work ran off the polling thread",
+            ),
+            |_: NoArgs, ctx: Context| async move {
+                let polling = std::thread::current().id();
+                let off = ctx
+                    .spawn_blocking(move |_| std::thread::current().id() != polling)
+                    .await?;
+                Ok::<_, snodo_proto::ToolError>(CallToolResult::text(if off {
+                    "off"
+                } else {
+                    "on"
+                }))
+            },
+        )
+        .build()
+        .unwrap();
+    both(move |h2| {
+        let service = service.clone();
+        Box::pin(async move {
+            let (base, _stop) = start(service).await;
+            let request = Request::post(format!("{base}/mcp"))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "where")
+                .body(Full::new(Bytes::from_static(
+                    br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"where","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+                )))
+                .unwrap();
+            let r = client(h2).request(request).await.unwrap();
+            assert_eq!(
+                text(r).await,
+                (
+                    StatusCode::OK,
+                    "application/json".into(),
+                    r#"{"jsonrpc":"2.0","id":3,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t","version":"1"}},"content":[{"text":"off","type":"text"}],"resultType":"complete"}}"#.into()
+                )
+            );
+        })
+    });
+}
+
 #[test]
 fn a_notification_is_accepted_with_202_and_no_body() {
     both(|h2| {

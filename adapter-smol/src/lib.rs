@@ -51,7 +51,7 @@
 mod runtime;
 mod serve;
 
-pub use runtime::Smol;
+pub use runtime::{blocking_pool, Smol};
 pub use serve::{bind_http, serve_http, serve_stdio, serve_stream, serve_tcp};
 pub use smol::Executor;
 pub use snodo_driver::reactor::{Io, TcpReader, TcpWriter, Timer};

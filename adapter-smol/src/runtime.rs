@@ -3,7 +3,7 @@
 use smol::Executor;
 use snodo_driver::reactor::Timer;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 /// smol on an [`Executor`] the application runs: every task the driver
@@ -28,5 +28,29 @@ impl snodo_driver::Runtime for Smol {
         F: Future<Output = ()> + Send + 'static,
     {
         self.0.spawn(future).detach();
+    }
+
+    fn executor(&self) -> Arc<dyn snodo_proto::blocking::Executor> {
+        blocking_pool()
+    }
+}
+
+/// The `blocking` crate's pool as handlers' executor
+/// ([`Context::spawn_blocking`](snodo_proto::Context::spawn_blocking)):
+/// what every connection served here uses, and what to give a Tasks
+/// runner (`snodo_tasks::TaskRunner::executor`).
+pub fn blocking_pool() -> Arc<dyn snodo_proto::blocking::Executor> {
+    static POOL: LazyLock<Arc<dyn snodo_proto::blocking::Executor>> =
+        LazyLock::new(|| Arc::new(BlockingPool));
+    POOL.clone()
+}
+
+/// The `blocking` crate's thread pool (`smol::unblock`), which grows with
+/// the work waiting and shrinks when idle.
+struct BlockingPool;
+
+impl snodo_proto::blocking::Executor for BlockingPool {
+    fn spawn(&self, job: snodo_proto::blocking::Job) {
+        smol::unblock(move || job.run()).detach();
     }
 }

@@ -37,7 +37,7 @@
 mod runtime;
 mod serve;
 
-pub use runtime::{Io, Sleep, Tokio};
+pub use runtime::{blocking_pool, Io, Sleep, Tokio};
 pub use serve::{bind_http, serve_http, serve_stdio, serve_stream, serve_tcp};
 pub use snodo_driver::{Options, Shutdown};
 pub use snodo_proto::Transport;

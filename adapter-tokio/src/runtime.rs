@@ -5,9 +5,11 @@ use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::{Arc, LazyLock};
 use std::task::{ready, Context, Poll};
 use std::time::Instant;
 
+use snodo_proto::blocking::{Executor, Job};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpListener;
@@ -32,6 +34,35 @@ impl snodo_driver::Runtime for Tokio {
         F: Future<Output = ()> + Send + 'static,
     {
         tokio::spawn(future);
+    }
+
+    fn executor(&self) -> Arc<dyn Executor> {
+        blocking_pool()
+    }
+}
+
+/// tokio's blocking pool as handlers' [`Executor`]
+/// ([`Context::spawn_blocking`](snodo_proto::Context::spawn_blocking)):
+/// what every connection served here uses, and what to give a Tasks
+/// runner (`snodo_tasks::TaskRunner::executor`) so a task's run reaches
+/// the same pool.
+pub fn blocking_pool() -> Arc<dyn Executor> {
+    static POOL: LazyLock<Arc<dyn Executor>> = LazyLock::new(|| Arc::new(BlockingPool));
+    POOL.clone()
+}
+
+/// tokio's blocking pool (`spawn_blocking`), of the runtime whose task
+/// asks: a handler is polled on one. Asked from elsewhere (a thread the
+/// handler started), the job is dropped, which its handler sees as
+/// [`BlockingError::Dropped`](snodo_proto::blocking::BlockingError::Dropped).
+struct BlockingPool;
+
+impl Executor for BlockingPool {
+    fn spawn(&self, job: Job) {
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(move || job.run())),
+            Err(e) => tracing::warn!(error = %e, "blocking work asked for outside a tokio runtime"),
+        }
     }
 }
 

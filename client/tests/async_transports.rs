@@ -152,6 +152,10 @@ impl snodo_driver::Runtime for Counting {
     fn spawn<F: Future<Output = ()> + Send + 'static>(&self, future: F) {
         snodo_tokio::Tokio.spawn(future)
     }
+
+    fn executor(&self) -> Arc<dyn snodo_proto::blocking::Executor> {
+        snodo_tokio::Tokio.executor()
+    }
 }
 
 impl ClientRuntime for Counting {

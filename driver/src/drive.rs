@@ -115,6 +115,7 @@ where
 {
     let mut core = Core::new(rt);
     let mut conn = Connection::new(service, transport, core.now());
+    conn.set_executor(core.rt.executor());
     let mut out = Outbox::default();
     let chunk = options.read_buffer.max(1);
     let mut input_open = true;

@@ -61,7 +61,8 @@ impl<R: Runtime> HostRequest<R> {
         shutdown: Option<&Shutdown>,
     ) -> Self {
         let core = Core::new(rt);
-        let conn = Connection::http_request(service, head, body, host, core.now());
+        let mut conn = Connection::http_request(service, head, body, host, core.now());
+        conn.set_executor(core.rt.executor());
         HostRequest {
             core,
             conn: Some(conn),

@@ -7,8 +7,11 @@
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
+
+use snodo_proto::blocking::Executor;
 
 /// An async runtime, as the driver uses it.
 pub trait Runtime: Clone + Send + Sync + 'static {
@@ -37,6 +40,12 @@ pub trait Runtime: Clone + Send + Sync + 'static {
     {
         self.spawn(future)
     }
+
+    /// Where handlers' blocking work runs
+    /// ([`Context::spawn_blocking`](snodo_proto::Context::spawn_blocking)):
+    /// the runtime's blocking pool. Asked once per connection, so hand out
+    /// a clone of one executor rather than a new one.
+    fn executor(&self) -> Arc<dyn Executor>;
 }
 
 /// A one-shot timer that can be set again.

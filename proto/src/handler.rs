@@ -165,6 +165,13 @@ pub enum CallEvent {
 pub trait CallSink: Send + Sync {
     /// Deliver `event` for `call`. Must not block.
     fn send(&self, call: CallId, event: CallEvent);
+
+    /// Where the call's blocking work runs
+    /// ([`Context::spawn_blocking`]); `None` (the default) refuses it
+    /// with [`BlockingError::Unavailable`](crate::blocking::BlockingError::Unavailable).
+    fn executor(&self) -> Option<Arc<dyn crate::blocking::Executor>> {
+        None
+    }
 }
 
 /// A sink that drops everything (for running handlers outside a connection).
@@ -370,6 +377,43 @@ impl Context {
     /// Whether the call was cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.shared.is_cancelled()
+    }
+
+    /// Run blocking `work` where blocking is allowed (the runtime's
+    /// blocking pool, [`crate::blocking`]) and await its value, so the
+    /// thread that polls handlers keeps serving other calls meanwhile.
+    /// `work` gets an [`Interrupt`](crate::blocking::Interrupt) to look at
+    /// between steps: it is set once this call is cancelled or the
+    /// returned future is dropped. It may report progress through a clone
+    /// of this context.
+    ///
+    /// ```
+    /// # use snodo_proto::{Context, ToolError};
+    /// async fn checksum(ctx: Context, path: String) -> Result<u64, ToolError> {
+    ///     let sum = ctx
+    ///         .spawn_blocking(move |interrupt| {
+    ///             let bytes = std::fs::read(&path).unwrap_or_default();
+    ///             let mut sum = 0u64;
+    ///             for chunk in bytes.chunks(1 << 16) {
+    ///                 if interrupt.is_set() {
+    ///                     break;
+    ///                 }
+    ///                 sum = chunk.iter().fold(sum, |s, &b| s.wrapping_add(u64::from(b)));
+    ///             }
+    ///             sum
+    ///         })
+    ///         .await?;
+    ///     Ok(sum)
+    /// }
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn spawn_blocking<F, T>(&self, work: F) -> crate::blocking::SpawnBlocking<T>
+    where
+        F: FnOnce(&crate::blocking::Interrupt<'_>) -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let executor = self.sink.executor();
+        crate::blocking::spawn(executor.as_deref(), self.shared.clone(), work)
     }
 
     /// What this request brought back from a previous round (MRTR): the

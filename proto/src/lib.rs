@@ -93,6 +93,7 @@ pub(crate) use internal;
 
 mod admission;
 pub mod auth;
+pub mod blocking;
 pub mod client;
 pub mod connection;
 internal!(dispatch);

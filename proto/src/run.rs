@@ -30,6 +30,7 @@ use core::task::{Context, Poll, Waker};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard};
 
+use crate::blocking::Executor;
 use crate::error::ErrorObject;
 use crate::handler::{BoxFuture, CallEvent, CallId, CallSink, Invocation, Outcome, Shared};
 
@@ -54,6 +55,8 @@ struct State {
     /// Reports dropped at the bound since the connection last drained.
     dropped: u64,
     waker: Option<Waker>,
+    /// Where the calls' blocking work runs ([`crate::blocking`]).
+    executor: Option<Arc<dyn Executor>>,
 }
 
 impl Reports {
@@ -114,11 +117,19 @@ impl Reports {
     pub(crate) fn is_empty(&self) -> bool {
         self.lock().queue.is_empty()
     }
+
+    pub(crate) fn set_executor(&self, executor: Arc<dyn Executor>) {
+        self.lock().executor = Some(executor);
+    }
 }
 
 impl CallSink for Reports {
     fn send(&self, call: CallId, event: CallEvent) {
         self.push(Report::Event(call, event));
+    }
+
+    fn executor(&self) -> Option<Arc<dyn Executor>> {
+        self.lock().executor.clone()
     }
 }
 
@@ -266,13 +277,18 @@ fn poll_caught(
 /// error for its call alone; the message must not leak internals
 /// (`ErrorObject::internal`), so the payload goes to the log only.
 fn panicked(call: CallId, payload: &(dyn core::any::Any + Send)) -> Outcome {
-    let message = if let Some(s) = payload.downcast_ref::<&'static str>() {
+    let message = panic_message(payload);
+    tracing::error!(%call, panic = message, "handler panicked");
+    Outcome::Error(ErrorObject::internal("Internal error"))
+}
+
+/// A panic's message, for the log.
+pub(crate) fn panic_message(payload: &(dyn core::any::Any + Send)) -> &str {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
         s
     } else if let Some(s) = payload.downcast_ref::<alloc::string::String>() {
         s.as_str()
     } else {
         "<non-string panic payload>"
-    };
-    tracing::error!(%call, panic = message, "handler panicked");
-    Outcome::Error(ErrorObject::internal("Internal error"))
+    }
 }

@@ -13,6 +13,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use snodo_proto::blocking::Executor;
 use snodo_proto::{CallEvent, CallId, CallSink, Progress};
 
 use crate::engine::Engine;
@@ -39,13 +40,15 @@ struct Latest {
 pub(crate) struct Reports {
     latest: Mutex<Latest>,
     engine: Arc<Engine>,
+    executor: Option<Arc<dyn Executor>>,
 }
 
 impl Reports {
-    pub(crate) fn new(engine: Arc<Engine>) -> Reports {
+    pub(crate) fn new(engine: Arc<Engine>, executor: Option<Arc<dyn Executor>>) -> Reports {
         Reports {
             latest: Mutex::new(Latest::default()),
             engine,
+            executor,
         }
     }
 
@@ -84,6 +87,10 @@ impl CallSink for Reports {
         if ring {
             self.engine.ring();
         }
+    }
+
+    fn executor(&self) -> Option<Arc<dyn Executor>> {
+        self.executor.clone()
     }
 }
 

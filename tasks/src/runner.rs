@@ -193,6 +193,8 @@ pub struct TaskRunner {
     next_work: u64,
     next_scan: Option<Instant>,
     next_reap: Option<Instant>,
+    /// Where runs' blocking work goes ([`TaskRunner::executor`]).
+    executor: Option<Arc<dyn snodo_proto::blocking::Executor>>,
 }
 
 impl fmt::Debug for TaskRunner {
@@ -204,6 +206,18 @@ impl fmt::Debug for TaskRunner {
 }
 
 impl TaskRunner {
+    /// Run the tasks' blocking work
+    /// ([`Context::spawn_blocking`](snodo_proto::Context::spawn_blocking))
+    /// on `executor`: the runtime's blocking pool, as its adapter gives it
+    /// to connections (`snodo_driver::Runtime::executor`). A tool that does
+    /// blocking work runs as a task only with one; without, its
+    /// `spawn_blocking` is refused with
+    /// [`BlockingError::Unavailable`](snodo_proto::blocking::BlockingError::Unavailable).
+    pub fn executor(mut self, executor: Arc<dyn snodo_proto::blocking::Executor>) -> Self {
+        self.executor = Some(executor);
+        self
+    }
+
     /// A runner for the Tasks extension installed on `service`.
     pub fn new(service: &Service, config: RunnerConfig) -> Result<TaskRunner, RunnerError> {
         let ext = service
@@ -235,6 +249,7 @@ impl TaskRunner {
             next_work: 1,
             next_scan: None,
             next_reap: None,
+            executor: None,
         })
     }
 
@@ -374,7 +389,7 @@ impl TaskRunner {
         };
         let capabilities = invocation.meta().client_capabilities.clone();
         let cancel = invocation.cancel_flag();
-        let reports = Arc::new(Reports::new(self.engine.clone()));
+        let reports = Arc::new(Reports::new(self.engine.clone(), self.executor.clone()));
         tracing::debug!(task = %record.id, %work, attempt = record.attempts, "running task");
         self.running.insert(
             record.id.clone(),

@@ -182,3 +182,65 @@ fn the_driver_runs_cancels_and_catches_panics() {
     assert!(record.lease.is_none(), "released on stop: {record:?}");
     assert_eq!(record.status, snodo_tasks::Status::Working);
 }
+
+/// A thread per job, counting the jobs it was given.
+struct Counted(AtomicUsize);
+
+impl snodo_proto::blocking::Executor for Counted {
+    fn spawn(&self, job: snodo_proto::blocking::Job) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        std::thread::spawn(move || job.run());
+    }
+}
+
+/// A task's run reaches the executor given to its runner
+/// (`TaskRunner::executor`): its blocking work's value completes the task.
+/// A runner given none refuses the work, and the task fails with
+/// `-32603`.
+#[test]
+fn a_task_runs_its_blocking_work_on_the_runners_executor() {
+    let service = || {
+        Service::builder()
+            .server_info(Implementation::new("t", "1"))
+            .tool(
+                Tool::new("sum", "Add 1..=10 as blocking work"),
+                |_: NoArgs, ctx: snodo_proto::Context| async move {
+                    let sum = ctx.spawn_blocking(|_| (1..=10u32).sum::<u32>()).await?;
+                    Ok::<_, snodo_proto::ToolError>(CallToolResult::text(sum.to_string()))
+                },
+            )
+            .extension(
+                Tasks::with_store(Arc::new(MemoryStore::new()))
+                    .tool("sum", TaskSupport::Optional)
+                    .build(),
+            )
+            .build()
+            .unwrap()
+    };
+    let executor = Arc::new(Counted(AtomicUsize::new(0)));
+    let with = service();
+    let runner = TaskRunner::new(&with, runner_config())
+        .unwrap()
+        .executor(executor.clone());
+    let driver = drive::start(runner, drive::thread_spawner()).expect("driver starts");
+    let created = call(&with, &req(1, "tools/call", r#""name":"sum""#, DECLARED));
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let done = wait_for(&with, &id, "completed");
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type":"text","text":"55"}])
+    );
+    assert_eq!(executor.0.load(Ordering::SeqCst), 1);
+    driver.stop();
+
+    let without = service();
+    let runner = TaskRunner::new(&without, runner_config()).unwrap();
+    let driver = drive::start(runner, drive::thread_spawner()).expect("driver starts");
+    let created = call(&without, &req(2, "tools/call", r#""name":"sum""#, DECLARED));
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    assert_eq!(
+        wait_for(&without, &id, "failed")["error"],
+        json!({"code":-32603,"message":"Internal error"})
+    );
+    driver.stop();
+}

@@ -33,6 +33,10 @@
 //! of the specification's `schema.json`, and [`assert_json_schema_2020_12`]
 //! a tool's `inputSchema` or `outputSchema` against the 2020-12 meta-schema.
 //!
+//! A handler's blocking work
+//! ([`Context::spawn_blocking`](snodo_proto::Context::spawn_blocking)) runs
+//! on a thread of its own, as on `snodo-blocking`.
+//!
 //! Deadlines (`call_timeout`, `requestState` expiry) are read against the
 //! real clock whenever the client drives the connection, but nothing wakes
 //! a waiting client for a deadline alone: a test of timeouts drives a
@@ -181,8 +185,10 @@ impl TestClient {
             "io.modelcontextprotocol/clientCapabilities".into(),
             json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}),
         );
+        let mut conn = Connection::new(service, Transport::Stdio, now);
+        conn.set_executor(blocking_threads());
         TestClient {
-            conn: Connection::new(service, Transport::Stdio, now),
+            conn,
             clock,
             next_id: 1,
             meta,
@@ -604,5 +610,27 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
             Poll::Ready(out) => return out,
             Poll::Pending => std::thread::park(),
         }
+    }
+}
+
+/// The executor the client runs its handlers' blocking work on
+/// ([`Context::spawn_blocking`](snodo_proto::Context::spawn_blocking)): a
+/// thread of its own per job. Give it to what else runs handlers in a
+/// test (a Tasks runner's `executor`), so their blocking work runs too.
+pub fn blocking_threads() -> Arc<dyn snodo_proto::blocking::Executor> {
+    Arc::new(JobThreads)
+}
+
+/// Blocking work on a thread of its own per job: the client has no pool,
+/// and a test's handful of jobs needs none.
+struct JobThreads;
+
+impl snodo_proto::blocking::Executor for JobThreads {
+    fn spawn(&self, job: snodo_proto::blocking::Job) {
+        // A thread that cannot start drops the job, which its handler
+        // sees as `BlockingError::Dropped`.
+        let _ = std::thread::Builder::new()
+            .name(String::from("snodo-testkit-blocking"))
+            .spawn(move || job.run());
     }
 }

@@ -16,6 +16,7 @@ mod client;
 mod harness;
 mod http;
 mod layers;
+mod offload;
 mod pipe;
 mod regressions;
 mod service;
@@ -96,6 +97,11 @@ suite! {
     regressions::http_unread_output_holds_up_no_call_timeout,
     regressions::http_unread_output_holds_up_no_cancellation,
     regressions::http_shutdown_with_calls_in_flight_ends_the_same_way,
+    offload::stdio_blocking_work_runs_off_the_polling_thread,
+    offload::stdio_a_cancelled_call_interrupts_its_blocking_work,
+    offload::stdio_a_panic_in_blocking_work_fails_only_its_call,
+    offload::http_blocking_work_runs_off_the_polling_thread,
+    offload::http_a_client_hanging_up_interrupts_its_blocking_work,
     layers::stdio_a_tool_timeout_is_its_calls_deadline,
     layers::http_a_tool_timeout_is_its_calls_deadline,
     layers::stdio_a_concurrency_limit_queues_calls_and_a_cancelled_waiter_leaves,

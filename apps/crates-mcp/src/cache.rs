@@ -172,7 +172,22 @@ fn index_of(path: &Path) -> Option<std::ffi::OsString> {
 
 /// Read every crate of `registry`, calling `progress(done, total)` after
 /// each.
-pub fn scan(registry: &Path, mut progress: impl FnMut(usize, usize)) -> Catalog {
+pub fn scan(registry: &Path, progress: impl FnMut(usize, usize)) -> Catalog {
+    let mut progress = progress;
+    scan_until(registry, |done, total| {
+        progress(done, total);
+        ControlFlow::Continue(())
+    })
+    .unwrap_or_default()
+}
+
+/// [`scan`], asking `progress` after each crate version whether to go on:
+/// `None` when it said to stop (the caller's interest is gone, and a
+/// partial catalog must not replace a whole one).
+pub fn scan_until(
+    registry: &Path,
+    mut progress: impl FnMut(usize, usize) -> ControlFlow<()>,
+) -> Option<Catalog> {
     let sources = crate_sources(registry);
     let total = sources.len();
     let mut catalog = Catalog::default();
@@ -181,13 +196,15 @@ pub fn scan(registry: &Path, mut progress: impl FnMut(usize, usize)) -> Catalog 
             Ok(c) => catalog.crates.entry(c.name.clone()).or_default().push(c),
             Err(why) => catalog.skipped.push((source.path().to_path_buf(), why)),
         }
-        progress(i + 1, total);
+        if progress(i + 1, total).is_break() {
+            return None;
+        }
     }
     for versions in catalog.crates.values_mut() {
         versions.sort_by(|a, b| compare_versions(&a.version, &b.version));
         versions.dedup_by(|a, b| a.version == b.version);
     }
-    catalog
+    Some(catalog)
 }
 
 /// A fingerprint of the cache's crates (each directory's manifest and each

@@ -28,4 +28,4 @@ pub mod service;
 pub mod source;
 pub mod watch;
 
-pub use service::{service, service_with_tasks, App};
+pub use service::{builder, service, service_with_tasks, with_tasks, App};

@@ -8,9 +8,12 @@
 //!
 //! The registry is `$CARGO_HOME/registry`, or `~/.cargo/registry`. Logs go
 //! to stderr (`RUST_LOG` filters them; stdout is the stdio transport's).
-//! `SNODO_CRATES_INDEX_HOLD=FILE` is a test hook: while `FILE` exists,
-//! `index_cache` pauses after each crate version (see
-//! [`App::open_with_index_hold`]).
+//! `SNODO_CRATES_INDEX_HOLD=FILE` is the binary's test hook, for tests
+//! that drive it from outside (the released TypeScript client's lane):
+//! while `FILE` exists, an `index_cache` call that has finished holds its
+//! answer, so a task's progress can be seen while it is `working` however
+//! fast the machine reads. It is a layer around the tool
+//! ([`hold_answers`]), not part of the library.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -50,6 +53,20 @@ fn parse(args: &[String]) -> Result<(PathBuf, Mode), String> {
     }
 }
 
+/// The test hook's layer: each answer waits while `hold` exists.
+fn hold_answers(hold: PathBuf) -> impl snodo_proto::Layer {
+    snodo_proto::layer::from_fn(move |call: snodo_proto::layer::Call| {
+        let hold = hold.clone();
+        async move {
+            let outcome = call.run().await;
+            while hold.exists() {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            outcome
+        }
+    })
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt()
@@ -61,15 +78,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         eprintln!("{e}");
         e
     })?;
-    let hold = std::env::var_os("SNODO_CRATES_INDEX_HOLD").map(PathBuf::from);
-    let app = App::open_with_index_hold(&registry, hold);
+    let app = App::open(&registry);
     let catalog = app.catalog();
     tracing::info!(registry = %registry.display(), crates = catalog.crates.len(), versions = catalog.len(), "registry cache read");
 
     // `index_cache` may run as a task for clients that ask
     // (`io.modelcontextprotocol/tasks`).
-    let service = snodo_crates::service_with_tasks(app.clone())?;
-    let runner = TaskRunner::new(&service, RunnerConfig::default())?;
+    let mut builder = snodo_crates::with_tasks(snodo_crates::builder(app.clone()));
+    if let Some(hold) = std::env::var_os("SNODO_CRATES_INDEX_HOLD") {
+        builder = builder.tool_layer("index_cache", hold_answers(PathBuf::from(hold)));
+    }
+    let service = builder.build()?;
+    // A task's run does its blocking reading on the same pool as a call's.
+    let runner =
+        TaskRunner::new(&service, RunnerConfig::default())?.executor(snodo_tokio::blocking_pool());
     let handle = tokio::runtime::Handle::current();
     let _tasks = snodo_tasks::drive::start(
         runner,

@@ -3,6 +3,7 @@
 //! results (every schema is generated from the types below).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
@@ -31,21 +32,11 @@ pub struct App {
     hub: Hub,
     /// An `index_cache` is reading the cache (one at a time).
     indexing: AtomicBool,
-    index_hold: Option<PathBuf>,
 }
 
 impl App {
     /// Read the cache at `registry` (`$CARGO_HOME/registry`).
     pub fn open(registry: impl Into<PathBuf>) -> Arc<App> {
-        App::open_with_index_hold(registry, None)
-    }
-
-    /// [`App::open`], with a test hook: while the file `hold` exists,
-    /// `index_cache` pauses after each crate version it reads (its progress
-    /// already reported), so a test can watch a run's progress, as a call's
-    /// notifications or a task's `statusMessage`, whatever the machine's
-    /// speed, and then let it finish by removing the file.
-    pub fn open_with_index_hold(registry: impl Into<PathBuf>, hold: Option<PathBuf>) -> Arc<App> {
         let registry = registry.into();
         let catalog = cache::scan(&registry, |_, _| {});
         Arc::new(App {
@@ -53,7 +44,6 @@ impl App {
             catalog: RwLock::new(Arc::new(catalog)),
             hub: Hub::new(1024, Overflow::DropOldest),
             indexing: AtomicBool::new(false),
-            index_hold: hold,
         })
     }
 
@@ -373,25 +363,25 @@ pub struct IndexSummary {
     pub skipped: usize,
 }
 
-/// How often a held index looks whether its hold file is gone.
-const HOLD_POLL: std::time::Duration = std::time::Duration::from_millis(10);
-
 /// Re-read the whole cache, reporting progress per crate version: as
 /// `notifications/progress` to a caller that sent a `progressToken`, as its
 /// `statusMessage` when it runs as a task.
 ///
 /// The reading is blocking file I/O, seconds of it over a large cache, so
-/// it runs on a thread of its own, not on the thread that polls the
-/// handler (an async runtime's worker, or a connection's loop); one at a
-/// time, so calls cannot pile threads up: a call while another reads is a
-/// tool error saying so.
+/// it runs on the runtime's blocking pool ([`Context::spawn_blocking`]),
+/// not on the thread that polls the handler; it stops between crate
+/// versions once the call is cancelled, leaving the catalog as it was. One
+/// at a time, so calls cannot pile up blocking threads: a call while
+/// another reads is a tool error saying so.
 async fn index(app: Arc<App>, ctx: Context) -> Result<IndexSummary, ToolError> {
     if app.indexing.swap(true, Ordering::AcqRel) {
         return Err(ToolError::from(
             "The cache is being indexed already; call again when that finishes",
         ));
     }
-    /// Lets the next index in, however this one ends.
+    /// Lets the next index in, however this one ends: it moves into the
+    /// blocking work, so a cancelled call whose work still reads keeps the
+    /// next one out until the work has stopped.
     struct Done(Arc<App>);
     impl Drop for Done {
         fn drop(&mut self) {
@@ -399,43 +389,33 @@ async fn index(app: Arc<App>, ctx: Context) -> Result<IndexSummary, ToolError> {
         }
     }
     let done = Done(app);
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name(String::from("snodo-crates-index"))
-        .spawn(move || {
-            let summary = index_blocking(&done.0, &ctx);
-            drop(done);
-            let _ = tx.send(summary);
+    let reporter = ctx.clone();
+    let summary = ctx
+        .spawn_blocking(move |interrupt| {
+            let app = &done.0;
+            let catalog = cache::scan_until(&app.registry, |read, total| {
+                reporter.progress(
+                    read as f64,
+                    Some(total as f64),
+                    Some(format!("{read} of {total} crate versions read")),
+                );
+                if interrupt.is_set() {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })?;
+            let summary = IndexSummary {
+                crates: catalog.crates.len(),
+                versions: catalog.len(),
+                skipped: catalog.skipped.len(),
+            };
+            app.replace(catalog);
+            Some(summary)
         })
-        .map_err(|e| {
-            tracing::error!(error = %e, "cannot start a thread to index the cache");
-            ToolError::from(ErrorObject::internal("Internal error"))
-        })?;
-    // The sender dropped unsent: the reading panicked.
-    rx.await
-        .map_err(|_| ToolError::from(ErrorObject::internal("Internal error")))
-}
-
-fn index_blocking(app: &App, ctx: &Context) -> IndexSummary {
-    let catalog = cache::scan(&app.registry, |done, total| {
-        ctx.progress(
-            done as f64,
-            Some(total as f64),
-            Some(format!("{done} of {total} crate versions read")),
-        );
-        if let Some(hold) = &app.index_hold {
-            while hold.exists() && !ctx.is_cancelled() {
-                std::thread::sleep(HOLD_POLL);
-            }
-        }
-    });
-    let summary = IndexSummary {
-        crates: catalog.crates.len(),
-        versions: catalog.len(),
-        skipped: catalog.skipped.len(),
-    };
-    app.replace(catalog);
-    summary
+        .await?;
+    // Stopped only once nobody waits for the answer any more.
+    summary.ok_or_else(|| ToolError::from("The indexing was cancelled"))
 }
 
 // ------------------------------------------------------------- resources
@@ -737,11 +717,15 @@ pub fn service(app: Arc<App>) -> Result<Service, BuildError> {
 /// a plain call for the rest. Run its tasks with a
 /// [`snodo_tasks::TaskRunner`] (see `main.rs`).
 pub fn service_with_tasks(app: Arc<App>) -> Result<Service, BuildError> {
-    builder(app)
-        .extension(
-            snodo_tasks::Tasks::new(snodo_tasks::MemoryStore::new())
-                .tool("index_cache", snodo_tasks::TaskSupport::Optional)
-                .build(),
-        )
-        .build()
+    with_tasks(builder(app)).build()
+}
+
+/// `builder` with the Tasks extension of [`service_with_tasks`], for
+/// callers that add to it (a layer) before building.
+pub fn with_tasks(builder: ServiceBuilder) -> ServiceBuilder {
+    builder.extension(
+        snodo_tasks::Tasks::new(snodo_tasks::MemoryStore::new())
+            .tool("index_cache", snodo_tasks::TaskSupport::Optional)
+            .build(),
+    )
 }

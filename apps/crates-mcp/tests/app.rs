@@ -7,7 +7,8 @@
 //! JSON.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -579,13 +580,29 @@ fn poll_task(c: &mut TestClient, id: &Value, done: impl Fn(&Value) -> bool) -> V
 
 #[test]
 fn indexing_runs_as_a_task_for_a_client_that_asks_with_its_progress() {
-    // Indexing pauses after each crate version while the hold file exists:
-    // the test sees the task's progress whatever the machine's speed.
-    let hold = std::env::temp_dir().join(format!("snodo-crates-hold-{}", std::process::id()));
-    std::fs::write(&hold, b"").unwrap();
-    let app = App::open_with_index_hold(seeded(), Some(hold.clone()));
-    let service = snodo_crates::service_with_tasks(app).unwrap();
-    let runner = snodo_tasks::TaskRunner::new(&service, Default::default()).unwrap();
+    // A layer holds the index's answer until the test has seen the task's
+    // progress: the run stays `working` whatever the machine's speed.
+    let hold = Arc::new(AtomicBool::new(true));
+    let held = hold.clone();
+    let gate = snodo_proto::layer::from_fn(move |call: snodo_proto::layer::Call| {
+        let held = held.clone();
+        async move {
+            let outcome = call.run().await;
+            // A task's run has a thread of its own (`thread_spawner`),
+            // so sleeping here holds nothing else up.
+            while held.load(Ordering::Acquire) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            outcome
+        }
+    });
+    let service = snodo_crates::with_tasks(snodo_crates::builder(App::open(seeded())))
+        .tool_layer("index_cache", gate)
+        .build()
+        .unwrap();
+    let runner = snodo_tasks::TaskRunner::new(&service, Default::default())
+        .unwrap()
+        .executor(snodo_testkit::blocking_threads());
     let _driver = snodo_tasks::drive::start(runner, snodo_tasks::drive::thread_spawner()).unwrap();
     let mut c = TestClient::new(&service)
         .with_capabilities(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
@@ -601,11 +618,16 @@ fn indexing_runs_as_a_task_for_a_client_that_asks_with_its_progress() {
     assert_eq!(created.get("statusMessage"), None);
     let id = created["taskId"].clone();
     let working = poll_task(&mut c, &id, |t| t.get("statusMessage").is_some());
-    assert_eq!(
-        (&working["status"], &working["statusMessage"]),
-        (&json!("working"), &json!("1 of 3 crate versions read"))
+    assert_eq!(working["status"], "working");
+    // The runner shows the latest report it has seen (`RunnerConfig::renew_every`).
+    let message = working["statusMessage"].as_str().unwrap();
+    assert!(
+        ["1 of 3", "2 of 3", "3 of 3"]
+            .map(|n| format!("{n} crate versions read"))
+            .contains(&message.to_owned()),
+        "{message}"
     );
-    std::fs::remove_file(&hold).unwrap();
+    hold.store(false, Ordering::Release);
     let done = poll_task(&mut c, &id, |t| t["status"] != "working");
     assert_eq!(done["status"], "completed");
     assert_eq!(done.get("statusMessage"), None);

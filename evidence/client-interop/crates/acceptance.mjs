@@ -68,9 +68,10 @@ function firstLine(child) {
 
 /**
  * Start the server on `transport` over `registry` and connect a client.
- * While the file `hold` exists, the server's indexing pauses after each
- * crate version (its test hook SNODO_CRATES_INDEX_HOLD), so the step that
- * watches a task's progress does not depend on the machine's speed.
+ * While the file `hold` exists, the server holds a finished index_cache's
+ * answer (the binary's test hook SNODO_CRATES_INDEX_HOLD, a layer around
+ * the tool), so the step that watches a task's progress while it is
+ * working does not depend on the machine's speed.
  */
 async function connect(transport, registry, hold) {
   const session = { client: newClient(), inbound: [], errors: [], stderr: '', child: null, hold };
@@ -430,8 +431,9 @@ const STEPS = [
     // requests go out on its transport, with the envelope it would attach.
     // A task has no notifications/progress (the extension's § Task Status
     // Notifications); its progress is its statusMessage while working
-    // (§ Tasks). The hold file pauses the indexing after its first crate
-    // version until the client has seen that status, then goes.
+    // (§ Tasks). The hold file holds the run's answer until the client has
+    // seen that status, then lets it go. Which report the status shows
+    // depends on when the runner looked (its renewal interval), so any.
     name: 'index_cache as a task: its progress as statusMessage while working, then completed with the summary',
     async run(session) {
       const meta = {
@@ -452,10 +454,8 @@ const STEPS = [
       assert.equal(created.status, 'working');
       assert.equal(typeof created.taskId, 'string');
       const working = await poll(created.taskId, (t) => t.statusMessage !== undefined || t.status !== 'working');
-      assert.deepEqual(
-        [working.status, working.statusMessage, working.taskId],
-        ['working', '1 of 3 crate versions read', created.taskId],
-      );
+      assert.deepEqual([working.status, working.taskId], ['working', created.taskId]);
+      assert.match(working.statusMessage, /^[123] of 3 crate versions read$/);
       assert.ok(working.lastUpdatedAt >= created.lastUpdatedAt, JSON.stringify(working));
       rmSync(session.hold);
       const task = await poll(created.taskId, (t) => t.status !== 'working');

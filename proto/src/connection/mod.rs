@@ -44,6 +44,7 @@
 //! | [`complete`](Connection::complete) | a call's [`CallTask::poll_inline`](crate::CallTask::poll_inline) returned its outcome (a spawned `CallTask` reports its outcome itself) |
 //! | [`begin_shutdown`](Connection::begin_shutdown) | the server is going away |
 //! | [`publish`](Connection::publish) | a change event, for an application without a [`Hub`](crate::Hub) |
+//! | [`set_executor`](Connection::set_executor) | once, after making the connection: where its calls' blocking work runs ([`crate::blocking`]) |
 //! | [`call_event`](Connection::call_event) | only for a handler run without a `CallTask` (an [`Invocation::run`] with your own [`CallSink`](crate::CallSink)): it reported progress or a log message; ignored once the call has ended, so feed it before `complete` |
 //!
 //! ## Outputs
@@ -384,6 +385,17 @@ impl Connection {
     #[cfg(feature = "std")]
     pub fn task(&self, invocation: Invocation) -> crate::run::CallTask {
         crate::run::CallTask::new(invocation, self.reports.clone())
+    }
+
+    /// Where this connection's calls run their blocking work
+    /// ([`Context::spawn_blocking`](crate::Context::spawn_blocking)): the
+    /// runtime's blocking pool, given by its adapter. Without one, such
+    /// work is refused with
+    /// [`BlockingError::Unavailable`](crate::blocking::BlockingError::Unavailable).
+    /// Calls already running see the new executor too.
+    #[cfg(feature = "std")]
+    pub fn set_executor(&mut self, executor: Arc<dyn crate::blocking::Executor>) {
+        self.reports.set_executor(executor);
     }
 
     /// Bytes received from the peer.
