@@ -685,6 +685,35 @@ pub struct ResourceArgs {
     pub variables: BTreeMap<String, String>,
 }
 
+impl ResourceArgs {
+    /// The template's variables as a `T` whose fields are named after
+    /// them: each is read as its field's type asks (a number, a `bool`, a
+    /// unit enum variant, an `Option`, a list split at commas; see
+    /// `strings`). A URI whose variables do not make a `T` names no
+    /// resource of this template: [`ResourceError::NotFound`]
+    /// (`server/resources.mdx` § Error Handling), with the reason in the
+    /// log only.
+    ///
+    /// ```
+    /// # use snodo_proto::{ResourceArgs, ResourceError};
+    /// #[derive(serde::Deserialize)]
+    /// struct Page {
+    ///     name: String,
+    ///     page: u32,
+    /// }
+    /// # fn read(args: &ResourceArgs) -> Result<(), ResourceError> {
+    /// // Template `docs://{name}/page/{page}`.
+    /// let Page { name, page } = args.variables_as()?;
+    /// # let _ = (name, page); Ok(()) }
+    /// ```
+    pub fn variables_as<T: DeserializeOwned>(&self) -> Result<T, ResourceError> {
+        crate::strings::from_strings(&self.variables).map_err(|e| {
+            tracing::debug!(uri = %self.uri, error = %e, "template variables do not fit");
+            ResourceError::NotFound
+        })
+    }
+}
+
 pub(crate) fn tool_fn<A, F, Fut, R>(f: F) -> Arc<ToolFn>
 where
     A: DeserializeOwned + Send + 'static,
@@ -734,11 +763,7 @@ where
 {
     Arc::new(
         move |args: BTreeMap<String, String>, ctx: Context| -> BoxFuture<Outcome> {
-            let map: Map<String, Value> = args
-                .into_iter()
-                .map(|(k, v)| (k, Value::String(v)))
-                .collect();
-            match A::deserialize(Value::Object(map)) {
+            match crate::strings::from_strings::<A>(&args) {
                 Ok(a) => {
                     let fut = f(a, ctx);
                     Box::pin(async move { fut.await.into_outcome() })

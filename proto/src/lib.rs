@@ -95,6 +95,7 @@ mod admission;
 pub mod auth;
 pub mod blocking;
 pub mod client;
+pub mod complete;
 pub mod connection;
 internal!(dispatch);
 pub mod error;
@@ -121,6 +122,7 @@ pub mod schema;
 pub mod service;
 mod shape;
 pub mod stdio;
+mod strings;
 pub mod subscriptions;
 pub mod time;
 #[cfg(feature = "std")]

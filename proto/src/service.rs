@@ -185,6 +185,25 @@ pub enum BuildError {
     },
     /// Two prompts share a name.
     DuplicatePrompt(String),
+    /// A completion route names a prompt argument or template variable
+    /// that no prompt or template registered on the builder has
+    /// ([`ServiceBuilder::prompt_completion`], [`ServiceBuilder::template_completion`]).
+    UnknownCompletion {
+        /// The prompt or template.
+        reference: crate::model::CompletionRef,
+        /// The argument or variable.
+        argument: String,
+    },
+    /// Two completion routes for the same argument.
+    DuplicateCompletion {
+        /// The prompt or template.
+        reference: crate::model::CompletionRef,
+        /// The argument or variable.
+        argument: String,
+    },
+    /// Completion routes beside [`ServiceBuilder::completer_declared`]:
+    /// completions answered by hand cannot have handlers in front.
+    CompletionDeclared,
     /// A limit is zero where it must not be.
     InvalidLimit(&'static str),
     /// The request-state keys are unusable (a secret too short), or none
@@ -250,6 +269,21 @@ impl fmt::Display for BuildError {
                 write!(f, "URI template {template:?}: {reason}")
             }
             BuildError::DuplicatePrompt(n) => write!(f, "prompt {n:?} is registered twice"),
+            BuildError::UnknownCompletion {
+                reference,
+                argument,
+            } => write!(
+                f,
+                "completion of {argument:?} for {reference:?}: no such argument of a registered prompt or template"
+            ),
+            BuildError::DuplicateCompletion {
+                reference,
+                argument,
+            } => write!(f, "completion of {argument:?} for {reference:?} is registered twice"),
+            BuildError::CompletionDeclared => write!(
+                f,
+                "completion routes need a completer handler or none, not completer_declared"
+            ),
             BuildError::InvalidLimit(which) => write!(f, "limit {which} must be greater than zero"),
             BuildError::NoAuthorizationServer => f.write_str(
                 "the authorization names no authorization server: call Authorization::authorization_server with the issuer that grants its tokens",
@@ -581,6 +615,7 @@ pub struct ServiceBuilder {
     templates: Vec<(ResourceTemplate, Option<Arc<ResourceFn>>)>,
     prompts: Vec<(Prompt, Option<Arc<PromptFn>>)>,
     completer: Option<Option<Arc<CompleteFn>>>,
+    completions: Vec<crate::complete::Route>,
     layers: crate::layer::Layers,
     state_keys: Option<StateKeys>,
     state_ttl: Duration,
@@ -612,6 +647,7 @@ impl Default for ServiceBuilder {
             templates: Vec::new(),
             prompts: Vec::new(),
             completer: None,
+            completions: Vec::new(),
             layers: crate::layer::Layers::default(),
             state_keys: None,
             state_ttl: crate::mrtr::DEFAULT_STATE_TTL,
@@ -914,6 +950,48 @@ impl ServiceBuilder {
         self
     }
 
+    /// Register the completion of one argument of the prompt `prompt`
+    /// (`server/utilities/completion.mdx`); advertises `completions`. It
+    /// answers that argument's requests in place of the
+    /// [`completer`](ServiceBuilder::completer), which answers the rest;
+    /// without one, the rest complete to no values ([`crate::complete`]).
+    /// The prompt must be registered on this builder with that argument,
+    /// or [`build`](ServiceBuilder::build) fails with
+    /// [`BuildError::UnknownCompletion`].
+    pub fn prompt_completion<F, Fut>(mut self, prompt: &str, argument: &str, handler: F) -> Self
+    where
+        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+    {
+        self.completions.push(crate::complete::Route {
+            target: crate::complete::Target::Prompt(String::from(prompt)),
+            argument: String::from(argument),
+            handler: complete_fn(handler),
+        });
+        self
+    }
+
+    /// Register the completion of one variable of the resource template
+    /// `uri_template` (as registered, e.g. `"crates://{name}/{version}/readme"`);
+    /// as [`prompt_completion`](ServiceBuilder::prompt_completion) otherwise.
+    pub fn template_completion<F, Fut>(
+        mut self,
+        uri_template: &str,
+        variable: &str,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+    {
+        self.completions.push(crate::complete::Route {
+            target: crate::complete::Target::Template(String::from(uri_template)),
+            argument: String::from(variable),
+            handler: complete_fn(handler),
+        });
+        self
+    }
+
     /// Run `layer` around every call of the service: tool calls, resource
     /// reads, prompts and completions, those of entries added at run time
     /// too ([`crate::layer`]). The first layer added is the outermost, and
@@ -981,6 +1059,12 @@ impl ServiceBuilder {
                 .with_route(self.http.session_route.clone())
         });
 
+        let completer = crate::complete::compose(
+            self.completer,
+            self.completions,
+            &self.prompts,
+            &self.templates,
+        )?;
         let layers = self.layers;
         let tools = self
             .tools
@@ -1009,7 +1093,7 @@ impl ServiceBuilder {
             .collect();
         let prompts = Table::of(prompts).map_err(BuildError::DuplicatePrompt)?;
         let changing = self.changing;
-        let (completer, completer_timeout) = match self.completer {
+        let (completer, completer_timeout) = match completer {
             Some(handler) => {
                 let wrapped = layers.complete(handler);
                 (Some(wrapped.handler), wrapped.timeout)

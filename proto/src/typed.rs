@@ -412,6 +412,37 @@ impl<S: Send + Sync + 'static> WithState<S> {
         self
     }
 
+    /// [`ServiceBuilder::prompt_completion`], receiving the state first.
+    pub fn prompt_completion<F, Fut>(mut self, prompt: &str, argument: &str, handler: F) -> Self
+    where
+        F: Fn(State<S>, CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+    {
+        self.builder =
+            self.builder
+                .prompt_completion(prompt, argument, stateful(&self.state, handler));
+        self
+    }
+
+    /// [`ServiceBuilder::template_completion`], receiving the state first.
+    pub fn template_completion<F, Fut>(
+        mut self,
+        uri_template: &str,
+        variable: &str,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(State<S>, CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+    {
+        self.builder = self.builder.template_completion(
+            uri_template,
+            variable,
+            stateful(&self.state, handler),
+        );
+        self
+    }
+
     /// Validate everything and build the service.
     pub fn build(self) -> Result<Service, BuildError> {
         self.builder.build()

@@ -28,6 +28,14 @@ pub struct UriTemplate {
 }
 
 impl UriTemplate {
+    /// The names of the template's variables, in order.
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Var { name, .. } => Some(name.as_str()),
+            Part::Literal(_) => None,
+        })
+    }
+
     /// Parse `template`.
     pub fn parse(template: &str) -> Result<UriTemplate, String> {
         let mut parts = Vec::new();

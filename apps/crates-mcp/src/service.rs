@@ -425,16 +425,31 @@ fn read_text(c: &CrateVersion, rel: &str) -> Option<String> {
     c.source.read(rel, MAX_RESOURCE)
 }
 
+/// The variables of [`README`] and [`SOURCE_FILE`].
+#[derive(Deserialize)]
+struct VersionVars {
+    name: String,
+    version: String,
+    /// Only in [`SOURCE_FILE`].
+    path: Option<String>,
+}
+
+/// A crate version's README.
+const README: &str = "crates://{name}/{version}/readme";
+/// A file of a crate version's source.
+const SOURCE_FILE: &str = "crates://{name}/{version}/file/{+path}";
+
 fn read_resource(app: &App, args: &ResourceArgs) -> Result<ReadResourceResult, ResourceError> {
-    let var = |k: &str| args.variables.get(k).map(String::as_str);
+    let VersionVars {
+        name,
+        version,
+        path,
+    } = args.variables_as()?;
     let catalog = app.catalog();
-    let (Some(name), Some(version)) = (var("name"), var("version")) else {
-        return Err(ResourceError::NotFound);
-    };
     let c = catalog
-        .get(name, Some(version))
+        .get(&name, Some(&version))
         .ok_or(ResourceError::NotFound)?;
-    let (text, mime) = match var("path") {
+    let (text, mime) = match path.as_deref() {
         Some(path) => (read_text(c, path), mime_of(path)),
         None => (
             c.readme.as_deref().and_then(|r| read_text(c, r)),
@@ -515,35 +530,46 @@ fn review(app: &App, args: ReviewArgs) -> Result<GetPromptResult, ErrorObject> {
 /// Completions for the prompt's and the templates' arguments: crate names
 /// by prefix for `name`, and for `version`, `from` and `to` the versions of
 /// the crate already chosen (`context.arguments.name`), newest first.
-fn complete(app: &App, req: &CompletionRequest) -> Completion {
+/// Crate names starting with the value: a `name` argument or variable.
+async fn complete_names(
+    app: State<App>,
+    req: CompletionRequest,
+    _: Context,
+) -> Result<Completion, ErrorObject> {
     let catalog = app.catalog();
-    let mut values: Vec<String> = match req.argument.as_str() {
-        "name" => catalog
-            .crates
-            .keys()
-            .filter(|n| n.starts_with(&req.value))
-            .cloned()
-            .collect(),
-        "version" | "from" | "to" => {
-            let name = req
-                .context
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            catalog
-                .crates
-                .get(name)
-                .map(|vs| {
-                    vs.iter()
-                        .rev()
-                        .map(|v| v.version.clone())
-                        .filter(|v| v.starts_with(&req.value))
-                        .collect()
-                })
-                .unwrap_or_default()
-        }
-        _ => Vec::new(),
-    };
+    let names = catalog.crates.keys().filter(|n| n.starts_with(&req.value));
+    Ok(first_hundred(names.cloned().collect()))
+}
+
+/// Versions of the crate already chosen (`context.arguments.name`),
+/// newest first: a `version`, `from` or `to`.
+async fn complete_versions(
+    app: State<App>,
+    req: CompletionRequest,
+    _: Context,
+) -> Result<Completion, ErrorObject> {
+    let catalog = app.catalog();
+    let name = req
+        .context
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let versions = catalog
+        .crates
+        .get(name)
+        .map(|vs| {
+            vs.iter()
+                .rev()
+                .map(|v| v.version.clone())
+                .filter(|v| v.starts_with(&req.value))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(first_hundred(versions))
+}
+
+/// At most 100 values, with the total (`server/utilities/completion.mdx`).
+fn first_hundred(mut values: Vec<String>) -> Completion {
     let total = values.len();
     values.truncate(100);
     Completion {
@@ -675,7 +701,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             },
         )
         .resource_template(
-            ResourceTemplate::new("crates://{name}/{version}/readme", "readme")
+            ResourceTemplate::new(README, "readme")
                 .description("A crate version's README")
                 .mime_type("text/markdown"),
             |app: State<App>, args: ResourceArgs, _: Context| async move {
@@ -683,7 +709,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             },
         )
         .resource_template(
-            ResourceTemplate::new("crates://{name}/{version}/file/{+path}", "source-file")
+            ResourceTemplate::new(SOURCE_FILE, "source-file")
                 .description("A file of a crate version's source, by its path in the crate"),
             |app: State<App>, args: ResourceArgs, _: Context| async move {
                 read_resource(&app, &args)
@@ -698,11 +724,13 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             .icon(icon(REVIEW)),
             |app: State<App>, args: ReviewArgs, _: Context| async move { review(&app, args) },
         )
-        .completer(
-            |app: State<App>, req: CompletionRequest, _: Context| async move {
-                Ok(complete(&app, &req))
-            },
-        )
+        .prompt_completion("review_upgrade", "name", complete_names)
+        .prompt_completion("review_upgrade", "from", complete_versions)
+        .prompt_completion("review_upgrade", "to", complete_versions)
+        .template_completion(README, "name", complete_names)
+        .template_completion(README, "version", complete_versions)
+        .template_completion(SOURCE_FILE, "name", complete_names)
+        .template_completion(SOURCE_FILE, "version", complete_versions)
         .into_builder()
 }
 
