@@ -11,26 +11,25 @@
 //! What it serves:
 //! - typed tools, their schemas generated from the argument and result
 //!   types: `echo` (text in, text out), `add` (a structured result under
-//!   the `outputSchema` of `Sum`), `slow` (reports progress, stops when
-//!   cancelled);
-//! - the resource `demo://readme` and the template `demo://greeting/{name}`;
-//! - the prompt `greet`, whose `name` argument has completions.
+//!   the `outputSchema` of `Sum`), `slow` (blocking work in steps, off the
+//!   worker that polls it, reporting progress and stopping when cancelled);
+//! - the resource `demo://readme` and the template `demo://greeting/{name}`
+//!   (its variable read into a type);
+//! - the prompt `greet`; its `name` argument and the template's `{name}`
+//!   have completions, one handler registered for each.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::process::ExitCode;
-use std::task::{Context as TaskContext, Poll};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use snodo_blocking::{serve_stdio, Options, Threads, DEFAULT_WORKERS};
 use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::typed::Json;
 use snodo_proto::{
-    Completion, CompletionRef, CompletionRequest, Content, GetPromptResult, Implementation, Prompt,
-    PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceError, ResourceTemplate,
-    Service, Tool,
+    Completion, CompletionRequest, Content, Context, ErrorObject, GetPromptResult, Implementation,
+    Prompt, PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceError,
+    ResourceTemplate, Service, Tool, ToolError,
 };
 use tracing_subscriber::EnvFilter;
 
@@ -80,6 +79,12 @@ struct SlowArgs {
 
 fn default_steps() -> u32 {
     5
+}
+
+/// The variables of `demo://greeting/{name}`.
+#[derive(Deserialize)]
+struct Greeting {
+    name: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -139,22 +144,29 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
                 "slow",
                 "Work for a while in steps of 200 ms, reporting progress; stops when cancelled",
             ),
-            |args: SlowArgs, ctx| async move {
+            |args: SlowArgs, ctx: Context| async move {
                 let total = args.steps;
-                for step in 1..=total {
-                    // This adapter drops a cancelled call's future; the check
-                    // serves drivers that only set the flag.
-                    if ctx.is_cancelled() {
-                        return String::from("cancelled");
-                    }
-                    delay(Duration::from_millis(200)).await;
-                    ctx.progress(
-                        f64::from(step),
-                        Some(f64::from(total)),
-                        Some(format!("step {step} of {total}")),
-                    );
-                }
-                format!("finished {total} steps")
+                let reporter = ctx.clone();
+                // Blocking steps (a sleep stands for real work) run where
+                // blocking is allowed: a thread of their own on this adapter,
+                // so the worker that polls handlers serves other calls.
+                let done = ctx
+                    .spawn_blocking(move |interrupt| {
+                        for step in 1..=total {
+                            if interrupt.is_set() {
+                                return step - 1;
+                            }
+                            thread::sleep(Duration::from_millis(200));
+                            reporter.progress(
+                                f64::from(step),
+                                Some(f64::from(total)),
+                                Some(format!("step {step} of {total}")),
+                            );
+                        }
+                        total
+                    })
+                    .await?;
+                Ok::<_, ToolError>(format!("finished {done} steps"))
             },
         )
         .resource(
@@ -174,9 +186,10 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
                 .description("A greeting for anyone")
                 .mime_type("text/plain"),
             |args, _ctx| async move {
-                let Some(name) = args.variables.get("name").filter(|n| !n.is_empty()) else {
+                let Greeting { name } = args.variables_as()?;
+                if name.is_empty() {
                     return Err(ResourceError::NotFound);
-                };
+                }
                 let text = format!("Hello, {name}!");
                 Ok(ReadResourceResult::new(vec![ResourceContents::text(
                     args.uri.clone(),
@@ -194,55 +207,19 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
                 )]))
             },
         )
-        .completer(|req: CompletionRequest, _ctx| async move { Ok(complete(&req)) })
+        .prompt_completion("greet", "name", complete_names)
+        .template_completion("demo://greeting/{name}", "name", complete_names)
         .build()
 }
 
-fn complete(req: &CompletionRequest) -> Completion {
-    let about_names = match &req.reference {
-        CompletionRef::Prompt { name } => name == "greet",
-        CompletionRef::Resource { uri } => uri == "demo://greeting/{name}",
-    } && req.argument == "name";
-    if !about_names {
-        return Completion::new(Vec::new());
-    }
+/// The names starting with what was typed, for `greet`'s `name` and the
+/// greeting template's `{name}`.
+async fn complete_names(req: CompletionRequest, _: Context) -> Result<Completion, ErrorObject> {
     let prefix = req.value.to_lowercase();
     let values = NAMES
         .iter()
         .filter(|n| n.to_lowercase().starts_with(&prefix))
         .map(|n| (*n).to_string())
         .collect();
-    Completion::new(values)
-}
-
-/// A timer future needing no runtime: a helper thread wakes it when due.
-fn delay(d: Duration) -> Delay {
-    Delay {
-        due: Instant::now() + d,
-        armed: false,
-    }
-}
-
-struct Delay {
-    due: Instant,
-    armed: bool,
-}
-
-impl Future for Delay {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<()> {
-        if Instant::now() >= self.due {
-            return Poll::Ready(());
-        }
-        if !self.armed {
-            self.armed = true;
-            let (due, waker) = (self.due, cx.waker().clone());
-            thread::spawn(move || {
-                thread::sleep(due.saturating_duration_since(Instant::now()));
-                waker.wake();
-            });
-        }
-        Poll::Pending
-    }
+    Ok(Completion::new(values))
 }
