@@ -119,6 +119,8 @@ pub struct IntrospectionValidatorBuilder {
     workers: usize,
     max_pending: usize,
     retry_after: u64,
+    #[cfg_attr(not(feature = "https"), allow(dead_code))]
+    roots: crate::TrustRoots,
 }
 
 impl core::fmt::Debug for IntrospectionValidatorBuilder {
@@ -159,6 +161,7 @@ impl IntrospectionValidator {
             workers: 4,
             max_pending: 256,
             retry_after: 5,
+            roots: crate::TrustRoots::default(),
         }
     }
 
@@ -255,6 +258,14 @@ impl IntrospectionValidatorBuilder {
         self
     }
 
+    /// The root CAs the endpoint's certificate may chain to: Mozilla's by
+    /// default; add an authorization server's private CA with
+    /// [`TrustRoots::with_pem`](crate::TrustRoots::with_pem).
+    pub fn roots(mut self, roots: crate::TrustRoots) -> Self {
+        self.roots = roots;
+        self
+    }
+
     /// A member of the introspection answer to copy into
     /// [`Principal::claims`] when it has it.
     pub fn claim(mut self, name: impl Into<String>) -> Self {
@@ -294,10 +305,7 @@ impl IntrospectionValidatorBuilder {
             cache: TokenCache::new(self.cache.0, self.cache.1),
             retry_after: self.retry_after,
             #[cfg(feature = "https")]
-            agent: ureq::AgentBuilder::new()
-                .timeout(self.timeout)
-                .redirects(0)
-                .build(),
+            agent: self.roots.agent(self.timeout)?,
             requests: AtomicU64::new(0),
         });
         let (queue, jobs) = mpsc::sync_channel(self.max_pending);

@@ -46,7 +46,7 @@ impl JwksSource {
         }
     }
 
-    fn load(&self) -> Result<Vec<Key>, String> {
+    fn load(&self, agent: &Agent) -> Result<Vec<Key>, String> {
         let bytes = match self {
             JwksSource::File(path) => {
                 use std::io::Read;
@@ -56,7 +56,7 @@ impl JwksSource {
                     .map_err(|e| format!("{}: {e}", path.display()))?;
                 bytes
             }
-            JwksSource::Url(url) => fetch(url)?,
+            JwksSource::Url(url) => fetch(agent, url)?,
         };
         parse_jwks(&bytes).map_err(|e| e.to_string())
     }
@@ -84,13 +84,20 @@ pub(crate) fn check_url(url: &str, what: &str) -> Result<(), KeyError> {
     }
 }
 
+/// What fetches a JWKS URL ([`crate::https`]).
 #[cfg(feature = "https")]
-fn fetch(url: &str) -> Result<Vec<u8>, String> {
+type Agent = ureq::Agent;
+/// Without `https` nothing is fetched.
+#[cfg(not(feature = "https"))]
+struct Agent;
+
+/// How long one JWKS fetch may take.
+#[cfg(feature = "https")]
+const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[cfg(feature = "https")]
+fn fetch(agent: &Agent, url: &str) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    let agent = ureq::AgentBuilder::new()
-        .timeout(Duration::from_secs(10))
-        .redirects(0)
-        .build();
     let response = agent.get(url).call().map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
     response
@@ -102,7 +109,7 @@ fn fetch(url: &str) -> Result<Vec<u8>, String> {
 }
 
 #[cfg(not(feature = "https"))]
-fn fetch(url: &str) -> Result<Vec<u8>, String> {
+fn fetch(_: &Agent, url: &str) -> Result<Vec<u8>, String> {
     Err(format!(
         "snodo-auth was built without the `https` feature: cannot fetch {url}"
     ))
@@ -136,9 +143,20 @@ impl Jwks {
     /// Start the refresher. A file is read before this returns (a
     /// missing or broken file is a configuration error); a URL is fetched
     /// by the refresher, and tokens wait for it (see [`RefreshWait`]).
-    pub(crate) fn start(source: JwksSource, min_refresh: Duration) -> Result<Arc<Jwks>, KeyError> {
+    pub(crate) fn start(
+        source: JwksSource,
+        min_refresh: Duration,
+        roots: &crate::TrustRoots,
+    ) -> Result<Arc<Jwks>, KeyError> {
+        #[cfg(feature = "https")]
+        let agent = roots.agent(FETCH_TIMEOUT)?;
+        #[cfg(not(feature = "https"))]
+        let agent = {
+            let _ = roots;
+            Agent
+        };
         let initial = match &source {
-            JwksSource::File(_) => source.load().map_err(KeyError::Invalid)?,
+            JwksSource::File(_) => source.load(&agent).map_err(KeyError::Invalid)?,
             JwksSource::Url(url) => {
                 check_url(url, "a JWKS URL")?;
                 Vec::new()
@@ -163,7 +181,7 @@ impl Jwks {
         let weak = Arc::downgrade(&jwks);
         std::thread::Builder::new()
             .name("snodo-jwks".into())
-            .spawn(move || refresher(source, weak, woken))
+            .spawn(move || refresher(source, agent, weak, woken))
             .map_err(|e| KeyError::Invalid(format!("cannot start the JWKS thread: {e}")))?;
         Ok(jwks)
     }
@@ -216,9 +234,9 @@ impl Jwks {
 /// Load on each wake-up until the validator is gone. A failed load keeps
 /// the keys held (an authorization server's outage does not log everyone
 /// out) and is logged without the document.
-fn refresher(source: JwksSource, jwks: Weak<Jwks>, woken: Receiver<()>) {
+fn refresher(source: JwksSource, agent: Agent, jwks: Weak<Jwks>, woken: Receiver<()>) {
     while woken.recv().is_ok() {
-        let loaded = source.load();
+        let loaded = source.load(&agent);
         let Some(jwks) = jwks.upgrade() else { return };
         let waiters = {
             // The keys change and the refresh ends under one lock: a check

@@ -89,6 +89,7 @@ pub struct JwtValidatorBuilder {
     leeway: Duration,
     claims: Vec<String>,
     cache: (usize, Duration),
+    roots: crate::TrustRoots,
 }
 
 impl JwtValidator {
@@ -106,6 +107,7 @@ impl JwtValidator {
             leeway: Duration::from_secs(60),
             claims: Vec::new(),
             cache: (DEFAULT_CAPACITY, DEFAULT_TTL),
+            roots: crate::TrustRoots::default(),
         }
     }
 
@@ -312,6 +314,14 @@ impl JwtValidatorBuilder {
         self
     }
 
+    /// The root CAs a JWKS URL's certificate may chain to: Mozilla's by
+    /// default; add an authorization server's private CA with
+    /// [`TrustRoots::with_pem`](crate::TrustRoots::with_pem).
+    pub fn jwks_roots(mut self, roots: crate::TrustRoots) -> Self {
+        self.roots = roots;
+        self
+    }
+
     /// The least time between two refreshes of the JWKS that unknown
     /// `kid`s ask for. Default: `Duration::from_secs(30)`.
     pub fn jwks_min_refresh(mut self, every: Duration) -> Self {
@@ -355,7 +365,7 @@ impl JwtValidatorBuilder {
             return Err(ConfigError::NoKeys);
         }
         let jwks = match self.jwks {
-            Some(source) => Some(Jwks::start(source, self.min_refresh)?),
+            Some(source) => Some(Jwks::start(source, self.min_refresh, &self.roots)?),
             None => None,
         };
         // The algorithm is set per token from the key that verifies it.

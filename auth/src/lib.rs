@@ -72,11 +72,13 @@
 
 mod cache;
 mod claims;
+mod https;
 mod introspect;
 mod jwks;
 mod jwt;
 mod keys;
 
+pub use https::TrustRoots;
 pub use introspect::{IntrospectionValidator, IntrospectionValidatorBuilder};
 pub use jsonwebtoken::Algorithm;
 pub use jwks::JwksSource;
