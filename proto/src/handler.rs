@@ -389,21 +389,23 @@ impl Context {
     ///
     /// ```
     /// # use snodo_proto::{Context, ToolError};
-    /// async fn checksum(ctx: Context, path: String) -> Result<u64, ToolError> {
-    ///     let sum = ctx
+    /// /// Count the primes below `n`: seconds of CPU for a large `n`.
+    /// async fn primes(ctx: Context, n: u64) -> Result<u64, ToolError> {
+    ///     let count = ctx
     ///         .spawn_blocking(move |interrupt| {
-    ///             let bytes = std::fs::read(&path).unwrap_or_default();
-    ///             let mut sum = 0u64;
-    ///             for chunk in bytes.chunks(1 << 16) {
-    ///                 if interrupt.is_set() {
+    ///             let mut count = 0;
+    ///             for k in 2..n {
+    ///                 if k % 4096 == 0 && interrupt.is_set() {
     ///                     break;
     ///                 }
-    ///                 sum = chunk.iter().fold(sum, |s, &b| s.wrapping_add(u64::from(b)));
+    ///                 if (2..k).take_while(|d| d * d <= k).all(|d| k % d != 0) {
+    ///                     count += 1;
+    ///                 }
     ///             }
-    ///             sum
+    ///             count
     ///         })
     ///         .await?;
-    ///     Ok(sum)
+    ///     Ok(count)
     /// }
     /// ```
     #[cfg(feature = "std")]
