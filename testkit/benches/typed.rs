@@ -33,9 +33,9 @@ use std::hint::black_box;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use snodo_proto::layer::{self, Call};
 use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::typed::Json;
-use snodo_proto::layer::{self, Call};
 use snodo_proto::{
     CallToolResult, Connection, Context, Instant, Output, Service, ServiceBuilder, Tool, Transport,
 };
