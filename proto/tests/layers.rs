@@ -320,6 +320,9 @@ fn audit_records_method_name_subject_outcome_and_duration_and_no_arguments() {
         .tool(Tool::new("b", "B"), |_: NoArgs, _| async {
             CallToolResult::error("b failed")
         })
+        .tool(Tool::new("s", "S"), |_: Value, _| async {
+            CallToolResult::text("s")
+        })
         .build()
         .unwrap();
     let events = Arc::new(AuditEvents::default());
@@ -327,6 +330,11 @@ fn audit_records_method_name_subject_outcome_and_duration_and_no_arguments() {
         let mut h = Harness::new(&service, Transport::Stdio);
         assert_eq!(json(&h.send(call(1, "a").as_bytes())), text(1, "a"));
         h.send(call(2, "b").as_bytes());
+        h.send(
+            call(3, "s")
+                .replace(r#""arguments":{}"#, r#""arguments":{"password":"hunter2"}"#)
+                .as_bytes(),
+        );
     });
     let seen = events.0.lock().unwrap();
     assert_eq!(
@@ -348,11 +356,21 @@ fn audit_records_method_name_subject_outcome_and_duration_and_no_arguments() {
                 "outcome=tool_error",
                 "duration_ns=250",
             ],
+            [
+                "message=call ended",
+                "method=tools/call",
+                "name=s",
+                "subject=ann",
+                "outcome=ok",
+                "duration_ns=250",
+            ],
         ],
         "{seen:?}"
     );
     assert!(
-        seen.iter().flatten().all(|f| !f.contains("arguments")),
+        seen.iter()
+            .flatten()
+            .all(|f| !f.contains("password") && !f.contains("hunter2")),
         "no arguments are logged"
     );
 }
