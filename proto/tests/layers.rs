@@ -263,3 +263,114 @@ fn a_tools_own_timeout_replaces_the_services() {
     assert_eq!(h.send(call(1, "b").as_bytes()), "");
     assert_eq!(json(&h.advance(1_000)), json(TIMED_OUT));
 }
+
+/// The fields of the `snodo::audit` events seen, as `name=value` text.
+#[derive(Default)]
+struct AuditEvents(Mutex<Vec<Vec<String>>>);
+
+struct Fields<'a>(&'a mut Vec<String>);
+
+impl tracing::field::Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        self.0.push(format!("{}={value:?}", field.name()));
+    }
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        self.0.push(format!("{}={value}", field.name()));
+    }
+}
+
+impl tracing::Subscriber for AuditEvents {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        if event.metadata().target() == "snodo::audit" {
+            let mut fields = Vec::new();
+            event.record(&mut Fields(&mut fields));
+            self.0.lock().unwrap().push(fields);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+static CLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Each read is 250 ns after the last.
+fn clock() -> u64 {
+    CLOCK.fetch_add(250, std::sync::atomic::Ordering::Relaxed)
+}
+
+#[test]
+fn audit_records_method_name_subject_outcome_and_duration_and_no_arguments() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let service = Service::builder()
+        .server_info(Implementation::new("t", "1"))
+        .stdio_principal(Principal::new("ann", ["tools:a"]))
+        .layer(layer::Audit::new().clock(clock))
+        .layer(logging("seen", &log))
+        .tool(Tool::new("a", "A"), |_: NoArgs, _| async {
+            CallToolResult::text("a")
+        })
+        .tool(Tool::new("b", "B"), |_: NoArgs, _| async {
+            CallToolResult::error("b failed")
+        })
+        .tool(Tool::new("s", "S"), |_: Value, _| async {
+            CallToolResult::text("s")
+        })
+        .build()
+        .unwrap();
+    let events = Arc::new(AuditEvents::default());
+    tracing::subscriber::with_default(events.clone(), || {
+        let mut h = Harness::new(&service, Transport::Stdio);
+        assert_eq!(json(&h.send(call(1, "a").as_bytes())), text(1, "a"));
+        h.send(call(2, "b").as_bytes());
+        h.send(
+            call(3, "s")
+                .replace(r#""arguments":{}"#, r#""arguments":{"password":"hunter2"}"#)
+                .as_bytes(),
+        );
+    });
+    let seen = events.0.lock().unwrap();
+    assert_eq!(
+        *seen,
+        [
+            [
+                "message=call ended",
+                "method=tools/call",
+                "name=a",
+                "subject=ann",
+                "outcome=ok",
+                "duration_ns=250",
+            ],
+            [
+                "message=call ended",
+                "method=tools/call",
+                "name=b",
+                "subject=ann",
+                "outcome=tool_error",
+                "duration_ns=250",
+            ],
+            [
+                "message=call ended",
+                "method=tools/call",
+                "name=s",
+                "subject=ann",
+                "outcome=ok",
+                "duration_ns=250",
+            ],
+        ],
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .flatten()
+            .all(|f| !f.contains("password") && !f.contains("hunter2")),
+        "no arguments are logged"
+    );
+}
