@@ -121,7 +121,7 @@ fn line_of_exactly_the_limit_is_accepted() {
 fn methods_of_unadvertised_capabilities_are_not_found() {
     let service = Service::builder()
         .server_info(Implementation::new("tools-only", "2.0.0"))
-        .tool(Tool::new("only", "The only tool"), |_: NoArgs, _| async {
+        .tool(Tool::new("only", "The only tool"), |_: NoArgs| async {
             CallToolResult::text("only")
         })
         .build()

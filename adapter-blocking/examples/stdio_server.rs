@@ -18,6 +18,7 @@
 //! - the prompt `greet`; its `name` argument and the template's `{name}`
 //!   have completions, one handler registered for each.
 
+use snodo_proto::ResourceArgs;
 use std::process::ExitCode;
 use std::thread;
 use std::time::Duration;
@@ -129,11 +130,11 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
         )
         .tool(
             Tool::new("echo", "Return the given text"),
-            |args: EchoArgs, _ctx| async move { args.text },
+            |args: EchoArgs| async move { args.text },
         )
         .tool(
             Tool::new("add", "Add two numbers"),
-            |args: AddArgs, _ctx| async move {
+            |args: AddArgs| async move {
                 Json(Sum {
                     sum: args.a + args.b,
                 })
@@ -173,7 +174,7 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
             Resource::new("demo://readme", "readme")
                 .description("What this server is")
                 .mime_type("text/markdown"),
-            |args, _ctx| async move {
+            |args: ResourceArgs| async move {
                 Ok(ReadResourceResult::new(vec![ResourceContents::text(
                     args.uri,
                     "text/markdown",
@@ -185,7 +186,7 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
             ResourceTemplate::new("demo://greeting/{name}", "greeting")
                 .description("A greeting for anyone")
                 .mime_type("text/plain"),
-            |args, _ctx| async move {
+            |args: ResourceArgs| async move {
                 let Greeting { name } = args.variables_as()?;
                 if name.is_empty() {
                     return Err(ResourceError::NotFound);
@@ -198,9 +199,9 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
                 )]))
             },
         )
-        .typed_prompt(
+        .prompt(
             Prompt::new("greet", "Ask the model to greet someone"),
-            |args: GreetArgs, _ctx| async move {
+            |args: GreetArgs| async move {
                 let text = format!("Please greet {} warmly, in one sentence.", args.name);
                 Ok(GetPromptResult::new(vec![PromptMessage::user(
                     Content::text(text),

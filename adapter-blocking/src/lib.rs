@@ -23,7 +23,7 @@
 //! use snodo_proto::{Service, Tool};
 //!
 //! let service = Service::builder()
-//!     .tool(Tool::new("hello", "Say hello"), |_: snodo_proto::NoArgs, _ctx| async { "Hello!" })
+//!     .tool(Tool::new("hello", "Say hello"), |_: snodo_proto::NoArgs| async { "Hello!" })
 //!     .build()
 //!     .expect("a valid service");
 //! let threads = Threads::new(DEFAULT_WORKERS).expect("threads");

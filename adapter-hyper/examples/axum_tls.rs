@@ -22,7 +22,7 @@ use hyper_util::server::conn::auto::Builder;
 use hyper_util::service::TowerToHyperService;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use snodo_hyper::{McpService, RequestExtensions};
-use snodo_proto::typed::State;
+use snodo_proto::extract::State;
 use snodo_proto::{Context, Implementation, NoArgs, Service, Tool};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;

@@ -64,10 +64,10 @@ fn layers_run_around_calls_over_hyper() {
         .layer(logging("service", &log))
         .tool_layer("a", logging("tool", &log))
         .tool_layer("slow", Timeout::new(Duration::from_millis(100)))
-        .tool(Tool::new("a", "A"), |_: NoArgs, _| async {
+        .tool(Tool::new("a", "A"), |_: NoArgs| async {
             CallToolResult::text("a")
         })
-        .tool(Tool::new("slow", "Slow"), |_: NoArgs, _| async {
+        .tool(Tool::new("slow", "Slow"), |_: NoArgs| async {
             tokio::time::sleep(Duration::from_secs(30)).await;
             CallToolResult::text("late")
         })

@@ -20,7 +20,7 @@ const ANSWER: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcont
 fn service() -> Service {
     Service::builder()
         .server_info(Implementation::new("t", "1"))
-        .tool(Tool::new("hello", "Say hello"), |_: NoArgs, _ctx| async {
+        .tool(Tool::new("hello", "Say hello"), |_: NoArgs| async {
             CallToolResult::text("hello")
         })
         .build()

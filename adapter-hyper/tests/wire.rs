@@ -47,7 +47,7 @@ fn service() -> (Service, mpsc::Receiver<bool>) {
         .limits(Limits::default().max_message_bytes(4096))
         .tool(
             Tool::new("echo", "Echo the text").input_schema(text),
-            |a: Text, _ctx| async move { CallToolResult::text(a.text) },
+            |a: Text| async move { CallToolResult::text(a.text) },
         )
         .tool(
             Tool::new("step", "Report progress, then answer"),
@@ -59,7 +59,7 @@ fn service() -> (Service, mpsc::Receiver<bool>) {
         )
         .tool(Tool::new("hang", "Never answer"), {
             let dropped_tx = dropped_tx.clone();
-            move |_: NoArgs, ctx| {
+            move |_: NoArgs, ctx: Context| {
                 let probe = Probe(ctx, dropped_tx.clone());
                 async move {
                     let _probe = probe;
@@ -550,7 +550,7 @@ fn a_listen_stream_carries_events_and_ends_on_shutdown() {
             let hub = Hub::default();
             let service = Service::builder()
                 .server_info(Implementation::new("t", "1"))
-                .tool(Tool::new("noop", "Nothing"), |_: NoArgs, _ctx| async {
+                .tool(Tool::new("noop", "Nothing"), |_: NoArgs| async {
                     CallToolResult::text("")
                 })
                 .notifications(Notifications::default().tools_list_changed())
@@ -604,7 +604,7 @@ fn guarded_echo(auth: snodo_proto::Authorization) -> Service {
         .tool(
             Tool::new("echo", "Echo")
                 .input_schema(json!({"type":"object","properties":{"text":{"type":"string"}}})),
-            |a: serde_json::Value, _ctx| async move {
+            |a: serde_json::Value| async move {
                 CallToolResult::text(a["text"].as_str().unwrap_or("").to_owned())
             },
         )

@@ -12,7 +12,7 @@ use std::sync::Arc;
 fn main() -> std::io::Result<()> {
     let service = Service::builder()
         .server_info(Implementation::new("hello-smol", "0.1.0"))
-        .tool(Tool::new("hello", "Say hello"), |_: NoArgs, _ctx| async {
+        .tool(Tool::new("hello", "Say hello"), |_: NoArgs| async {
             CallToolResult::text("Hello from smol!")
         })
         .build()

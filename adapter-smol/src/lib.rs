@@ -27,7 +27,7 @@
 //!
 //! let service = Service::builder()
 //!     .server_info(Implementation::new("demo", "1.0.0"))
-//!     .tool(Tool::new("hello", "Say hello"), |_: NoArgs, _ctx| async {
+//!     .tool(Tool::new("hello", "Say hello"), |_: NoArgs| async {
 //!         CallToolResult::text("Hello!")
 //!     })
 //!     .build()

@@ -22,8 +22,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use snodo_proto::extract::State;
 use snodo_proto::schemars::{self, JsonSchema};
-use snodo_proto::typed::{Json, State};
+use snodo_proto::typed::Json;
 use snodo_proto::{
     ChangeEvent, Content, Context, GetPromptResult, Hub, Implementation, NoArgs, Notifications,
     Prompt, PromptMessage, ReadResourceResult, Resource, ResourceArgs, ResourceContents,

@@ -23,7 +23,7 @@
 //! #[tokio::main(flavor = "multi_thread")]
 //! async fn main() -> std::io::Result<()> {
 //!     let service = Service::builder()
-//!         .tool(Tool::new("hello", "Say hello"), |_: NoArgs, _ctx| async {
+//!         .tool(Tool::new("hello", "Say hello"), |_: NoArgs| async {
 //!             CallToolResult::text("Hello!")
 //!         })
 //!         .build()

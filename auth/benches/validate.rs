@@ -110,11 +110,11 @@ fn request_without_authorization(b: divan::Bencher) {
         .server_info(Implementation::new("t", "1"))
         .tool(
             snodo_proto::Tool::new("whoami", "Who is calling"),
-            |_: NoArgs, _| async { CallToolResult::text("alice alice@example.com") },
+            |_: NoArgs| async { CallToolResult::text("alice alice@example.com") },
         )
         .tool(
             Tool::new("write_note", "Needs notes:write"),
-            |_: NoArgs, _| async { CallToolResult::text("written") },
+            |_: NoArgs| async { CallToolResult::text("written") },
         )
         .build()
         .unwrap();

@@ -54,16 +54,17 @@ fn greet(ctx: Context) -> Reply<CallToolResult> {
 fn service() -> Service {
     Service::builder()
         .notifications(Notifications::default().tools_list_changed())
-        .tool(Tool::new("greet", "Greets whoever answers"), |_: NoArgs, ctx: Context| async move {
-            greet(ctx)
-        })
+        .tool(
+            Tool::new("greet", "Greets whoever answers"),
+            |_: NoArgs, ctx: Context| async move { greet(ctx) },
+        )
         .tool(
             Tool::new("region", "Echoes a mirrored region").input_schema(json!({
                 "type": "object",
                 "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
                 "required": ["region"]
             })),
-            |args: Region, _| async move { CallToolResult::text(format!("Region: {}", args.region)) },
+            |args: Region| async move { CallToolResult::text(format!("Region: {}", args.region)) },
         )
         .build()
         .expect("a valid service")

@@ -422,7 +422,7 @@ fn tls_server() -> &'static (u16, String) {
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(pki.key));
         let config = snodo_hyper::tls::config(vec![pki.leaf], key).unwrap();
         let service = Service::builder()
-            .tool(Tool::new("hello", "Say hello"), |_: NoArgs, _ctx| async {
+            .tool(Tool::new("hello", "Say hello"), |_: NoArgs| async {
                 CallToolResult::text("hello through the tunnel")
             })
             .build()

@@ -48,7 +48,7 @@ fn pki() -> Pki {
 
 fn service() -> Service {
     Service::builder()
-        .tool(Tool::new("hello", "Say hello"), |_: NoArgs, _ctx| async {
+        .tool(Tool::new("hello", "Say hello"), |_: NoArgs| async {
             CallToolResult::text("hello over TLS")
         })
         .build()

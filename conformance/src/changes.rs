@@ -30,7 +30,7 @@ pub fn register(builder: ServiceBuilder, hub: Hub) -> ServiceBuilder {
                 "test_trigger_tool_change",
                 "Announces a tool list change to subscribed listen streams",
             ),
-            move |_: NoArgs, _| {
+            move |_: NoArgs| {
                 tools_hub.publish(ChangeEvent::ToolsListChanged);
                 async { CallToolResult::text("Mutation triggered") }
             },
@@ -40,7 +40,7 @@ pub fn register(builder: ServiceBuilder, hub: Hub) -> ServiceBuilder {
                 "test_trigger_prompt_change",
                 "Announces a prompt list change to subscribed listen streams",
             ),
-            move |_: NoArgs, _| {
+            move |_: NoArgs| {
                 prompts_hub.publish(ChangeEvent::PromptsListChanged);
                 async { CallToolResult::text("Mutation triggered") }
             },

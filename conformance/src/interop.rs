@@ -94,7 +94,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
                 "required": ["ms"],
                 "additionalProperties": false
             })),
-            move |args: Wait, _| {
+            move |args: Wait| {
                 let mut guard = CountIfDropped {
                     cancelled: Arc::clone(&cancelled),
                     finished: false,

@@ -177,7 +177,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
             Resource::new(WATCHED, "watched-resource")
                 .description("A resource clients may subscribe to for updates")
                 .mime_type("text/plain"),
-            |args: ResourceArgs, _| async move {
+            |args: ResourceArgs| async move {
                 Ok(ReadResourceResult::new(vec![ResourceContents::text(
                     args.uri,
                     "text/plain",

@@ -4,6 +4,7 @@
 //! after these.
 
 use serde::Deserialize;
+use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::{
     Content, GetPromptResult, NoArgs, Prompt, PromptArgument, PromptMessage, ResourceContents,
     ServiceBuilder,
@@ -14,13 +15,13 @@ use crate::media::PNG_1X1;
 /// Name of the prompt whose arguments the completer knows.
 pub const WITH_ARGUMENTS: &str = "test_prompt_with_arguments";
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct WithArguments {
     arg1: String,
     arg2: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct WithEmbeddedResource {
     #[serde(rename = "resourceUri")]
     resource_uri: String,
@@ -31,7 +32,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
     builder
         .prompt(
             Prompt::new("test_simple_prompt", "A simple prompt without arguments"),
-            |_: NoArgs, _| async {
+            |_: NoArgs| async {
                 Ok(GetPromptResult::new(vec![PromptMessage::user(
                     Content::text("This is a simple prompt for testing."),
                 )]))
@@ -41,7 +42,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
             Prompt::new(WITH_ARGUMENTS, "A prompt with two required arguments")
                 .argument(PromptArgument::required("arg1", "First test argument"))
                 .argument(PromptArgument::required("arg2", "Second test argument")),
-            |args: WithArguments, _| async move {
+            |args: WithArguments| async move {
                 Ok(GetPromptResult::new(vec![PromptMessage::user(
                     Content::text(format!(
                         "Prompt with arguments: arg1='{}', arg2='{}'",
@@ -59,7 +60,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
                 "resourceUri",
                 "URI of the resource to embed",
             )),
-            |args: WithEmbeddedResource, _| async move {
+            |args: WithEmbeddedResource| async move {
                 Ok(GetPromptResult::new(vec![
                     PromptMessage::user(Content::resource(ResourceContents::text(
                         args.resource_uri,
@@ -74,7 +75,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
         )
         .prompt(
             Prompt::new("test_prompt_with_image", "A prompt that includes an image"),
-            |_: NoArgs, _| async {
+            |_: NoArgs| async {
                 Ok(GetPromptResult::new(vec![
                     PromptMessage::user(Content::image(PNG_1X1, "image/png")),
                     PromptMessage::user(Content::text("Please analyze the image above.")),

@@ -29,7 +29,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
             Resource::new("test://static-text", "static-text")
                 .description("A static text resource for testing")
                 .mime_type("text/plain"),
-            |args: ResourceArgs, _| async move {
+            |args: ResourceArgs| async move {
                 Ok(ReadResourceResult::new(vec![ResourceContents::text(
                     args.uri,
                     "text/plain",
@@ -42,7 +42,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
             Resource::new("test://static-binary", "static-binary")
                 .description("A static binary resource (a 1x1 PNG image) for testing")
                 .mime_type("image/png"),
-            |args: ResourceArgs, _| async move {
+            |args: ResourceArgs| async move {
                 Ok(ReadResourceResult::new(vec![ResourceContents::blob(
                     args.uri,
                     "image/png",
@@ -56,7 +56,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
                 .description("A templated resource whose contents name the requested id")
                 .mime_type("application/json"),
             // No cache override: template reads take the service default.
-            |args: ResourceArgs, _| async move {
+            |args: ResourceArgs| async move {
                 let Some(id) = args.variables.get("id") else {
                     return Err(ResourceError::NotFound);
                 };

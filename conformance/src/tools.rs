@@ -39,19 +39,17 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
     builder
         .tool(
             Tool::new("test_simple_text", "Returns a simple text response"),
-            |_: NoArgs, _| async {
+            |_: NoArgs| async {
                 CallToolResult::text("This is a simple text response for testing.")
             },
         )
         .tool(
             Tool::new("test_image_content", "Returns a 1x1 PNG image"),
-            |_: NoArgs, _| async {
-                CallToolResult::new(vec![Content::image(PNG_1X1, "image/png")])
-            },
+            |_: NoArgs| async { CallToolResult::new(vec![Content::image(PNG_1X1, "image/png")]) },
         )
         .tool(
             Tool::new("test_audio_content", "Returns a short WAV audio clip"),
-            |_: NoArgs, _| async {
+            |_: NoArgs| async {
                 CallToolResult::new(vec![Content::audio(WAV_SILENCE, "audio/wav")])
             },
         )
@@ -60,7 +58,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
                 "test_embedded_resource",
                 "Returns an embedded text resource",
             ),
-            |_: NoArgs, _| async {
+            |_: NoArgs| async {
                 CallToolResult::new(vec![Content::resource(ResourceContents::text(
                     "test://embedded-resource",
                     "text/plain",
@@ -73,7 +71,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
                 "test_multiple_content_types",
                 "Returns text, image and embedded resource content together",
             ),
-            |_: NoArgs, _| async {
+            |_: NoArgs| async {
                 CallToolResult::new(vec![
                     Content::text("Multiple content types test:"),
                     Content::image(PNG_1X1, "image/png"),
@@ -92,7 +90,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
             ),
             // A tool execution error, reported in the result with `isError: true`
             // (`server/tools.mdx` § Error Handling), not as a JSON-RPC error.
-            |_: NoArgs, _| async {
+            |_: NoArgs| async {
                 Err::<CallToolResult, _>(ToolError::Execution(String::from(
                     "This tool intentionally returns an error for testing",
                 )))
@@ -160,7 +158,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
                 "Tool with JSON Schema 2020-12 features",
             )
             .input_schema(json_schema_2020_12()),
-            |args: Map<String, Value>, _| async move {
+            |args: Map<String, Value>| async move {
                 CallToolResult::text(format!("Received: {}", Value::Object(args)))
             },
         )
@@ -176,7 +174,7 @@ pub fn register(builder: ServiceBuilder) -> ServiceBuilder {
                 },
                 "required": ["region"]
             })),
-            |args: HeaderParamArgs, _| async move {
+            |args: HeaderParamArgs| async move {
                 CallToolResult::text(format!("Region: {}", args.region))
             },
         )

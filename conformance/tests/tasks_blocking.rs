@@ -72,13 +72,12 @@ fn service(dir: &TempDir) -> (Service, Arc<AtomicUsize>) {
         .with_fault_hook(hook);
     let service = Service::builder()
         .server_info(Implementation::new("blocking-test", "1"))
-        .tool(Tool::new("slow", "Becomes a task"), |_: NoArgs, _| async {
+        .tool(Tool::new("slow", "Becomes a task"), |_: NoArgs| async {
             CallToolResult::text("done")
         })
-        .tool(
-            Tool::new("plain", "Answers at once"),
-            |_: NoArgs, _| async { CallToolResult::text("plain") },
-        )
+        .tool(Tool::new("plain", "Answers at once"), |_: NoArgs| async {
+            CallToolResult::text("plain")
+        })
         .extension(
             Tasks::new(store)
                 .tool("slow", TaskSupport::Optional)
@@ -292,7 +291,7 @@ fn measure_tasks_get_round_trips() {
     ];
     for (name, store) in stores {
         let service = Service::builder()
-            .tool(Tool::new("slow", "Becomes a task"), |_: NoArgs, _| async {
+            .tool(Tool::new("slow", "Becomes a task"), |_: NoArgs| async {
                 CallToolResult::text("done")
             })
             .extension(

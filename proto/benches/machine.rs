@@ -80,11 +80,11 @@ fn service() -> Service {
                 "properties": { "text": { "type": "string" } },
                 "required": ["text"]
             })),
-            |a: Echo, _ctx| async move { CallToolResult::text(a.text) },
+            |a: Echo| async move { CallToolResult::text(a.text) },
         )
         .resource(
             Resource::new("file:///readme.txt", "readme"),
-            |args: ResourceArgs, _ctx| async move {
+            |args: ResourceArgs| async move {
                 Ok(ReadResourceResult::new(vec![ResourceContents::text(
                     args.uri,
                     "text/plain",
@@ -96,7 +96,7 @@ fn service() -> Service {
     for i in 1..100 {
         builder = builder.tool(
             Tool::new(format!("tool_{i:03}"), format!("Tool number {i}")),
-            |_: NoArgs, _ctx| async { CallToolResult::text("ok") },
+            |_: NoArgs| async { CallToolResult::text("ok") },
         );
     }
     builder.build().expect("the bench service builds")

@@ -819,7 +819,7 @@ impl Service {
                 name: entry.name.clone(),
                 arguments,
             },
-            Shared::detached(meta, round),
+            Shared::detached(meta, round, self.inner.states.clone()),
             entry.handler.clone().map(Handler::Tool),
         ))
     }

@@ -19,9 +19,11 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::error::ErrorObject;
+use crate::extract::{Handler as CallHandler, Needs, Parts, PromptInput, States};
 use crate::meta::{LogLevel, RequestMeta};
 use crate::model::{
-    CallToolResult, Completion, CompletionRequest, GetPromptResult, ReadResourceResult, Tool,
+    CallToolResult, Completion, CompletionRequest, GetPromptResult, Prompt, ReadResourceResult,
+    Tool,
 };
 use crate::mrtr::{
     CreateMessageResult, ElicitResult, InputRequired, ListRootsResult, Reply, Round,
@@ -199,6 +201,9 @@ pub(crate) struct Shared {
     /// Who is calling, when the service requires authorization
     /// ([`Context::principal`]).
     pub(crate) principal: Option<Arc<crate::auth::Principal>>,
+    /// The service's states, for the [`State`](crate::extract::State)
+    /// extractor.
+    pub(crate) states: Arc<States>,
     /// Run outside any connection ([`Service::detached_tool_call`](crate::Service::detached_tool_call)):
     /// progress reaches the sink whether or not `_meta` carries a
     /// `progressToken`, since no `notifications/progress` is sent from it;
@@ -213,15 +218,12 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(meta: RequestMeta, round: Round) -> Arc<Shared> {
-        Shared::of_request(meta, round, None, None)
-    }
-
     /// The shared state of a call run outside any connection.
-    pub(crate) fn detached(meta: RequestMeta, round: Round) -> Arc<Shared> {
+    pub(crate) fn detached(meta: RequestMeta, round: Round, states: Arc<States>) -> Arc<Shared> {
         Arc::new(Shared {
             meta,
             round,
+            states,
             detached: true,
             ..Shared::default()
         })
@@ -234,6 +236,7 @@ impl Shared {
         round: Round,
         host: Option<Host>,
         principal: Option<Arc<crate::auth::Principal>>,
+        states: Arc<States>,
     ) -> Arc<Shared> {
         // Every field named: `..Shared::default()` would build a default
         // `_meta` and round only to drop them, on every call.
@@ -242,6 +245,7 @@ impl Shared {
             round,
             host,
             principal,
+            states,
             detached: false,
             cancelled: AtomicBool::new(false),
             #[cfg(feature = "std")]
@@ -306,13 +310,24 @@ pub struct Context {
 
 impl Context {
     /// A context for running a handler outside a connection (tests, tools
-    /// calling tools): reports go nowhere.
+    /// calling tools): reports go nowhere, and it holds no application
+    /// state.
     pub fn detached(meta: RequestMeta) -> Self {
         Context {
             call: CallId(0),
-            shared: Shared::new(meta, Round::default()),
+            shared: Shared::of_request(meta, Round::default(), None, None, Arc::default()),
             sink: Arc::new(NullSink),
         }
+    }
+
+    /// The service's states.
+    pub(crate) fn states(&self) -> &States {
+        &self.shared.states
+    }
+
+    /// The call's cancel flag.
+    pub fn cancel_flag(&self) -> CancelFlag {
+        CancelFlag(self.shared.clone())
     }
 
     /// The call this context belongs to.
@@ -523,20 +538,34 @@ pub trait ToolArgs: DeserializeOwned {
 #[cfg(not(feature = "typed"))]
 impl<T: DeserializeOwned> ToolArgs for T {}
 
-/// `tool` as a handler of `A` returning `R` publishes it: the schemas its
-/// declaration set by hand as written, the others generated from `A` and
-/// `R` (the one code path of every `tool` registration, at build and at
-/// run time alike).
-pub(crate) fn declared<A: ToolArgs, R: IntoToolOutcome>(mut tool: Tool) -> Tool {
+/// `tool` as a handler whose extractors need `needs` and whose output is
+/// `R` publishes it: the schemas its declaration set by hand as written,
+/// the others generated from the arguments' type and `R` (the one code
+/// path of every `tool` registration, at build and at run time alike).
+/// A handler that takes no arguments publishes the declaration's schema,
+/// by default one that admits none.
+pub(crate) fn declared<R: IntoToolOutcome>(mut tool: Tool, needs: &Needs) -> Tool {
     if !tool.authored.input {
-        if let Some(schema) = A::input_schema() {
-            tool.input_schema = schema;
+        if let Some(schema) = &needs.schema {
+            tool.input_schema = schema.clone();
         }
     }
     if !tool.authored.output {
         tool.output_schema = R::output_schema();
     }
     tool
+}
+
+/// `prompt` as a handler whose extractors need `needs` publishes it: its
+/// arguments as declared, or (feature `typed`) when it declares none,
+/// those of the arguments' type.
+pub(crate) fn declared_prompt(prompt: Prompt, needs: &Needs) -> Prompt {
+    #[cfg(feature = "typed")]
+    if let Some(schema) = &needs.schema {
+        return crate::typed::declared_prompt(prompt, schema);
+    }
+    let _ = needs;
+    prompt
 }
 
 impl IntoToolOutcome for CallToolResult {
@@ -716,84 +745,94 @@ impl ResourceArgs {
     }
 }
 
-pub(crate) fn tool_fn<A, F, Fut, R>(f: F) -> Arc<ToolFn>
-where
-    A: DeserializeOwned + Send + 'static,
-    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoToolOutcome,
-{
-    Arc::new(
-        move |args: Map<String, Value>, ctx: Context| -> BoxFuture<Outcome> {
-            // Schema validation already ran; a typed-deserialization failure
-            // here means the Rust type is stricter than the published schema.
-            match A::deserialize(Value::Object(args)) {
-                Ok(a) => {
-                    let fut = f(a, ctx);
-                    Box::pin(async move { fut.await.into_outcome() })
-                }
-                Err(e) => {
-                    let err = ErrorObject::invalid_params(alloc::format!("Invalid arguments: {e}"));
-                    Box::pin(core::future::ready(Outcome::Error(err)))
-                }
-            }
-        },
-    )
+/// A registered handler, erased, with what its extractors need.
+pub(crate) struct Erased<F: ?Sized> {
+    pub(crate) run: Arc<F>,
+    pub(crate) needs: Needs,
 }
 
-pub(crate) fn resource_fn<F, Fut, R>(f: F) -> Arc<ResourceFn>
+fn refused<T>(e: ErrorObject) -> BoxFuture<T>
 where
-    F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoResourceOutcome,
+    T: From<ErrorObject> + Send + 'static,
 {
-    Arc::new(
-        move |args: ResourceArgs, ctx: Context| -> BoxFuture<Outcome> {
-            let uri = args.uri.clone();
-            let fut = f(args, ctx);
-            Box::pin(async move { fut.await.into_outcome(&uri) })
-        },
-    )
+    Box::pin(core::future::ready(T::from(e)))
 }
 
-pub(crate) fn prompt_fn<A, F, Fut, R>(f: F) -> Arc<PromptFn>
+pub(crate) fn tool_fn<H, M>(h: H) -> Erased<ToolFn>
 where
-    A: DeserializeOwned + Send + 'static,
-    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoPromptOutcome,
+    H: CallHandler<Map<String, Value>, M>,
+    H::Output: IntoToolOutcome,
 {
-    Arc::new(
-        move |args: BTreeMap<String, String>, ctx: Context| -> BoxFuture<Outcome> {
-            match crate::strings::from_strings::<A>(&args) {
-                Ok(a) => {
-                    let fut = f(a, ctx);
-                    Box::pin(async move { fut.await.into_outcome() })
-                }
-                Err(e) => Box::pin(core::future::ready(Outcome::Error(
-                    ErrorObject::invalid_params(alloc::format!("Invalid prompt arguments: {e}")),
-                ))),
-            }
-        },
-    )
+    let needs = Needs::of::<Map<String, Value>, M, H>();
+    let run = move |args: Map<String, Value>, ctx: Context| -> BoxFuture<Outcome> {
+        match h.call(&Parts { context: &ctx }, args) {
+            Ok(fut) => Box::pin(async move { fut.await.into_outcome() }),
+            Err(e) => refused(e),
+        }
+    };
+    Erased {
+        run: Arc::new(run),
+        needs,
+    }
 }
 
-pub(crate) fn complete_fn<F, Fut>(f: F) -> Arc<CompleteFn>
+pub(crate) fn resource_fn<H, M>(h: H) -> Erased<ResourceFn>
 where
-    F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+    H: CallHandler<ResourceArgs, M>,
+    H::Output: IntoResourceOutcome,
 {
-    Arc::new(
-        move |req: CompletionRequest, ctx: Context| -> BoxFuture<Outcome> {
-            let fut = f(req, ctx);
-            Box::pin(async move {
+    let needs = Needs::of::<ResourceArgs, M, H>();
+    let run = move |args: ResourceArgs, ctx: Context| -> BoxFuture<Outcome> {
+        let uri = args.uri.clone();
+        match h.call(&Parts { context: &ctx }, args) {
+            Ok(fut) => Box::pin(async move { fut.await.into_outcome(&uri) }),
+            Err(e) => refused(e),
+        }
+    };
+    Erased {
+        run: Arc::new(run),
+        needs,
+    }
+}
+
+pub(crate) fn prompt_fn<H, M>(h: H) -> Erased<PromptFn>
+where
+    H: CallHandler<PromptInput, M>,
+    H::Output: IntoPromptOutcome,
+{
+    let needs = Needs::of::<PromptInput, M, H>();
+    let run = move |args: BTreeMap<String, String>, ctx: Context| -> BoxFuture<Outcome> {
+        match h.call(&Parts { context: &ctx }, PromptInput(args)) {
+            Ok(fut) => Box::pin(async move { fut.await.into_outcome() }),
+            Err(e) => refused(e),
+        }
+    };
+    Erased {
+        run: Arc::new(run),
+        needs,
+    }
+}
+
+pub(crate) fn complete_fn<H, M>(h: H) -> Erased<CompleteFn>
+where
+    H: CallHandler<CompletionRequest, M, Output = Result<Completion, ErrorObject>>,
+{
+    let needs = Needs::of::<CompletionRequest, M, H>();
+    let run = move |req: CompletionRequest, ctx: Context| -> BoxFuture<Outcome> {
+        match h.call(&Parts { context: &ctx }, req) {
+            Ok(fut) => Box::pin(async move {
                 match fut.await {
                     Ok(c) => Outcome::Complete(c),
                     Err(e) => Outcome::Error(e),
                 }
-            })
-        },
-    )
+            }),
+            Err(e) => refused(e),
+        }
+    };
+    Erased {
+        run: Arc::new(run),
+        needs,
+    }
 }
 
 /// The registered code that answers an invocation.

@@ -78,7 +78,7 @@
 //!     // Around `report` only: one call at a time, ten minutes each.
 //!     .tool_layer("report", ConcurrencyLimit::new(1))
 //!     .tool_layer("report", Timeout::new(Duration::from_secs(600)))
-//!     .tool(Tool::new("report", "A long report"), |_: NoArgs, _| async {
+//!     .tool(Tool::new("report", "A long report"), |_: NoArgs| async {
 //!         CallToolResult::text("done")
 //!     })
 //!     .build()

@@ -19,7 +19,7 @@
 //!
 //! // Register a tool whose handler is an ordinary future.
 //! let service = Service::builder()
-//!     .tool(Tool::new("hello", "Say hello"), |_: NoArgs, _ctx| async { CallToolResult::text("Hello!") })
+//!     .tool(Tool::new("hello", "Say hello"), |_: NoArgs| async { CallToolResult::text("Hello!") })
 //!     .build()
 //!     .unwrap();
 //!
@@ -100,6 +100,7 @@ pub mod connection;
 internal!(dispatch);
 pub mod error;
 pub mod extension;
+pub mod extract;
 pub mod handler;
 pub mod headers;
 pub mod http;

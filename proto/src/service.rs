@@ -9,15 +9,15 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
-use core::future::Future;
 use core::time::Duration;
-use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use crate::error::ErrorObject;
+use crate::extract::{Handler, Needs, PromptInput, States};
 use crate::handler::{
-    complete_fn, declared, prompt_fn, resource_fn, tool_fn, CompleteFn, Context, IntoPromptOutcome,
-    IntoResourceOutcome, IntoToolOutcome, PromptFn, ResourceArgs, ResourceFn, ToolArgs, ToolFn,
+    complete_fn, declared, declared_prompt, prompt_fn, resource_fn, tool_fn, CompleteFn,
+    IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, PromptFn, ResourceArgs, ResourceFn,
+    ToolFn,
 };
 use crate::http::HttpConfig;
 use crate::model::{
@@ -248,6 +248,17 @@ pub enum BuildError {
     /// (`basic/authorization/authorization-server-discovery.mdx`: the
     /// metadata MUST name at least one).
     NoAuthorizationServer,
+    /// A handler takes [`State<S>`](crate::extract::State) of a type the
+    /// service holds no state of ([`ServiceBuilder::state`]).
+    MissingState {
+        /// The tool, resource, prompt or completion the handler answers.
+        handler: String,
+        /// The state's type.
+        state: &'static str,
+    },
+    /// A handler has two parameters that take its input (the arguments,
+    /// say): which one gets them would be a guess.
+    InputTakenTwice(String),
 }
 
 impl fmt::Display for BuildError {
@@ -293,6 +304,14 @@ impl fmt::Display for BuildError {
                 "invalid session route {r:?}: use 1-32 characters of A-Z a-z 0-9 _ -"
             ),
             BuildError::InvalidStateKeys(why) => write!(f, "request-state keys: {why}"),
+            BuildError::MissingState { handler, state } => write!(
+                f,
+                "{handler} takes State<{state}>, but the service holds no {state}: add it with ServiceBuilder::state"
+            ),
+            BuildError::InputTakenTwice(handler) => write!(
+                f,
+                "{handler} has two parameters taking its input; take it once"
+            ),
             BuildError::InvalidExtension { extension, reason } => {
                 write!(f, "extension {extension:?}: {reason}")
             }
@@ -345,6 +364,8 @@ pub(crate) struct Inner {
     pub(crate) completer: Option<Option<Arc<CompleteFn>>>,
     /// The deadline the layers around the completer set.
     pub(crate) completer_timeout: Option<Duration>,
+    /// The application's states, for the handlers' extractors.
+    pub(crate) states: Arc<States>,
     /// The layers around calls ([`crate::layer`]), for the entries a
     /// registry change adds.
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
@@ -616,6 +637,10 @@ pub struct ServiceBuilder {
     prompts: Vec<(Prompt, Option<Arc<PromptFn>>)>,
     completer: Option<Option<Arc<CompleteFn>>>,
     completions: Vec<crate::complete::Route>,
+    /// The application's states, one per type ([`ServiceBuilder::state`]).
+    states: States,
+    /// What each registered handler's extractors need, checked at build.
+    needs: Vec<(String, Needs)>,
     layers: crate::layer::Layers,
     state_keys: Option<StateKeys>,
     state_ttl: Duration,
@@ -648,6 +673,8 @@ impl Default for ServiceBuilder {
             prompts: Vec::new(),
             completer: None,
             completions: Vec::new(),
+            states: States::default(),
+            needs: Vec::new(),
             layers: crate::layer::Layers::default(),
             state_keys: None,
             state_ttl: crate::mrtr::DEFAULT_STATE_TTL,
@@ -837,30 +864,55 @@ impl ServiceBuilder {
         self
     }
 
-    /// Register a tool with a handler taking typed arguments `A`
-    /// (deserialized from the validated `arguments` object; use
-    /// [`NoArgs`](crate::NoArgs) for none). The handler returns anything
-    /// [`IntoToolOutcome`]: a result, text, a [`Reply`](crate::Reply) asking
-    /// for input, or a `Result` of those.
+    /// Hand `state` to the handlers: a parameter `State<S>` receives it
+    /// ([`crate::extract::State`]), in any position. The service holds one
+    /// state per type (a second `state` of the same type replaces the
+    /// first), shared by every handler, those added at run time through
+    /// the [`Registry`](crate::Registry) too. A handler taking a state
+    /// the service lacks fails [`build`](Self::build) with
+    /// [`BuildError::MissingState`].
+    pub fn state<S: Send + Sync + 'static>(self, state: S) -> Self {
+        self.state_arc(Arc::new(state))
+    }
+
+    /// [`state`](Self::state) for state the application also keeps a
+    /// handle to (a watcher thread publishing changes, say).
+    pub fn state_arc<S: Send + Sync + 'static>(mut self, state: Arc<S>) -> Self {
+        self.states.insert(state);
+        self
+    }
+
+    fn needs(&mut self, handler: String, needs: Needs) {
+        self.needs.push((handler, needs));
+    }
+
+    /// Register a tool and its handler: an `async` closure or function
+    /// whose parameters are extractors in any order
+    /// ([`crate::extract`]): the call's arguments as a type deriving
+    /// `Deserialize` and `JsonSchema` (none, or [`NoArgs`](crate::NoArgs),
+    /// for a tool that takes none), [`Context`](crate::Context),
+    /// [`State<S>`](crate::extract::State) and the rest. The handler
+    /// returns anything [`IntoToolOutcome`]: a result, text, a
+    /// [`Reply`](crate::Reply) asking for input, or a `Result` of those.
     ///
-    /// The `inputSchema` published is generated from `A` (feature
-    /// `typed`, on by default: `A` derives `JsonSchema`), and the
-    /// `outputSchema` from `R` when it is a structured `Json<T>`, unless
-    /// `tool` was given one by hand ([`Tool::input_schema`],
-    /// [`Tool::output_schema`]), which is published as written. Arguments
-    /// are validated against the published schema before the handler runs.
-    /// `.state(app).tool(…)` registers the same way a handler that also
-    /// receives the application's state (see the `typed` module); so does
-    /// [`Change::tool`](crate::Change::tool) at run time.
-    pub fn tool<A, F, Fut, R>(mut self, tool: Tool, handler: F) -> Self
+    /// The `inputSchema` published is generated from the arguments' type
+    /// (feature `typed`, on by default), and the `outputSchema` from the
+    /// output when it is a structured `Json<T>`, unless `tool` was given
+    /// one by hand ([`Tool::input_schema`], [`Tool::output_schema`]),
+    /// which is published as written; a handler taking no arguments
+    /// publishes `tool`'s schema, by default one admitting none.
+    /// Arguments are validated against the published schema before the
+    /// handler runs. [`Change::tool`](crate::Change::tool) registers the
+    /// same way at run time.
+    pub fn tool<H, M>(mut self, tool: Tool, handler: H) -> Self
     where
-        A: ToolArgs + Send + 'static,
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolOutcome,
+        H: Handler<Map<String, Value>, M>,
+        H::Output: IntoToolOutcome,
     {
-        self.tools
-            .push((declared::<A, R>(tool), Some(tool_fn(handler))));
+        let erased = tool_fn(handler);
+        let tool = declared::<H::Output>(tool, &erased.needs);
+        self.needs(alloc::format!("tool {:?}", tool.name), erased.needs);
+        self.tools.push((tool, Some(erased.run)));
         self
     }
 
@@ -871,16 +923,18 @@ impl ServiceBuilder {
         self
     }
 
-    /// Register a static resource and its reader, which returns
+    /// Register a static resource and its reader, a handler
+    /// ([`crate::extract`]) taking [`ResourceArgs`] and returning
     /// `Result<ReadResourceResult, ResourceError>` or, to ask for input,
     /// `Result<Reply<ReadResourceResult>, ResourceError>`.
-    pub fn resource<F, Fut, R>(mut self, resource: Resource, handler: F) -> Self
+    pub fn resource<H, M>(mut self, resource: Resource, handler: H) -> Self
     where
-        F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoResourceOutcome,
+        H: Handler<ResourceArgs, M>,
+        H::Output: IntoResourceOutcome,
     {
-        self.resources.push((resource, Some(resource_fn(handler))));
+        let erased = resource_fn(handler);
+        self.needs(alloc::format!("resource {:?}", resource.uri), erased.needs);
+        self.resources.push((resource, Some(erased.run)));
         self
     }
 
@@ -891,14 +945,18 @@ impl ServiceBuilder {
     }
 
     /// Register a resource template and the reader of matching URIs
-    /// (returning what [`resource`](ServiceBuilder::resource) readers return).
-    pub fn resource_template<F, Fut, R>(mut self, template: ResourceTemplate, handler: F) -> Self
+    /// (a handler as [`resource`](ServiceBuilder::resource) readers are).
+    pub fn resource_template<H, M>(mut self, template: ResourceTemplate, handler: H) -> Self
     where
-        F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoResourceOutcome,
+        H: Handler<ResourceArgs, M>,
+        H::Output: IntoResourceOutcome,
     {
-        self.templates.push((template, Some(resource_fn(handler))));
+        let erased = resource_fn(handler);
+        self.needs(
+            alloc::format!("resource template {:?}", template.uri_template),
+            erased.needs,
+        );
+        self.templates.push((template, Some(erased.run)));
         self
     }
 
@@ -908,22 +966,26 @@ impl ServiceBuilder {
         self
     }
 
-    /// Register a prompt with a handler taking typed arguments `A`
-    /// (deserialized from the string arguments; required ones are checked
-    /// against the declaration first). The handler returns
-    /// `Result<GetPromptResult, ErrorObject>` or, to ask for input,
-    /// `Result<Reply<GetPromptResult>, ErrorObject>`.
+    /// Register a prompt and its handler ([`crate::extract`]), which
+    /// takes the prompt's arguments as a type deserialized from the
+    /// strings the client sent (required ones are checked against the
+    /// declaration first) and returns `Result<GetPromptResult,
+    /// ErrorObject>` or, to ask for input, `Result<Reply<GetPromptResult>,
+    /// ErrorObject>`.
     ///
-    /// The arguments published are `prompt`'s own; `typed_prompt` (feature
-    /// `typed`) declares them from `A`'s fields and doc comments.
-    pub fn prompt<A, F, Fut, R>(mut self, prompt: Prompt, handler: F) -> Self
+    /// The arguments published are `prompt`'s own or, when it declares
+    /// none, (feature `typed`) those of the arguments' type: one per
+    /// field, its doc comment as description, required unless an
+    /// `Option`.
+    pub fn prompt<H, M>(mut self, prompt: Prompt, handler: H) -> Self
     where
-        A: DeserializeOwned + Send + 'static,
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptOutcome,
+        H: Handler<PromptInput, M>,
+        H::Output: IntoPromptOutcome,
     {
-        self.prompts.push((prompt, Some(prompt_fn(handler))));
+        let erased = prompt_fn(handler);
+        let prompt = declared_prompt(prompt, &erased.needs);
+        self.needs(alloc::format!("prompt {:?}", prompt.name), erased.needs);
+        self.prompts.push((prompt, Some(erased.run)));
         self
     }
 
@@ -933,14 +995,17 @@ impl ServiceBuilder {
         self
     }
 
-    /// Register the completer for prompt arguments and template variables;
-    /// advertises `completions`.
-    pub fn completer<F, Fut>(mut self, handler: F) -> Self
+    /// Register the completer for prompt arguments and template variables,
+    /// a handler ([`crate::extract`]) taking the
+    /// [`CompletionRequest`](crate::CompletionRequest); advertises
+    /// `completions`.
+    pub fn completer<H, M>(mut self, handler: H) -> Self
     where
-        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+        H: Handler<CompletionRequest, M, Output = Result<Completion, ErrorObject>>,
     {
-        self.completer = Some(Some(complete_fn(handler)));
+        let erased = complete_fn(handler);
+        self.needs(String::from("the completer"), erased.needs);
+        self.completer = Some(Some(erased.run));
         self
     }
 
@@ -958,15 +1023,19 @@ impl ServiceBuilder {
     /// The prompt must be registered on this builder with that argument,
     /// or [`build`](ServiceBuilder::build) fails with
     /// [`BuildError::UnknownCompletion`].
-    pub fn prompt_completion<F, Fut>(mut self, prompt: &str, argument: &str, handler: F) -> Self
+    pub fn prompt_completion<H, M>(mut self, prompt: &str, argument: &str, handler: H) -> Self
     where
-        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+        H: Handler<CompletionRequest, M, Output = Result<Completion, ErrorObject>>,
     {
+        let erased = complete_fn(handler);
+        self.needs(
+            alloc::format!("the completion of {argument:?} of prompt {prompt:?}"),
+            erased.needs,
+        );
         self.completions.push(crate::complete::Route {
             target: crate::complete::Target::Prompt(String::from(prompt)),
             argument: String::from(argument),
-            handler: complete_fn(handler),
+            handler: erased.run,
         });
         self
     }
@@ -974,20 +1043,24 @@ impl ServiceBuilder {
     /// Register the completion of one variable of the resource template
     /// `uri_template` (as registered, e.g. `"crates://{name}/{version}/readme"`);
     /// as [`prompt_completion`](ServiceBuilder::prompt_completion) otherwise.
-    pub fn template_completion<F, Fut>(
+    pub fn template_completion<H, M>(
         mut self,
         uri_template: &str,
         variable: &str,
-        handler: F,
+        handler: H,
     ) -> Self
     where
-        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+        H: Handler<CompletionRequest, M, Output = Result<Completion, ErrorObject>>,
     {
+        let erased = complete_fn(handler);
+        self.needs(
+            alloc::format!("the completion of {variable:?} of template {uri_template:?}"),
+            erased.needs,
+        );
         self.completions.push(crate::complete::Route {
             target: crate::complete::Target::Template(String::from(uri_template)),
             argument: String::from(variable),
-            handler: complete_fn(handler),
+            handler: erased.run,
         });
         self
     }
@@ -1050,6 +1123,10 @@ impl ServiceBuilder {
         }
         if let Some((template, reason)) = self.auth.as_ref().and_then(|a| a.bad_template.clone()) {
             return Err(BuildError::InvalidUriTemplate { template, reason });
+        }
+
+        for (handler, needs) in &self.needs {
+            needs.check(handler, &self.states)?;
         }
 
         let legacy = check_dialects(&self.dialects)?;
@@ -1224,6 +1301,7 @@ impl ServiceBuilder {
                 lister: self.lister,
                 completer,
                 completer_timeout,
+                states: Arc::new(self.states),
                 layers,
                 discover,
                 server_meta: crate::shape::ServerMeta::new(server_meta),

@@ -8,8 +8,8 @@
 //! drift apart. A handler that returns [`Json<T>`] publishes `T`'s schema
 //! as the tool's `outputSchema` and answers with `structuredContent` plus
 //! its serialized JSON as a text block (`server/tools.mdx` § Structured
-//! Content). [`ServiceBuilder::state`] hands every handler the application's
-//! state as [`State<S>`], with no `Arc` cloned into each closure.
+//! Content). A handler's other parameters are extractors
+//! ([`crate::extract`]): the application's state, the call's context.
 //!
 //! Import `schemars` from here (`use snodo_proto::schemars::{self,
 //! JsonSchema};`): `#[derive(JsonSchema)]` finds the crate by that name, so
@@ -17,7 +17,8 @@
 //!
 //! ```
 //! use snodo_proto::schemars::{self, JsonSchema};
-//! use snodo_proto::typed::{Json, State};
+//! use snodo_proto::extract::State;
+//! use snodo_proto::typed::Json;
 //! use snodo_proto::{Context, Service, Tool, ToolError};
 //! use serde::{Deserialize, Serialize};
 //!
@@ -56,9 +57,8 @@
 //! ```
 //!
 //! Every `tool` registration takes its schemas this way: on the
-//! [`ServiceBuilder`], after [`ServiceBuilder::state`], and on the live
-//! registry ([`Change::tool`](crate::Change::tool)), whose handler receives
-//! the state when wrapped in [`stateful`]. A schema set by hand on the
+//! [`ServiceBuilder`](crate::ServiceBuilder) and on the live registry
+//! ([`Change::tool`](crate::Change::tool)) alike. A schema set by hand on the
 //! declaration ([`Tool::input_schema`], [`Tool::output_schema`]) is
 //! published as written instead, for a type whose schema the application
 //! writes itself.
@@ -72,26 +72,15 @@
 //! Handling), which the model can read and correct.
 
 use alloc::string::String;
-use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::future::Future;
-use core::ops::Deref;
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::ErrorObject;
-use crate::handler::{
-    Context, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, NoArgs, Outcome,
-    ResourceArgs, ToolArgs,
-};
-use crate::model::{
-    CallToolResult, Completion, CompletionRequest, Prompt, PromptArgument, Resource,
-    ResourceTemplate, Tool,
-};
-use crate::service::{BuildError, Service, ServiceBuilder};
+use crate::handler::{IntoToolOutcome, NoArgs, Outcome};
+use crate::model::{CallToolResult, Prompt, PromptArgument};
 
 /// The JSON Schema of `T` as a tool publishes it: 2020-12, definitions
 /// under `$defs`, with the root's `$schema` (2020-12 is the default
@@ -225,11 +214,10 @@ impl<T: Serialize + JsonSchema> IntoToolOutcome for Json<T> {
 /// when the schema requires it (`server/prompts.mdx` § Prompt: prompt
 /// arguments are strings, so `A`'s fields should be `String`s or
 /// `Option<String>`s).
-fn typed_prompt<A: JsonSchema>(mut prompt: Prompt) -> Prompt {
+pub(crate) fn declared_prompt(mut prompt: Prompt, schema: &Value) -> Prompt {
     if prompt.arguments.is_some() {
         return prompt;
     }
-    let schema = schema_for::<A>();
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -250,206 +238,4 @@ fn typed_prompt<A: JsonSchema>(mut prompt: Prompt) -> Prompt {
         }
     }
     prompt
-}
-
-impl ServiceBuilder {
-    /// Register a prompt whose arguments are declared from `A`'s schema
-    /// (unless `prompt` declares its own).
-    pub fn typed_prompt<A, F, Fut, R>(self, prompt: Prompt, handler: F) -> Self
-    where
-        A: DeserializeOwned + JsonSchema + Send + 'static,
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptOutcome,
-    {
-        self.prompt(typed_prompt::<A>(prompt), handler)
-    }
-
-    /// Hand `state` to every handler registered from here on: they receive
-    /// it as [`State<S>`]. Configure limits, HTTP, the hub and the rest
-    /// first (or with [`WithState::configure`]), then register handlers.
-    pub fn state<S: Send + Sync + 'static>(self, state: S) -> WithState<S> {
-        self.state_arc(Arc::new(state))
-    }
-
-    /// [`state`](ServiceBuilder::state) for state the application also
-    /// keeps a handle to (a watcher thread publishing changes, say).
-    pub fn state_arc<S: Send + Sync + 'static>(self, state: Arc<S>) -> WithState<S> {
-        WithState {
-            builder: self,
-            state,
-        }
-    }
-}
-
-/// The application's state, as a handler receives it: a shared reference
-/// (`Deref<Target = S>`), cheap to move into the handler's future.
-/// Interior mutability (a `Mutex`, atomics) is the application's choice.
-#[derive(Debug)]
-pub struct State<S: ?Sized>(pub Arc<S>);
-
-impl<S: ?Sized> Clone for State<S> {
-    fn clone(&self) -> Self {
-        State(self.0.clone())
-    }
-}
-
-impl<S: ?Sized> Deref for State<S> {
-    type Target = S;
-    fn deref(&self) -> &S {
-        &self.0
-    }
-}
-
-impl<S: ?Sized> State<S> {
-    /// The shared handle, for work that outlives the call (a spawned task).
-    pub fn arc(&self) -> Arc<S> {
-        self.0.clone()
-    }
-}
-
-/// `handler` as a handler of `(args, ctx)` that hands it a [`State<S>`]
-/// first (one `Arc` clone per call, none written by the application):
-/// what [`WithState`] registers, and what a tool, prompt or resource added
-/// at run time through [`Change`](crate::Change) takes to receive state
-/// (`Change::tool(tool, stateful(&app, |app: State<App>, args, ctx| …))`,
-/// with `app` from [`WithState::shared`] or kept by the application).
-pub fn stateful<S, A, F, Fut>(
-    state: &Arc<S>,
-    handler: F,
-) -> impl Fn(A, Context) -> Fut + Send + Sync
-where
-    S: Send + Sync + 'static,
-    F: Fn(State<S>, A, Context) -> Fut + Send + Sync,
-{
-    let state = state.clone();
-    move |args, ctx| handler(State(state.clone()), args, ctx)
-}
-
-/// A [`ServiceBuilder`] with application state: every handler registered
-/// through it receives a [`State<S>`] first. Made by
-/// [`ServiceBuilder::state`].
-pub struct WithState<S> {
-    builder: ServiceBuilder,
-    state: Arc<S>,
-}
-
-impl<S: Send + Sync + 'static> WithState<S> {
-    /// The state handlers receive.
-    pub fn shared(&self) -> &Arc<S> {
-        &self.state
-    }
-
-    /// Change anything else on the underlying builder (limits, HTTP, the
-    /// hub, extensions, a tool without state).
-    pub fn configure(mut self, f: impl FnOnce(ServiceBuilder) -> ServiceBuilder) -> Self {
-        self.builder = f(self.builder);
-        self
-    }
-
-    /// A tool (as [`ServiceBuilder::tool`], its schemas generated from `A`
-    /// and `R` unless `tool` sets them by hand) whose handler receives the
-    /// state first.
-    pub fn tool<A, F, Fut, R>(mut self, tool: Tool, handler: F) -> Self
-    where
-        A: ToolArgs + Send + 'static,
-        F: Fn(State<S>, A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolOutcome,
-    {
-        self.builder = self.builder.tool(tool, stateful(&self.state, handler));
-        self
-    }
-
-    /// A static resource whose reader receives the state first.
-    pub fn resource<F, Fut, R>(mut self, resource: Resource, handler: F) -> Self
-    where
-        F: Fn(State<S>, ResourceArgs, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoResourceOutcome,
-    {
-        self.builder = self
-            .builder
-            .resource(resource, stateful(&self.state, handler));
-        self
-    }
-
-    /// A resource template whose reader receives the state first.
-    pub fn resource_template<F, Fut, R>(mut self, template: ResourceTemplate, handler: F) -> Self
-    where
-        F: Fn(State<S>, ResourceArgs, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoResourceOutcome,
-    {
-        self.builder = self
-            .builder
-            .resource_template(template, stateful(&self.state, handler));
-        self
-    }
-
-    /// A typed prompt (as [`ServiceBuilder::typed_prompt`]) whose handler
-    /// receives the state first.
-    pub fn prompt<A, F, Fut, R>(mut self, prompt: Prompt, handler: F) -> Self
-    where
-        A: DeserializeOwned + JsonSchema + Send + 'static,
-        F: Fn(State<S>, A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptOutcome,
-    {
-        self.builder = self
-            .builder
-            .typed_prompt(prompt, stateful(&self.state, handler));
-        self
-    }
-
-    /// The completer, receiving the state first.
-    pub fn completer<F, Fut>(mut self, handler: F) -> Self
-    where
-        F: Fn(State<S>, CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
-    {
-        self.builder = self.builder.completer(stateful(&self.state, handler));
-        self
-    }
-
-    /// [`ServiceBuilder::prompt_completion`], receiving the state first.
-    pub fn prompt_completion<F, Fut>(mut self, prompt: &str, argument: &str, handler: F) -> Self
-    where
-        F: Fn(State<S>, CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
-    {
-        self.builder =
-            self.builder
-                .prompt_completion(prompt, argument, stateful(&self.state, handler));
-        self
-    }
-
-    /// [`ServiceBuilder::template_completion`], receiving the state first.
-    pub fn template_completion<F, Fut>(
-        mut self,
-        uri_template: &str,
-        variable: &str,
-        handler: F,
-    ) -> Self
-    where
-        F: Fn(State<S>, CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
-    {
-        self.builder = self.builder.template_completion(
-            uri_template,
-            variable,
-            stateful(&self.state, handler),
-        );
-        self
-    }
-
-    /// Validate everything and build the service.
-    pub fn build(self) -> Result<Service, BuildError> {
-        self.builder.build()
-    }
-
-    /// The underlying builder, the state left behind.
-    pub fn into_builder(self) -> ServiceBuilder {
-        self.builder
-    }
 }

@@ -8,6 +8,8 @@
 mod support;
 
 use serde::Deserialize;
+use snodo_proto::schemars::{self, JsonSchema};
+use snodo_proto::CompletionRequest;
 use snodo_proto::{
     BuildError, Completion, CompletionRef, Context, ErrorObject, GetPromptResult, Prompt,
     PromptArgument, PromptMessage, ReadResourceResult, ResourceArgs, ResourceContents,
@@ -32,7 +34,7 @@ struct Page {
     format: Option<Format>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Greeting {
     name: String,
     times: u8,
@@ -158,7 +160,7 @@ async fn names(_: snodo_proto::CompletionRequest, _: Context) -> Result<Completi
 fn each_argument_is_answered_by_its_own_route_and_the_rest_by_the_completer() {
     let service = builder()
         .template_completion("docs://{name}/page/{page}", "name", names)
-        .prompt_completion("greet", "times", |req, _| async move {
+        .prompt_completion("greet", "times", |req: CompletionRequest| async move {
             Ok(Completion::new(
                 ["1", "2", "3"]
                     .into_iter()
@@ -167,7 +169,7 @@ fn each_argument_is_answered_by_its_own_route_and_the_rest_by_the_completer() {
                     .collect(),
             ))
         })
-        .completer(|req, _| async move {
+        .completer(|req: CompletionRequest| async move {
             Ok(Completion::new(vec![format!("general:{}", req.argument)]))
         })
         .build()

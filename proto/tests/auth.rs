@@ -60,15 +60,15 @@ fn service() -> Service {
         )
         .tool(
             Tool::new("write_note", "Needs notes:write"),
-            |_: NoArgs, _| async { CallToolResult::text("written") },
+            |_: NoArgs| async { CallToolResult::text("written") },
         )
         .prompt(
             Prompt::new("draft", "Needs notes:write"),
-            |_: NoArgs, _| async { Ok(GetPromptResult::new(vec![])) },
+            |_: NoArgs| async { Ok(GetPromptResult::new(vec![])) },
         )
         .resource(
             Resource::new("notes://secret", "Needs notes:secret and notes:write"),
-            |args: ResourceArgs, _| async move {
+            |args: ResourceArgs| async move {
                 Ok(ReadResourceResult::new(vec![ResourceContents::text(
                     args.uri,
                     "text/plain",

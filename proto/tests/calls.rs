@@ -71,7 +71,7 @@ fn service(limits: Limits, dropped: mpsc::Sender<bool>) -> Service {
         )
         .tool(
             Tool::new("boom", "Panics after a wait"),
-            |_: NoArgs, _| async move {
+            |_: NoArgs| async move {
                 YieldOnce(false).await;
                 if true {
                     panic!("the boom tool panics on purpose");

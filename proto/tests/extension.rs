@@ -122,7 +122,7 @@ fn builder() -> snodo_proto::ServiceBuilder {
     Service::builder()
         .server_info(Implementation::new("t", "1"))
         .limits(Limits::default().call_timeout(Some(Duration::from_secs(1))))
-        .tool(Tool::new("plain", "Core answers"), |_: NoArgs, _| async {
+        .tool(Tool::new("plain", "Core answers"), |_: NoArgs| async {
             CallToolResult::text("core")
         })
         .tool(
@@ -130,12 +130,11 @@ fn builder() -> snodo_proto::ServiceBuilder {
                 "type": "object",
                 "properties": {"text": {"type": "string"}}
             })),
-            |_: NoArgs, _| async { CallToolResult::text("core") },
+            |_: NoArgs| async { CallToolResult::text("core") },
         )
-        .tool(
-            Tool::new("rogue", "Answered wrongly"),
-            |_: NoArgs, _| async { CallToolResult::text("core") },
-        )
+        .tool(Tool::new("rogue", "Answered wrongly"), |_: NoArgs| async {
+            CallToolResult::text("core")
+        })
 }
 
 fn service() -> Service {

@@ -16,7 +16,7 @@ use support::block_on;
 fn service() -> Service {
     Service::builder()
         .server_info(Implementation::new("t", "1"))
-        .tool(Tool::new("hello", "Say hello"), |_: NoArgs, _| async {
+        .tool(Tool::new("hello", "Say hello"), |_: NoArgs| async {
             CallToolResult::text("Hello!")
         })
         .build()

@@ -28,10 +28,9 @@ fn builder() -> snodo_proto::ServiceBuilder {
         .server_info(Implementation::new("t", "1"))
         .limits(Limits::default().max_message_bytes(4096))
         .http(HttpConfig::default().max_head_bytes(2048))
-        .tool(
-            Tool::new("ping_tool", "Answers pong"),
-            |_: NoArgs, _| async { CallToolResult::text("pong") },
-        )
+        .tool(Tool::new("ping_tool", "Answers pong"), |_: NoArgs| async {
+            CallToolResult::text("pong")
+        })
         .tool(
             Tool::new("region_tool", "Mirrors region").input_schema(json!({
                 "type": "object",
@@ -41,7 +40,7 @@ fn builder() -> snodo_proto::ServiceBuilder {
                 },
                 "required": ["region"]
             })),
-            |args: serde_json::Value, _| async move {
+            |args: serde_json::Value| async move {
                 CallToolResult::text(args["region"].as_str().unwrap_or("").to_string())
             },
         )

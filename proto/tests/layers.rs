@@ -70,10 +70,10 @@ fn return_code(code: i64) -> &'static str {
 fn builder() -> ServiceBuilder {
     Service::builder()
         .server_info(Implementation::new("t", "1"))
-        .tool(Tool::new("a", "A"), |_: NoArgs, _| async {
+        .tool(Tool::new("a", "A"), |_: NoArgs| async {
             CallToolResult::text("a")
         })
-        .tool(Tool::new("b", "B"), |_: NoArgs, _| async {
+        .tool(Tool::new("b", "B"), |_: NoArgs| async {
             CallToolResult::error("b failed")
         })
 }
@@ -151,7 +151,7 @@ fn a_tool_added_at_run_time_passes_through_the_services_and_its_own_layers() {
     service
         .registry()
         .change()
-        .tool(Tool::new("late", "Added later"), |_: NoArgs, _| async {
+        .tool(Tool::new("late", "Added later"), |_: NoArgs| async {
             CallToolResult::text("late")
         })
         .commit()
@@ -314,13 +314,13 @@ fn audit_records_method_name_subject_outcome_and_duration_and_no_arguments() {
         .stdio_principal(Principal::new("ann", ["tools:a"]))
         .layer(layer::Audit::new().clock(clock))
         .layer(logging("seen", &log))
-        .tool(Tool::new("a", "A"), |_: NoArgs, _| async {
+        .tool(Tool::new("a", "A"), |_: NoArgs| async {
             CallToolResult::text("a")
         })
-        .tool(Tool::new("b", "B"), |_: NoArgs, _| async {
+        .tool(Tool::new("b", "B"), |_: NoArgs| async {
             CallToolResult::error("b failed")
         })
-        .tool(Tool::new("s", "S"), |_: Value, _| async {
+        .tool(Tool::new("s", "S"), |_: Value| async {
             CallToolResult::text("s")
         })
         .build()

@@ -70,7 +70,7 @@ fn a_tower_layer_wraps_the_call_and_sees_its_outcome() {
     let service = Service::builder()
         .server_info(Implementation::new("t", "1"))
         .layer(tower)
-        .tool(Tool::new("a", "A"), |_: NoArgs, _| async {
+        .tool(Tool::new("a", "A"), |_: NoArgs| async {
             CallToolResult::text("a")
         })
         .build()

@@ -63,7 +63,7 @@ fn builder() -> snodo_proto::ServiceBuilder {
         )
         .resource(
             Resource::new("test://a", "a").mime_type("text/plain"),
-            |args: ResourceArgs, _| async move {
+            |args: ResourceArgs| async move {
                 Ok(ReadResourceResult::new(vec![ResourceContents::text(
                     args.uri,
                     "text/plain",
@@ -1156,7 +1156,7 @@ fn url_tools(builder: snodo_proto::ServiceBuilder) -> snodo_proto::ServiceBuilde
         )
         .tool(
             Tool::new("needs_sign_in", "Refuses until the user signed in"),
-            |_: NoArgs, _| async {
+            |_: NoArgs| async {
                 Err::<CallToolResult, _>(ErrorObject::url_elicitation_required(
                     "sign-in-43",
                     "Sign in first",

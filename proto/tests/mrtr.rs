@@ -7,6 +7,7 @@
 
 mod support;
 
+use snodo_proto::CompletionRequest;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -83,7 +84,7 @@ fn service(keys: StateKeys) -> Service {
             }
         })
         // Asks for what needs every client capability.
-        .tool(Tool::new("everything", "Needs every capability"), |_: NoArgs, _| async {
+        .tool(Tool::new("everything", "Needs every capability"), |_: NoArgs| async {
             let mut tool_sampling = CreateMessageRequest::user_text("Use a tool", 10);
             tool_sampling.tools = Some(vec![Tool::new("calc", "Calculates")]);
             InputRequired::new()
@@ -110,7 +111,7 @@ fn service(keys: StateKeys) -> Service {
                 }
             },
         )
-        .tool(Tool::new("nothing", "Asks for nothing"), |_: NoArgs, _| async {
+        .tool(Tool::new("nothing", "Asks for nothing"), |_: NoArgs| async {
             InputRequired::new()
         })
         .prompt(Prompt::new("ask_prompt", "Asks for context"), |_: NoArgs, ctx: Context| async move {
@@ -139,7 +140,7 @@ fn service(keys: StateKeys) -> Service {
                 None => InputRequired::new().list_roots("roots").into(),
             })
         })
-        .completer(|_, _| async { Ok(Completion::new(vec![])) })
+        .completer(|_: CompletionRequest| async { Ok(Completion::new(vec![])) })
         .build()
         .unwrap()
 }

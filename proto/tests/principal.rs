@@ -58,7 +58,7 @@ fn service() -> Service {
         )
         .tool(
             Tool::new("write_note", "Needs notes:write"),
-            |_: NoArgs, _| async { CallToolResult::text("written") },
+            |_: NoArgs| async { CallToolResult::text("written") },
         )
         .build()
         .unwrap()
@@ -304,7 +304,7 @@ fn the_application_names_the_principal_of_stdio() {
         )
         .tool(
             Tool::new("write_note", "Needs notes:write"),
-            |_: NoArgs, _| async { CallToolResult::text("written") },
+            |_: NoArgs| async { CallToolResult::text("written") },
         )
         .build()
         .unwrap();

@@ -27,7 +27,7 @@ fn service(runs: Arc<AtomicUsize>, builder: snodo_proto::ServiceBuilder) -> Serv
     builder
         .server_info(Implementation::new("t", "1"))
         .rate_limit(RateLimit::new(2, 1.0))
-        .tool(Tool::new("work", "Does work"), move |_: NoArgs, _| {
+        .tool(Tool::new("work", "Does work"), move |_: NoArgs| {
             runs.fetch_add(1, Ordering::SeqCst);
             async { CallToolResult::text("done") }
         })
@@ -100,9 +100,9 @@ fn completion_counts_against_the_limit() {
         Service::builder()
             .prompt(
                 Prompt::new("p", "A prompt").argument(PromptArgument::required("x", "An x")),
-                |_: serde_json::Value, _| async { Ok(snodo_proto::GetPromptResult::new(vec![])) },
+                |_: serde_json::Value| async { Ok(snodo_proto::GetPromptResult::new(vec![])) },
             )
-            .completer(|_req: snodo_proto::CompletionRequest, _ctx| async {
+            .completer(|_req: snodo_proto::CompletionRequest| async {
                 Ok(snodo_proto::Completion::new(vec!["a".into()]))
             }),
     );

@@ -36,10 +36,10 @@ fn service() -> Service {
                 .prompts_list_changed()
                 .resources_list_changed(),
         )
-        .tool(Tool::new("a", "A"), |_: NoArgs, _| async {
+        .tool(Tool::new("a", "A"), |_: NoArgs| async {
             CallToolResult::text("from a")
         })
-        .tool(Tool::new("b", "B"), |_: NoArgs, _| async {
+        .tool(Tool::new("b", "B"), |_: NoArgs| async {
             CallToolResult::text("from b")
         })
         .build()
@@ -130,7 +130,7 @@ fn stdio_lists_follow_commits_and_each_stream_hears_each_change_once() {
         .change()
         .tool_declared(Tool::new("b", "B, replaced"))
         .remove_tool("a")
-        .tool(Tool::new("c", "C"), |_: NoArgs, _| async {
+        .tool(Tool::new("c", "C"), |_: NoArgs| async {
             CallToolResult::text("from c")
         })
         .prompt_declared(Prompt::new("p", "P"))
@@ -216,7 +216,7 @@ fn a_kind_declared_as_changing_is_advertised_while_empty_and_served_once_added()
     service
         .registry()
         .change()
-        .tool(Tool::new("late", "Added later"), |_: NoArgs, _| async {
+        .tool(Tool::new("late", "Added later"), |_: NoArgs| async {
             CallToolResult::text("late")
         })
         .commit()
@@ -547,10 +547,10 @@ fn viewed(transport: Transport) {
     let service = Service::builder()
         .server_info(Implementation::new("t", "1"))
         .view(ByRole(asked.clone()))
-        .tool(Tool::new("a", "A"), |_: NoArgs, _| async {
+        .tool(Tool::new("a", "A"), |_: NoArgs| async {
             CallToolResult::text("from a")
         })
-        .tool(Tool::new("admin_reset", "Resets"), |_: NoArgs, _| async {
+        .tool(Tool::new("admin_reset", "Resets"), |_: NoArgs| async {
             CallToolResult::text("reset")
         })
         .build()
@@ -643,7 +643,7 @@ fn http_a_hidden_tool_s_header_mirrors_do_not_reveal_it() {
                 "type": "object",
                 "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}
             })),
-            |_: Value, _| async { CallToolResult::text("moved") },
+            |_: Value| async { CallToolResult::text("moved") },
         )
         .build()
         .unwrap();

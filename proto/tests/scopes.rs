@@ -11,6 +11,7 @@
 
 mod support;
 
+use snodo_proto::CompletionRequest;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -86,21 +87,21 @@ fn service_with(
         .notifications(Notifications::default().resource_updates())
         .tool(
             Tool::new("secret_tool", "Needs tools:secret"),
-            move |_: NoArgs, _| {
+            move |_: NoArgs| {
                 a.fetch_add(1, Ordering::SeqCst);
                 async { CallToolResult::text("ran") }
             },
         )
         .prompt(
             Prompt::new("secret_prompt", "Needs prompts:secret"),
-            move |_: NoArgs, _| {
+            move |_: NoArgs| {
                 b.fetch_add(1, Ordering::SeqCst);
                 async { Ok(GetPromptResult::new(vec![])) }
             },
         )
         .resource(
             Resource::new("notes://secret", "Needs notes:secret"),
-            move |args: ResourceArgs, _| {
+            move |args: ResourceArgs| {
                 c.fetch_add(1, Ordering::SeqCst);
                 async move {
                     Ok(ReadResourceResult::new(vec![ResourceContents::text(
@@ -111,10 +112,9 @@ fn service_with(
                 }
             },
         )
-        .tool(
-            Tool::new("open_tool", "Needs nothing"),
-            |_: NoArgs, _| async { CallToolResult::text("open") },
-        )
+        .tool(Tool::new("open_tool", "Needs nothing"), |_: NoArgs| async {
+            CallToolResult::text("open")
+        })
         .tool(
             Tool::new("my_scopes", "The caller's scopes"),
             |_: NoArgs, ctx: snodo_proto::Context| async move {
@@ -126,11 +126,11 @@ fn service_with(
         )
         .prompt(
             Prompt::new("open_prompt", "Needs nothing"),
-            |_: NoArgs, _| async { Ok(GetPromptResult::new(vec![])) },
+            |_: NoArgs| async { Ok(GetPromptResult::new(vec![])) },
         )
         .resource(
             Resource::new("notes://public", "Needs nothing"),
-            |args: ResourceArgs, _| async move {
+            |args: ResourceArgs| async move {
                 Ok(ReadResourceResult::new(vec![ResourceContents::text(
                     args.uri,
                     "text/plain",
@@ -140,7 +140,7 @@ fn service_with(
         )
         .resource_template(
             ResourceTemplate::new("notes://vault/{id}", "Needs notes:secret"),
-            move |args: ResourceArgs, _| {
+            move |args: ResourceArgs| {
                 e.fetch_add(1, Ordering::SeqCst);
                 async move {
                     Ok(ReadResourceResult::new(vec![ResourceContents::text(
@@ -151,7 +151,7 @@ fn service_with(
                 }
             },
         )
-        .completer(move |_, _| {
+        .completer(move |_: CompletionRequest| {
             d.fetch_add(1, Ordering::SeqCst);
             async { Ok(Completion::new(vec![])) }
         })

@@ -14,7 +14,7 @@ fn service(limits: Limits) -> Service {
     Service::builder()
         .server_info(Implementation::new("t", "1"))
         .limits(limits)
-        .tool(Tool::new("work", "Does work"), |_: NoArgs, _| async {
+        .tool(Tool::new("work", "Does work"), |_: NoArgs| async {
             CallToolResult::text("done")
         })
         .build()

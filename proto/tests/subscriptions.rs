@@ -18,15 +18,15 @@ fn service(hub: Option<Hub>, notifications: Notifications) -> Service {
         .server_info(Implementation::new("t", "1"))
         .limits(Limits::default().max_subscriptions(2))
         .notifications(notifications)
-        .tool(Tool::new("work", "Does work"), |_: NoArgs, _| async {
+        .tool(Tool::new("work", "Does work"), |_: NoArgs| async {
             CallToolResult::text("done")
         })
-        .prompt(Prompt::new("p", "A prompt"), |_: NoArgs, _| async {
+        .prompt(Prompt::new("p", "A prompt"), |_: NoArgs| async {
             Ok(snodo_proto::GetPromptResult::new(vec![]))
         })
         .resource(
             Resource::new("a://1", "one"),
-            |args: snodo_proto::ResourceArgs, _| async move {
+            |args: snodo_proto::ResourceArgs| async move {
                 Ok(ReadResourceResult::new(vec![ResourceContents::text(
                     args.uri,
                     "text/plain",

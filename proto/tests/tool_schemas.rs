@@ -12,8 +12,9 @@ mod support;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use snodo_proto::extract::State;
 use snodo_proto::schemars::{self, JsonSchema};
-use snodo_proto::typed::{stateful, Json, State};
+use snodo_proto::typed::Json;
 use snodo_proto::{CallToolResult, Implementation, Kinds, Service, Tool, Transport};
 use support::Harness;
 
@@ -69,24 +70,24 @@ fn service() -> Service {
     Service::builder()
         .server_info(Implementation::new("t", "1"))
         .changing(Kinds::default().tools())
-        .tool(Tool::new("greet", "Greets"), |a: Greet, _| async move {
+        .tool(Tool::new("greet", "Greets"), |a: Greet| async move {
             CallToolResult::text(format!("hello, {}", a.name))
         })
-        .tool(Tool::new("add", "Adds"), |a: Add, _| async move {
+        .tool(Tool::new("add", "Adds"), |a: Add| async move {
             Json(Sum { total: a.a + a.b })
         })
         .tool(
             Tool::new("raw", "Hand-written schema")
                 .input_schema(json(r#"{"type":"object","properties":{"q":{"type":"string","maxLength":3}}}"#))
                 .output_schema(json(r#"{"type":"object","properties":{"total":{"type":"integer"}},"required":["total"]}"#)),
-            |a: Value, _| async move {
+            |a: Value| async move {
                 Json(Sum {
                     total: a["q"].as_str().map_or(0, |q| q.len() as u32),
                 })
             },
         )
         .state(App { greeting: "hi" })
-        .tool(Tool::new("hail", "Hails"), |s: State<App>, a: Greet, _| async move {
+        .tool(Tool::new("hail", "Hails"), |s: State<App>, a: Greet| async move {
             CallToolResult::text(format!("{}, {}", s.greeting, a.name))
         })
         .build()
@@ -218,9 +219,6 @@ fn a_tool_with_state_publishes_its_argument_schema() {
 
 #[test]
 fn a_typed_tool_with_state_added_at_run_time_is_published_and_called() {
-    let app = std::sync::Arc::new(App {
-        greeting: "welcome",
-    });
     let service = service();
     let mut h = Harness::new(&service, Transport::Stdio);
     service
@@ -228,9 +226,9 @@ fn a_typed_tool_with_state_added_at_run_time_is_published_and_called() {
         .change()
         .tool(
             Tool::new("late", "Added later"),
-            stateful(&app, |s: State<App>, a: Greet, _| async move {
+            |a: Greet, s: State<App>| async move {
                 CallToolResult::text(format!("{}, {}", s.greeting, a.name))
-            }),
+            },
         )
         .commit()
         .unwrap();
@@ -247,7 +245,7 @@ fn a_typed_tool_with_state_added_at_run_time_is_published_and_called() {
     );
     assert_eq!(
         call["result"]["content"],
-        json(r#"[{"type":"text","text":"welcome, Ada"}]"#),
+        json(r#"[{"type":"text","text":"hi, Ada"}]"#),
         "{call}"
     );
     let bad = send(&mut h, 2, "tools/call", r#""name":"late","arguments":{}"#);
@@ -258,7 +256,7 @@ fn a_typed_tool_with_state_added_at_run_time_is_published_and_called() {
 fn arguments_of_any_shape_publish_an_object_schema() {
     let service = Service::builder()
         .server_info(Implementation::new("t", "1"))
-        .tool(Tool::new("any", "Anything"), |a: Value, _| async move {
+        .tool(Tool::new("any", "Anything"), |a: Value| async move {
             CallToolResult::text(a.to_string())
         })
         .build()

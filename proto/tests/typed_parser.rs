@@ -24,6 +24,7 @@ mod support;
 use serde_json::{json, Map, Value};
 use snodo_proto::dispatch::{general_parser_only, typed_parser_reads};
 use snodo_proto::extension::{CoreCall, MethodCall};
+use snodo_proto::CompletionRequest;
 use snodo_proto::{CallEvent, CallId, CallSink};
 use snodo_proto::{
     CallToolResult, Completion, Connection, Content, Context, Dialect, Extension, ExtensionMethod,
@@ -103,7 +104,8 @@ struct Echo {
     text: String,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, snodo_proto::schemars::JsonSchema)]
+#[schemars(crate = "snodo_proto::schemars")]
 struct Who {
     who: String,
 }
@@ -118,13 +120,12 @@ fn service(all_dialects: bool, extension: bool, full: bool) -> Service {
                 "properties": { "text": { "type": "string" } },
                 "required": ["text"]
             })),
-            |a: Echo, _ctx| async move { CallToolResult::text(a.text) },
+            |a: Echo| async move { CallToolResult::text(a.text) },
         )
         // The tool the released TypeScript client's capture calls.
-        .tool(
-            Tool::new("test_simple_text", "Text"),
-            |_: Value, _ctx| async { CallToolResult::text("simple") },
-        )
+        .tool(Tool::new("test_simple_text", "Text"), |_: Value| async {
+            CallToolResult::text("simple")
+        })
         // Writes back what admission made of `_meta`, and reports
         // progress and logs, which the token and the level decide.
         .tool(
@@ -137,7 +138,7 @@ fn service(all_dialects: bool, extension: bool, full: bool) -> Service {
         )
         .tool(
             Tool::new("noted", "The extension answers"),
-            |_: Value, _| async { CallToolResult::text("core") },
+            |_: Value| async { CallToolResult::text("core") },
         );
     if !all_dialects {
         b = b.dialects([Dialect::V2026_07_28]);
@@ -149,7 +150,7 @@ fn service(all_dialects: bool, extension: bool, full: bool) -> Service {
         b = b
             .resource(
                 Resource::new("file:///r.txt", "r"),
-                |args: ResourceArgs, _ctx| async move {
+                |args: ResourceArgs| async move {
                     Ok(ReadResourceResult::new(vec![ResourceContents::text(
                         args.uri,
                         "text/plain",
@@ -159,7 +160,7 @@ fn service(all_dialects: bool, extension: bool, full: bool) -> Service {
             )
             .resource_template(
                 ResourceTemplate::new("file:///logs/{day}.txt", "logs"),
-                |args: ResourceArgs, _ctx| async move {
+                |args: ResourceArgs| async move {
                     let day = args.variables.get("day").cloned().unwrap_or_default();
                     Ok(ReadResourceResult::new(vec![ResourceContents::text(
                         args.uri,
@@ -170,13 +171,13 @@ fn service(all_dialects: bool, extension: bool, full: bool) -> Service {
             )
             .prompt(
                 Prompt::new("greet", "Greets").argument(PromptArgument::required("who", "Whom")),
-                |a: Who, _ctx| async move {
+                |a: Who| async move {
                     Ok(GetPromptResult::new(vec![PromptMessage::user(
                         Content::text(format!("Hello, {}", a.who)),
                     )]))
                 },
             )
-            .completer(|request, _ctx| async move {
+            .completer(|request: CompletionRequest| async move {
                 Ok(Completion::new(vec![format!("{}-done", request.value)]))
             });
     }

@@ -11,7 +11,8 @@
 //! tokio's, so they are not here: call them as `snodo::smol::serve_http`
 //! and `snodo::blocking::serve_http`.
 
-pub use snodo_proto::typed::{Json, State};
+pub use snodo_proto::extract::State;
+pub use snodo_proto::typed::Json;
 pub use snodo_proto::{
     BuildError, CallToolResult, Content, Context, ErrorObject, GetPromptResult, Icon,
     Implementation, NoArgs, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource,

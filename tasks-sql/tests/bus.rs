@@ -58,7 +58,7 @@ impl Stream {
             .hub(hub.clone())
             .tool(
                 Tool::new("t", "A tool, so tool list changes exist"),
-                |_: NoArgs, _| async { CallToolResult::text("t") },
+                |_: NoArgs| async { CallToolResult::text("t") },
             )
             .resource_declared(Resource::new("file:///watched", "watched"))
             .build()

@@ -34,7 +34,7 @@
 //! use snodo_tasks::{MemoryStore, TaskSupport, Tasks};
 //!
 //! let service = Service::builder()
-//!     .tool(Tool::new("report", "Builds a long report"), |_: NoArgs, _ctx| async {
+//!     .tool(Tool::new("report", "Builds a long report"), |_: NoArgs| async {
 //!         CallToolResult::text("the report")
 //!     })
 //!     .extension(Tasks::new(MemoryStore::new()).tool("report", TaskSupport::Optional).build())

@@ -59,7 +59,7 @@ fn service_with(more: impl FnOnce(Authorization) -> Authorization) -> Service {
     Service::builder()
         .server_info(Implementation::new("t", "1"))
         .authorization(auth)
-        .tool(Tool::new("slow", "Runs as a task"), |_: NoArgs, _| async {
+        .tool(Tool::new("slow", "Runs as a task"), |_: NoArgs| async {
             CallToolResult::text("done")
         })
         .extension(tasks.build())

@@ -85,13 +85,13 @@ fn the_driver_runs_cancels_and_catches_panics() {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let service = Service::builder()
         .server_info(Implementation::new("t", "1"))
-        .tool(Tool::new("quick", "Done at once"), |_: NoArgs, _| async {
+        .tool(Tool::new("quick", "Done at once"), |_: NoArgs| async {
             CallToolResult::text("quick")
         })
-        .tool(Tool::new("forever", "Never ends"), move |_: NoArgs, _| {
+        .tool(Tool::new("forever", "Never ends"), move |_: NoArgs| {
             Forever(d.clone())
         })
-        .tool(Tool::new("panics", "Panics"), |_: NoArgs, _| async {
+        .tool(Tool::new("panics", "Panics"), |_: NoArgs| async {
             if true {
                 panic!("handler bug");
             }

@@ -24,7 +24,7 @@ fn exported(requests: &[&str]) -> Vec<SpanData> {
         .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
     tracing::subscriber::with_default(subscriber, || {
         let service = Service::builder()
-            .tool(Tool::new("hello", "Say hello"), |_: NoArgs, _ctx| async {
+            .tool(Tool::new("hello", "Say hello"), |_: NoArgs| async {
                 CallToolResult::text("Hello!")
             })
             .build()

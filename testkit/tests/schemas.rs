@@ -215,7 +215,7 @@ const DOT: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC
 
 #[test]
 fn icons_set_on_typed_and_untyped_declarations_are_published_as_schema_json_icons() {
-    use snodo_proto::typed::State;
+    use snodo_proto::extract::State;
     use snodo_proto::{
         Icon, Implementation, NoArgs, Prompt, ReadResourceResult, Resource, ResourceArgs,
         ResourceTemplate,

@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use snodo_proto::extract::State;
 use snodo_proto::schemars::{self, JsonSchema};
-use snodo_proto::typed::{Json, State};
+use snodo_proto::typed::Json;
 use snodo_proto::{
     CallToolResult, Connection, Context, Instant, Output, Service, Tool, ToolAnnotations,
     ToolError, Transport,

@@ -151,18 +151,18 @@ pub fn service_with(
         .limits(limits)
         .tool(
             Tool::new("echo", "Echo the text").input_schema(text),
-            |a: Text, _ctx| async move { CallToolResult::text(a.text) },
+            |a: Text| async move { CallToolResult::text(a.text) },
         )
         .tool(
             Tool::new("sleep", "Answer the text after ms milliseconds").input_schema(sleep_schema),
-            |a: SleepArgs, _ctx| async move {
+            |a: SleepArgs| async move {
                 sleep(Duration::from_millis(a.ms)).await;
                 CallToolResult::text(a.text)
             },
         )
         .tool(
             Tool::new("wait", "Answer once the test releases the latch"),
-            move |_: NoArgs, _ctx| {
+            move |_: NoArgs| {
                 let (latch, started) = (wait.latch.clone(), wait.started.clone());
                 async move {
                     let _ = started.send("wait");
@@ -183,19 +183,22 @@ pub fn service_with(
                 }
             },
         )
-        .tool(Tool::new("hang", "Never answer"), move |_: NoArgs, ctx| {
-            let probe = DropProbe {
-                tool: "hang",
-                ctx,
-                dropped: hang.dropped.clone(),
-            };
-            let started = hang.started.clone();
-            async move {
-                let _probe = probe;
-                let _ = started.send("hang");
-                std::future::pending::<CallToolResult>().await
-            }
-        })
+        .tool(
+            Tool::new("hang", "Never answer"),
+            move |_: NoArgs, ctx: Context| {
+                let probe = DropProbe {
+                    tool: "hang",
+                    ctx,
+                    dropped: hang.dropped.clone(),
+                };
+                let started = hang.started.clone();
+                async move {
+                    let _probe = probe;
+                    let _ = started.send("hang");
+                    std::future::pending::<CallToolResult>().await
+                }
+            },
+        )
         .tool(
             Tool::new("flood", "Report progress count times, then never answer")
                 .input_schema(flood_schema),
@@ -217,7 +220,7 @@ pub fn service_with(
                 }
             },
         )
-        .tool(Tool::new("boom", "Panic"), |_: NoArgs, _ctx| async move {
+        .tool(Tool::new("boom", "Panic"), |_: NoArgs| async move {
             if true {
                 panic!("the boom tool panics on purpose");
             }

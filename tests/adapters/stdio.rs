@@ -379,7 +379,7 @@ pub fn stdio_a_registry_commit_reaches_a_listen_stream<R: Rt>() {
         .change()
         .tool(
             snodo_proto::Tool::new("added", "Added at run time"),
-            |_: snodo_proto::NoArgs, _| async { snodo_proto::CallToolResult::text("added") },
+            |_: snodo_proto::NoArgs| async { snodo_proto::CallToolResult::text("added") },
         )
         .commit()
         .expect("the change commits");

@@ -10,8 +10,9 @@ use std::sync::{Arc, RwLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use snodo_proto::extract::State;
 use snodo_proto::schemars::{self, JsonSchema};
-use snodo_proto::typed::{Json, State};
+use snodo_proto::typed::Json;
 use snodo_proto::{
     BuildError, ChangeEvent, Completion, CompletionRequest, Content, Context, ErrorObject,
     GetPromptResult, Hub, Icon, Implementation, NoArgs, Notifications, Overflow, Prompt,
@@ -731,7 +732,6 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
         .template_completion(README, "version", complete_versions)
         .template_completion(SOURCE_FILE, "name", complete_names)
         .template_completion(SOURCE_FILE, "version", complete_versions)
-        .into_builder()
 }
 
 /// The service over `app`.

@@ -92,7 +92,7 @@ pub fn service(validator: impl Authenticator) -> Service {
         )
         .tool(
             Tool::new("write_note", "Needs notes:write"),
-            |_: NoArgs, _| async { CallToolResult::text("written") },
+            |_: NoArgs| async { CallToolResult::text("written") },
         )
         .build()
         .unwrap()

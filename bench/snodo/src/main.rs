@@ -85,7 +85,7 @@ fn service(auth: Option<snodo_proto::Authorization>) -> Service {
         .server_info(Implementation::new("snodo-echo", "0.1.0"))
         .tool(
             tool,
-            |a: Echo, _ctx| async move { CallToolResult::text(a.text) },
+            |a: Echo| async move { CallToolResult::text(a.text) },
         );
     if let Some(auth) = auth {
         builder = builder.authorization(auth);

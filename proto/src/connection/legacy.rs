@@ -508,6 +508,7 @@ impl Connection {
                 round,
                 self.host.clone(),
                 self.principal.clone(),
+                self.service.inner.states.clone(),
             ),
             lc.handler.as_ref().and_then(Handler::try_clone),
         );

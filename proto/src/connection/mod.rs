@@ -923,7 +923,13 @@ impl Connection {
         let deadline = timeout
             .or(self.service.limits().call_timeout)
             .map(|t| now + t);
-        let shared = Shared::of_request(meta, round, self.host.clone(), self.principal.clone());
+        let shared = Shared::of_request(
+            meta,
+            round,
+            self.host.clone(),
+            self.principal.clone(),
+            self.service.inner.states.clone(),
+        );
         let legacy = session
             .map(|session| legacy::LegacyCall::new(session, &request, &shared.meta, &handler));
         self.insert_call(

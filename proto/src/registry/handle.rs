@@ -3,14 +3,14 @@
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::future::Future;
-use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
 use super::entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use super::{pages, Lists, Op, Snapshot, Table, PROMPTS, RESOURCES, TEMPLATES, TOOLS};
+use crate::extract::{Handler, Needs, PromptInput};
 use crate::handler::{
-    declared, prompt_fn, resource_fn, tool_fn, Context, IntoPromptOutcome, IntoResourceOutcome,
-    IntoToolOutcome, PromptFn, ResourceArgs, ResourceFn, ToolArgs, ToolFn,
+    declared, declared_prompt, prompt_fn, resource_fn, tool_fn, IntoPromptOutcome,
+    IntoResourceOutcome, IntoToolOutcome, PromptFn, ResourceArgs, ResourceFn, ToolFn,
 };
 use crate::model::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::profile::ServerCapability;
@@ -70,6 +70,7 @@ impl Registry {
             prompts: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
+            needs: Vec::new(),
         }
     }
 
@@ -95,6 +96,8 @@ pub struct Change {
     prompts: Vec<Pending<(Prompt, Option<Arc<PromptFn>>)>>,
     resources: Vec<Pending<(Resource, Option<Arc<ResourceFn>>)>>,
     templates: Vec<Pending<(ResourceTemplate, Option<Arc<ResourceFn>>)>>,
+    /// What each added handler's extractors need, checked at commit.
+    needs: Vec<(String, Needs)>,
 }
 
 /// What a committed [`Change`] changed.
@@ -115,20 +118,20 @@ pub struct Committed {
 impl Change {
     /// Add a tool, or replace the one of that name: the same registration
     /// as [`ServiceBuilder::tool`](crate::ServiceBuilder::tool), its
-    /// schemas generated from `A` and `R` unless `tool` sets them by hand.
-    /// For a handler that receives the application's state, wrap it in
-    /// `typed::stateful` (feature `typed`).
-    pub fn tool<A, F, Fut, R>(mut self, tool: Tool, handler: F) -> Self
+    /// handler's parameters extractors in any order (the service's
+    /// [`State`](crate::extract::State)s among them), its schemas
+    /// generated from the arguments' type and the output unless `tool`
+    /// sets them by hand.
+    pub fn tool<H, M>(mut self, tool: Tool, handler: H) -> Self
     where
-        A: ToolArgs + Send + 'static,
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolOutcome,
+        H: Handler<Map<String, Value>, M>,
+        H::Output: IntoToolOutcome,
     {
-        self.tools.push(Pending::Put((
-            declared::<A, R>(tool),
-            Some(tool_fn(handler)),
-        )));
+        let erased = tool_fn(handler);
+        let tool = declared::<H::Output>(tool, &erased.needs);
+        self.needs
+            .push((alloc::format!("tool {:?}", tool.name), erased.needs));
+        self.tools.push(Pending::Put((tool, Some(erased.run))));
         self
     }
 
@@ -145,15 +148,16 @@ impl Change {
     }
 
     /// Add a prompt, or replace the one of that name.
-    pub fn prompt<A, F, Fut, R>(mut self, prompt: Prompt, handler: F) -> Self
+    pub fn prompt<H, M>(mut self, prompt: Prompt, handler: H) -> Self
     where
-        A: DeserializeOwned + Send + 'static,
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptOutcome,
+        H: Handler<PromptInput, M>,
+        H::Output: IntoPromptOutcome,
     {
-        self.prompts
-            .push(Pending::Put((prompt, Some(prompt_fn(handler)))));
+        let erased = prompt_fn(handler);
+        let prompt = declared_prompt(prompt, &erased.needs);
+        self.needs
+            .push((alloc::format!("prompt {:?}", prompt.name), erased.needs));
+        self.prompts.push(Pending::Put((prompt, Some(erased.run))));
         self
     }
 
@@ -170,14 +174,16 @@ impl Change {
     }
 
     /// Add a static resource, or replace the one with its URI.
-    pub fn resource<F, Fut, R>(mut self, resource: Resource, handler: F) -> Self
+    pub fn resource<H, M>(mut self, resource: Resource, handler: H) -> Self
     where
-        F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoResourceOutcome,
+        H: Handler<ResourceArgs, M>,
+        H::Output: IntoResourceOutcome,
     {
+        let erased = resource_fn(handler);
+        self.needs
+            .push((alloc::format!("resource {:?}", resource.uri), erased.needs));
         self.resources
-            .push(Pending::Put((resource, Some(resource_fn(handler)))));
+            .push(Pending::Put((resource, Some(erased.run))));
         self
     }
 
@@ -195,14 +201,18 @@ impl Change {
 
     /// Add a resource template, or replace the one with the same template
     /// string.
-    pub fn resource_template<F, Fut, R>(mut self, template: ResourceTemplate, handler: F) -> Self
+    pub fn resource_template<H, M>(mut self, template: ResourceTemplate, handler: H) -> Self
     where
-        F: Fn(ResourceArgs, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoResourceOutcome,
+        H: Handler<ResourceArgs, M>,
+        H::Output: IntoResourceOutcome,
     {
+        let erased = resource_fn(handler);
+        self.needs.push((
+            alloc::format!("resource template {:?}", template.uri_template),
+            erased.needs,
+        ));
         self.templates
-            .push(Pending::Put((template, Some(resource_fn(handler)))));
+            .push(Pending::Put((template, Some(erased.run))));
         self
     }
 
@@ -227,6 +237,9 @@ impl Change {
     pub fn commit(self) -> Result<Committed, BuildError> {
         let service = &self.registry.service;
         let inner = &service.inner;
+        for (handler, needs) in &self.needs {
+            needs.check(handler, &inner.states)?;
+        }
         let served = |cap: ServerCapability, any: bool, kind: &'static str| {
             if any && !service.advertises(cap) {
                 Err(BuildError::KindNotServed(kind))

@@ -104,7 +104,7 @@ pub fn service_with(limits: Limits) -> (Service, Hub) {
                 "type": "object",
                 "properties": {"text": {"type": "string"}}
             })),
-            |args: serde_json::Map<String, serde_json::Value>, _| async move {
+            |args: serde_json::Map<String, serde_json::Value>| async move {
                 CallToolResult::text(
                     args.get("text")
                         .and_then(|t| t.as_str())

@@ -47,13 +47,12 @@ pub fn service() -> Service {
         )
         .logging()
         .notifications(Notifications::default().resource_updates())
-        .tool(
-            snodo_proto::Tool::new("echo", "Echo"),
-            |_: NoArgs, _| async { CallToolResult::text("echo") },
-        )
+        .tool(snodo_proto::Tool::new("echo", "Echo"), |_: NoArgs| async {
+            CallToolResult::text("echo")
+        })
         .tool(
             snodo_proto::Tool::new("slow", "Answers when the model lets it"),
-            |_: NoArgs, _| async { CallToolResult::text("slow") },
+            |_: NoArgs| async { CallToolResult::text("slow") },
         )
         .tool(
             snodo_proto::Tool::new("ask", "Asks for a name"),
@@ -74,7 +73,7 @@ pub fn service() -> Service {
         )
         .resource(
             Resource::new("test://a", "a"),
-            |args: ResourceArgs, _| async move {
+            |args: ResourceArgs| async move {
                 Ok(ReadResourceResult::new(vec![ResourceContents::text(
                     args.uri,
                     "text/plain",

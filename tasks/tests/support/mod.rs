@@ -100,17 +100,17 @@ pub fn service_with(
         .hub(hub.clone())
         .tool(
             Tool::new("echo", "Echoes").input_schema(text_schema.clone()),
-            |a: Text, _| async move { CallToolResult::text(a.text) },
+            |a: Text| async move { CallToolResult::text(a.text) },
         )
         .tool(
             Tool::new("fail", "Fails with a protocol error"),
-            |_: snodo_proto::NoArgs, _| async {
+            |_: snodo_proto::NoArgs| async {
                 Err::<CallToolResult, _>(ErrorObject::internal("Upstream API rate limit exceeded"))
             },
         )
         .tool(
             Tool::new("oops", "Fails as a tool"),
-            |_: snodo_proto::NoArgs, _| async {
+            |_: snodo_proto::NoArgs| async {
                 Err::<CallToolResult, _>("Failed to process request: invalid input")
             },
         )
@@ -144,7 +144,7 @@ pub fn service_with(
         )
         .tool(
             Tool::new("must", "Only as a task"),
-            |_: snodo_proto::NoArgs, _| async { CallToolResult::text("ran") },
+            |_: snodo_proto::NoArgs| async { CallToolResult::text("ran") },
         )
         .tool(
             Tool::new("steps", "Reports progress in three steps"),
@@ -161,7 +161,7 @@ pub fn service_with(
         )
         .tool(
             Tool::new("sync", "Never a task"),
-            |_: snodo_proto::NoArgs, _| async { CallToolResult::text("sync") },
+            |_: snodo_proto::NoArgs| async { CallToolResult::text("sync") },
         )
         .extension(tasks.build())
         .build()

@@ -79,7 +79,7 @@ pub fn service(hub: Hub) -> Service {
         .resource(Resource::new("mem://gone", "gone"), |_: ResourceArgs, _: Context| async {
             Err::<ReadResourceResult, _>(ResourceError::NotFound)
         })
-        .typed_prompt(Prompt::new("essay", "Write an essay"), |t: Topic, _: Context| async move {
+        .prompt(Prompt::new("essay", "Write an essay"), |t: Topic, _: Context| async move {
             Ok(GetPromptResult::new(vec![PromptMessage::user(snodo_proto::Content::text(
                 format!("Write about {}.", t.topic),
             ))]))
