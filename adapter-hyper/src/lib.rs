@@ -39,7 +39,7 @@ mod watch;
 pub use body::McpBody;
 pub use options::Options;
 pub use serve::serve;
-pub use service::{McpService, RequestExtensions};
+pub use service::{Extension, McpService, RequestExtensions};
 pub use snodo_driver::Shutdown;
 #[cfg(feature = "tls")]
 pub use tls::serve_tls;

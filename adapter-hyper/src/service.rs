@@ -4,8 +4,9 @@ use http::{HeaderName, HeaderValue, Request, Response, StatusCode, Version};
 use http_body::Body;
 use http_body_util::{BodyExt, Limited};
 use snodo_driver::{HostRequest, Part, Shutdown};
+use snodo_proto::extract::{FromCallParts, Parts};
 use snodo_proto::http::Head;
-use snodo_proto::{BodyError, Context, Host, Service};
+use snodo_proto::{BodyError, Context, ErrorObject, Host, Service};
 use snodo_tokio::Tokio;
 use std::borrow::Cow;
 use std::convert::Infallible;
@@ -219,5 +220,40 @@ pub trait RequestExtensions {
 impl RequestExtensions for Context {
     fn request_extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.host::<http::Extensions>()?.get::<T>()
+    }
+}
+
+/// A handler parameter: the value of type `T` that tower middleware put
+/// on the request's `http::Extensions` (axum's `Extension`, for MCP
+/// handlers). A call without one (it did not come through
+/// [`McpService`], or no layer inserted a `T`) is refused `-32603`; take
+/// `Option<Extension<T>>` where it is optional.
+///
+/// ```
+/// use snodo_hyper::Extension;
+/// use snodo_proto::{CallToolResult, Service, Tool};
+///
+/// #[derive(Clone)]
+/// struct Tenant(String);
+///
+/// let service = Service::builder()
+///     .tool(Tool::new("tenant", "Who is asking"), |Extension(t): Extension<Tenant>| async move {
+///         CallToolResult::text(t.0)
+///     })
+///     .build()
+///     .unwrap();
+/// # drop(service);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Extension<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static> FromCallParts for Extension<T> {
+    fn from_call_parts(parts: &Parts<'_>) -> Result<Self, ErrorObject> {
+        parts
+            .context()
+            .request_extension::<T>()
+            .cloned()
+            .map(Extension)
+            .ok_or_else(|| ErrorObject::internal("This call's request carries no such extension"))
     }
 }

@@ -6,7 +6,7 @@
 //! [`State<S>`] for each state type the service holds, the caller's
 //! [`Principal`], the request's [`Meta`], a [`Reporter`] for progress and
 //! logs, the [`CancelFlag`], and what the host HTTP stack attached
-//! ([`Host<T>`]). `Option<E>` of any extractor `E` other than the
+//! ([`Attached<T>`]). `Option<E>` of any extractor `E` other than the
 //! arguments takes `None` where `E` would refuse the call.
 //!
 //! ```
@@ -40,7 +40,15 @@
 //! [`Change`](crate::Change)'s commit) with
 //! [`BuildError::MissingState`](crate::BuildError::MissingState), rather
 //! than every call at run time. A handler takes its arguments at most
-//! once. A parameter that is no extractor is a compile error naming it.
+//! once. A parameter that is no extractor is a compile error naming it:
+//!
+//! ```compile_fail,E0277
+//! # use snodo_proto::{CallToolResult, Service, Tool};
+//! struct NotAnExtractor;
+//! Service::builder().tool(Tool::new("t", "T"), |_: NotAnExtractor| async {
+//!     CallToolResult::text("never")
+//! });
+//! ```
 //!
 //! Extraction happens after admission, authorization, the rate limit and
 //! schema validation, and inside the call's [layers](crate::layer): a
@@ -160,7 +168,7 @@ impl<'a> Parts<'a> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from a call",
     label = "not an extractor",
-    note = "a handler's parameters are its arguments (one type deriving `Deserialize` and `JsonSchema`), `Context`, `State<S>`, `Principal`, `Meta`, `Reporter`, `CancelFlag`, `Host<T>`, or a type implementing `FromCallParts`"
+    note = "a handler's parameters are its arguments (one type deriving `Deserialize` and `JsonSchema`), `Context`, `State<S>`, `Principal`, `Meta`, `Reporter`, `CancelFlag`, `Attached<T>`, or a type implementing `FromCallParts`"
 )]
 pub trait FromCallParts: Sized + Send + 'static {
     /// Take it from `parts`, or refuse the call with a JSON-RPC error.
@@ -186,7 +194,7 @@ pub enum ViaInput {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from this call",
     label = "not an extractor here",
-    note = "a tool's arguments derive `Deserialize` and `JsonSchema`; a resource reader takes `ResourceArgs`, a prompt its arguments type, a completer `CompletionRequest`; the other parameters implement `FromCallParts` (`Context`, `State<S>`, `Principal`, `Meta`, `Reporter`, `CancelFlag`, `Host<T>`)"
+    note = "a tool's arguments derive `Deserialize` and `JsonSchema`; a resource reader takes `ResourceArgs`, a prompt its arguments type, a completer `CompletionRequest`; the other parameters implement `FromCallParts` (`Context`, `State<S>`, `Principal`, `Meta`, `Reporter`, `CancelFlag`, `Attached<T>`)"
 )]
 pub trait FromCall<I, M>: Sized + Send + 'static {
     /// Take it from `parts`, or from `input` (which only the first
@@ -410,19 +418,21 @@ impl FromCallParts for CancelFlag {
 }
 
 /// What the host HTTP stack attached to the call's request, when it is a
-/// `T` (with `snodo-hyper`: `http::Extensions`, where tower middleware
-/// put its values). A call without one (stdio, the native listeners) is
-/// refused `-32603`; take `Option<Host<T>>` where it is optional.
+/// `T`. A host adapter builds its own extractor on this (`snodo-hyper`'s
+/// `Extension<T>` reads one value from the request's `http::Extensions`,
+/// where tower middleware put it). A call without one (stdio, the native
+/// listeners) is refused `-32603`; take `Option<Attached<T>>` where it is
+/// optional.
 #[derive(Clone, Debug)]
-pub struct Host<T>(pub T);
+pub struct Attached<T>(pub T);
 
-impl<T: Clone + Send + 'static> FromCallParts for Host<T> {
+impl<T: Clone + Send + 'static> FromCallParts for Attached<T> {
     fn from_call_parts(parts: &Parts<'_>) -> Result<Self, ErrorObject> {
         parts
             .context
             .host::<T>()
             .cloned()
-            .map(Host)
+            .map(Attached)
             .ok_or_else(|| ErrorObject::internal("This call's request carries no such value"))
     }
 }
