@@ -38,7 +38,7 @@
 //! a [`State<S>`] whose `S` the service does not hold fails
 //! [`ServiceBuilder::build`](crate::ServiceBuilder::build) (and a
 //! [`Change`](crate::Change)'s commit) with
-//! [`BuildError::MissingState`](crate::BuildError::MissingState), rather
+//! [`BuildError::MissingState`], rather
 //! than every call at run time. A handler takes its arguments at most
 //! once. A parameter that is no extractor is a compile error naming it:
 //!

@@ -997,7 +997,7 @@ impl ServiceBuilder {
 
     /// Register the completer for prompt arguments and template variables,
     /// a handler ([`crate::extract`]) taking the
-    /// [`CompletionRequest`](crate::CompletionRequest); advertises
+    /// [`CompletionRequest`]; advertises
     /// `completions`.
     pub fn completer<H, M>(mut self, handler: H) -> Self
     where

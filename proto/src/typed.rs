@@ -59,7 +59,7 @@
 //! Every `tool` registration takes its schemas this way: on the
 //! [`ServiceBuilder`](crate::ServiceBuilder) and on the live registry
 //! ([`Change::tool`](crate::Change::tool)) alike. A schema set by hand on the
-//! declaration ([`Tool::input_schema`], [`Tool::output_schema`]) is
+//! declaration ([`Tool::input_schema`](crate::Tool::input_schema), [`Tool::output_schema`](crate::Tool::output_schema)) is
 //! published as written instead, for a type whose schema the application
 //! writes itself.
 //!
