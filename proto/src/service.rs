@@ -686,6 +686,30 @@ impl Default for ServiceBuilder {
     }
 }
 
+/// What both registrations of a tool accept: the [`ServiceBuilder`] before
+/// the service is built, and a live registry's [`Change`](crate::Change)
+/// after. Code that registers tools without knowing which (what the
+/// `#[tool]` macro of `snodo-macros` generates, or an application's own
+/// module of tools) is generic over it, so the same tools can be there
+/// from the start or added at run time.
+pub trait RegisterTool: Sized {
+    /// Register `tool` and its handler, as [`ServiceBuilder::tool`].
+    fn tool<H, M>(self, tool: Tool, handler: H) -> Self
+    where
+        H: Handler<Map<String, Value>, M>,
+        H::Output: IntoToolOutcome;
+}
+
+impl RegisterTool for ServiceBuilder {
+    fn tool<H, M>(self, tool: Tool, handler: H) -> Self
+    where
+        H: Handler<Map<String, Value>, M>,
+        H::Output: IntoToolOutcome,
+    {
+        ServiceBuilder::tool(self, tool, handler)
+    }
+}
+
 impl ServiceBuilder {
     /// Require OAuth 2.1 bearer tokens on Streamable HTTP ([`crate::auth`]):
     /// every request on the endpoint is authenticated before admission,

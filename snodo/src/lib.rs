@@ -62,3 +62,8 @@ pub use snodo_tasks_sql as tasks_sql;
 /// tests.
 #[cfg(feature = "testkit")]
 pub use snodo_testkit as testkit;
+
+/// `#[tool]` on a function and `#[tools]` on an `impl` block
+/// (`snodo-macros`): tools whose arguments are the function's parameters.
+#[cfg(feature = "macros")]
+pub use snodo_macros::{tool, tools};

@@ -15,8 +15,9 @@ pub use snodo_proto::extract::State;
 pub use snodo_proto::typed::Json;
 pub use snodo_proto::{
     BuildError, CallToolResult, Content, Context, ErrorObject, GetPromptResult, Icon,
-    Implementation, NoArgs, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource,
-    ResourceContents, ResourceError, ResourceTemplate, Service, ServiceBuilder, Tool, ToolError,
+    Implementation, NoArgs, Prompt, PromptArgument, PromptMessage, ReadResourceResult,
+    RegisterTool, Resource, ResourceContents, ResourceError, ResourceTemplate, Service,
+    ServiceBuilder, Tool, ToolError,
 };
 
 // The derives of typed tools' arguments and results. `schemars` is in
@@ -27,3 +28,6 @@ pub use snodo_proto::schemars::{self, JsonSchema};
 
 #[cfg(feature = "tokio")]
 pub use snodo_tokio::{bind_http, serve_http, serve_stdio, Options, Shutdown};
+
+#[cfg(feature = "macros")]
+pub use snodo_macros::{tool, tools};

@@ -115,6 +115,16 @@ pub struct Committed {
     pub resources: bool,
 }
 
+impl crate::service::RegisterTool for Change {
+    fn tool<H, M>(self, tool: Tool, handler: H) -> Self
+    where
+        H: Handler<Map<String, Value>, M>,
+        H::Output: IntoToolOutcome,
+    {
+        Change::tool(self, tool, handler)
+    }
+}
+
 impl Change {
     /// Add a tool, or replace the one of that name: the same registration
     /// as [`ServiceBuilder::tool`](crate::ServiceBuilder::tool), its
