@@ -162,6 +162,9 @@ fn registration(
     if let Some(title) = &options.title {
         declaration.extend(quote!(.title(#title)));
     }
+    for icon in &options.icons {
+        declaration.extend(quote!(.icon(#icon)));
+    }
     let hints = [
         (quote!(read_only_hint), options.read_only),
         (quote!(destructive_hint), options.destructive),

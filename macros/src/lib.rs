@@ -60,12 +60,13 @@
 //! # Options
 //!
 //! `#[tool(name = "...", title = "...", description = "...", read_only,
-//! destructive, idempotent, open_world, crate = path)]`: the name defaults
+//! destructive, idempotent, open_world, icon = expr, crate = path)]`: the name defaults
 //! to the function's and is checked at compile time against
 //! `server/tools.mdx` § Tool Names; the description defaults to the doc
 //! comment, and one of the two is required (a model chooses tools by
 //! their descriptions); the four hints set `ToolAnnotations` (`= false`
-//! states the opposite). The generated code names `::snodo::proto`; a
+//! states the opposite); each `icon` is an expression of type `Icon`,
+//! evaluated when the tool is registered. The generated code names `::snodo::proto`; a
 //! crate that depends on `snodo-proto` directly says `crate = snodo_proto`.
 //!
 //! # What is generated

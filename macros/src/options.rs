@@ -14,11 +14,14 @@ pub struct ToolOptions {
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
+    /// `icon = expr`, any number: expressions of type `Icon`, evaluated
+    /// when the tool is registered.
+    pub icons: Vec<Expr>,
     pub krate: Option<Path>,
 }
 
 const TOOL_OPTIONS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, crate";
+    "name, title, description, read_only, destructive, idempotent, open_world, icon, crate";
 
 impl ToolOptions {
     pub fn parse(tokens: TokenStream) -> syn::Result<ToolOptions> {
@@ -51,6 +54,9 @@ impl ToolOptions {
                 flag(&mut o.idempotent)
             } else if meta.path.is_ident("open_world") {
                 flag(&mut o.open_world)
+            } else if meta.path.is_ident("icon") {
+                o.icons.push(meta.value()?.parse()?);
+                Ok(())
             } else if meta.path.is_ident("crate") {
                 o.krate = Some(meta.value()?.parse()?);
                 Ok(())

@@ -23,12 +23,18 @@ async fn add(
     (a + b).to_string()
 }
 
+fn wave(size: &str) -> Icon {
+    Icon::new("data:image/png;base64,AAAA")
+        .mime_type("image/png")
+        .size(size)
+}
+
 struct Greeting {
     word: &'static str,
 }
 
 /// Greet someone.
-#[tool(name = "say.hello", title = "Say hello")]
+#[tool(name = "say.hello", title = "Say hello", icon = wave("64x64"), icon = Icon::new("https://example.com/wave.svg"))]
 fn greet(
     greeting: State<Greeting>,
     #[serde(rename = "who")] name: String,
@@ -137,6 +143,13 @@ fn extractors_and_arguments_mix_in_any_order_with_serde_attributes() {
     let tools = listed(&mut client);
     let greet = tool(&tools, "say.hello");
     assert_eq!(greet["title"], "Say hello");
+    assert_eq!(
+        greet["icons"],
+        json!([
+            {"src": "data:image/png;base64,AAAA", "mimeType": "image/png", "sizes": ["64x64"]},
+            {"src": "https://example.com/wave.svg"}
+        ])
+    );
     assert_eq!(greet["description"], "Greet someone.");
     assert_eq!(
         greet["inputSchema"],

@@ -30,7 +30,10 @@ impl Notes {
             // A tool execution error: the model reads it and retries.
             return Err(ToolError::from("text is empty: say what to note"));
         }
-        let mut lines = self.lines.lock().map_err(|_| ToolError::from("notes unavailable"))?;
+        let mut lines = self
+            .lines
+            .lock()
+            .map_err(|_| ToolError::from("notes unavailable"))?;
         lines.push(text);
         Ok(Json(lines.len()))
     }
@@ -47,7 +50,13 @@ impl Notes {
     ) -> Json<Vec<String>> {
         let lines = self.lines.lock().map(|l| l.clone()).unwrap_or_default();
         let word = word.unwrap_or_default();
-        Json(lines.into_iter().filter(|l| l.contains(&word)).take(limit).collect())
+        Json(
+            lines
+                .into_iter()
+                .filter(|l| l.contains(&word))
+                .take(limit)
+                .collect(),
+        )
     }
 }
 
