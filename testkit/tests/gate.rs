@@ -4,17 +4,18 @@
 
 use std::future::Future;
 use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use snodo_proto::{CallToolResult, NoArgs, Service, ServiceBuilder, Tool};
 use snodo_testkit::{block_on, Gate, TestClient};
 
 fn tools() -> ServiceBuilder {
     Service::builder()
-        .tool(Tool::new("slow", "Answers when let go"), |_: NoArgs| async {
-            CallToolResult::text("done")
-        })
+        .tool(
+            Tool::new("slow", "Answers when let go"),
+            |_: NoArgs| async { CallToolResult::text("done") },
+        )
         .tool(Tool::new("other", "Answers at once"), |_: NoArgs| async {
             CallToolResult::text("other")
         })
@@ -28,7 +29,9 @@ fn literal(text: &str) -> Value {
 }
 
 fn slow_answer() -> Value {
-    literal(r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo","version":"0.1.0"}},"resultType":"complete","content":[{"type":"text","text":"done"}]}}"#)
+    literal(
+        r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo","version":"0.1.0"}},"resultType":"complete","content":[{"type":"text","text":"done"}]}}"#,
+    )
 }
 
 /// Whether the server has written anything, without waiting for it.
@@ -78,7 +81,9 @@ fn a_gate_on_one_tool_leaves_the_others_alone() {
     client.send_line(CALL_OTHER);
     assert_eq!(
         block_on(client.next_message()),
-        literal(r#"{"jsonrpc":"2.0","id":2,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo","version":"0.1.0"}},"resultType":"complete","content":[{"type":"text","text":"other"}]}}"#)
+        literal(
+            r#"{"jsonrpc":"2.0","id":2,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"snodo","version":"0.1.0"}},"resultType":"complete","content":[{"type":"text","text":"other"}]}}"#
+        )
     );
     assert_eq!(gate.held(), 1, "slow is still held");
     assert!(nothing_written(&mut client));
@@ -100,5 +105,8 @@ fn a_held_call_that_is_cancelled_is_held_no_more() {
     assert!(nothing_written(&mut client));
     assert_eq!(gate.held(), 0);
     gate.open();
-    assert!(nothing_written(&mut client), "a cancelled call is not answered");
+    assert!(
+        nothing_written(&mut client),
+        "a cancelled call is not answered"
+    );
 }
