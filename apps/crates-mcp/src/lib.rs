@@ -24,6 +24,7 @@
 
 pub mod archive;
 pub mod cache;
+pub mod serve;
 pub mod service;
 pub mod source;
 pub mod watch;
