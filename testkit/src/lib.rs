@@ -37,6 +37,10 @@
 //! ([`Context::spawn_blocking`](snodo_proto::Context::spawn_blocking)) runs
 //! on a thread of its own, as on `snodo-blocking`.
 //!
+//! A [`Gate`] around a tool holds its answers while the test watches the
+//! call in progress (a task's `working` status, progress), whatever the
+//! machine's speed.
+//!
 //! Deadlines (`call_timeout`, `requestState` expiry) are read against the
 //! real clock whenever the client drives the connection, but nothing wakes
 //! a waiting client for a deadline alone: a test of timeouts drives a
@@ -44,8 +48,10 @@
 
 #![warn(missing_docs)]
 
+mod gate;
 mod schema;
 
+pub use gate::Gate;
 pub use schema::{assert_json_schema_2020_12, assert_schema_valid};
 
 use std::collections::VecDeque;

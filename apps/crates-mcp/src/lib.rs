@@ -18,12 +18,16 @@
 //!   and publishes `notifications/resources/updated` for each README
 //!   whose crate version appeared, changed or went away.
 //!
+//! [`serve::serve`] runs the service on stdio or Streamable HTTP with its
+//! tasks runner and watcher: the binary is its arguments and that call.
+//!
 //! It is built on the public API of `snodo-proto` only: typed tools whose
 //! schemas come from their Rust types, the application state handed to
 //! every handler, no hand-written JSON Schema.
 
 pub mod archive;
 pub mod cache;
+pub mod serve;
 pub mod service;
 pub mod source;
 pub mod watch;

@@ -535,7 +535,6 @@ fn review(app: &App, args: ReviewArgs) -> Result<GetPromptResult, ErrorObject> {
 async fn complete_names(
     app: State<App>,
     req: CompletionRequest,
-    _: Context,
 ) -> Result<Completion, ErrorObject> {
     let catalog = app.catalog();
     let names = catalog.crates.keys().filter(|n| n.starts_with(&req.value));
@@ -547,7 +546,6 @@ async fn complete_names(
 async fn complete_versions(
     app: State<App>,
     req: CompletionRequest,
-    _: Context,
 ) -> Result<Completion, ErrorObject> {
     let catalog = app.catalog();
     let name = req
@@ -640,7 +638,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             .title("Search crates")
             .icon(icon(SEARCH))
             .annotations(read_only()),
-            |app: State<App>, args: SearchArgs, _: Context| async move {
+            |app: State<App>, args: SearchArgs| async move {
                 Json(search(&app.catalog(), &args))
             },
         )
@@ -652,7 +650,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             .title("Crate info")
             .icon(icon(CRATE))
             .annotations(read_only()),
-            |app: State<App>, args: CrateArgs, _: Context| async move {
+            |app: State<App>, args: CrateArgs| async move {
                 info(&app.catalog(), &args).map(Json)
             },
         )
@@ -664,7 +662,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             .title("Find in crate")
             .icon(icon(FIND))
             .annotations(read_only()),
-            |app: State<App>, args: FindArgs, _: Context| async move {
+            |app: State<App>, args: FindArgs| async move {
                 let catalog = app.catalog();
                 let c = lookup(&catalog, &args.name, args.version.as_deref())?;
                 let limit = usize::from(args.limit.unwrap_or(50));
@@ -685,7 +683,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             .title("Compare versions")
             .icon(icon(COMPARE))
             .annotations(read_only()),
-            |app: State<App>, args: CompareArgs, _: Context| async move {
+            |app: State<App>, args: CompareArgs| async move {
                 compare(&app.catalog(), &args).map(Json)
             },
         )
@@ -705,14 +703,14 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             ResourceTemplate::new(README, "readme")
                 .description("A crate version's README")
                 .mime_type("text/markdown"),
-            |app: State<App>, args: ResourceArgs, _: Context| async move {
+            |app: State<App>, args: ResourceArgs| async move {
                 read_resource(&app, &args)
             },
         )
         .resource_template(
             ResourceTemplate::new(SOURCE_FILE, "source-file")
                 .description("A file of a crate version's source, by its path in the crate"),
-            |app: State<App>, args: ResourceArgs, _: Context| async move {
+            |app: State<App>, args: ResourceArgs| async move {
                 read_resource(&app, &args)
             },
         )
@@ -723,7 +721,7 @@ pub fn builder(app: Arc<App>) -> ServiceBuilder {
             )
             .title("Review an upgrade")
             .icon(icon(REVIEW)),
-            |app: State<App>, args: ReviewArgs, _: Context| async move { review(&app, args) },
+            |app: State<App>, args: ReviewArgs| async move { review(&app, args) },
         )
         .prompt_completion("review_upgrade", "name", complete_names)
         .prompt_completion("review_upgrade", "from", complete_versions)
@@ -743,7 +741,7 @@ pub fn service(app: Arc<App>) -> Result<Service, BuildError> {
 /// (`io.modelcontextprotocol/tasks`, tasks kept in memory): `index_cache`
 /// runs as a task for clients that declare the extension and ask, and as
 /// a plain call for the rest. Run its tasks with a
-/// [`snodo_tasks::TaskRunner`] (see `main.rs`).
+/// [`snodo_tasks::TaskRunner`] (as [`serve`](crate::serve::serve) does).
 pub fn service_with_tasks(app: Arc<App>) -> Result<Service, BuildError> {
     with_tasks(builder(app)).build()
 }

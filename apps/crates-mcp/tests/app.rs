@@ -7,14 +7,13 @@
 //! JSON.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use snodo_crates::watch::Watcher;
 use snodo_crates::{service, App};
-use snodo_testkit::{assert_json_schema_2020_12, assert_schema_valid, block_on, TestClient};
+use snodo_testkit::{assert_json_schema_2020_12, assert_schema_valid, block_on, Gate, TestClient};
 
 fn seeded() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/registry")
@@ -580,24 +579,11 @@ fn poll_task(c: &mut TestClient, id: &Value, done: impl Fn(&Value) -> bool) -> V
 
 #[test]
 fn indexing_runs_as_a_task_for_a_client_that_asks_with_its_progress() {
-    // A layer holds the index's answer until the test has seen the task's
+    // The gate holds the index's answer until the test has seen the task's
     // progress: the run stays `working` whatever the machine's speed.
-    let hold = Arc::new(AtomicBool::new(true));
-    let held = hold.clone();
-    let gate = snodo_proto::layer::from_fn(move |call: snodo_proto::layer::Call| {
-        let held = held.clone();
-        async move {
-            let outcome = call.run().await;
-            // A task's run has a thread of its own (`thread_spawner`),
-            // so sleeping here holds nothing else up.
-            while held.load(Ordering::Acquire) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            outcome
-        }
-    });
+    let gate = Gate::closed();
     let service = snodo_crates::with_tasks(snodo_crates::builder(App::open(seeded())))
-        .tool_layer("index_cache", gate)
+        .tool_layer("index_cache", gate.clone())
         .build()
         .unwrap();
     let runner = snodo_tasks::TaskRunner::new(&service, Default::default())
@@ -627,7 +613,7 @@ fn indexing_runs_as_a_task_for_a_client_that_asks_with_its_progress() {
             .contains(&message.to_owned()),
         "{message}"
     );
-    hold.store(false, Ordering::Release);
+    gate.open();
     let done = poll_task(&mut c, &id, |t| t["status"] != "working");
     assert_eq!(done["status"], "completed");
     assert_eq!(done.get("statusMessage"), None);

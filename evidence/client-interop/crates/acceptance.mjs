@@ -10,6 +10,9 @@
 //
 //   node acceptance.mjs --bin PATH --registry DIR [--transport stdio|http]...
 //
+// PATH is snodo-crates' `held` example (it takes `--hold FILE` before the
+// server's own arguments), as ./run builds it.
+//
 // Prints one line per step and cell, then `crates-acceptance: passed/total`;
 // exits 1 when any step failed. Expected values are literals here, read off
 // the seeded cache by hand, not produced by the server's code.
@@ -69,21 +72,19 @@ function firstLine(child) {
 /**
  * Start the server on `transport` over `registry` and connect a client.
  * While the file `hold` exists, the server holds a finished index_cache's
- * answer (the binary's test hook SNODO_CRATES_INDEX_HOLD, a layer around
- * the tool), so the step that watches a task's progress while it is
- * working does not depend on the machine's speed.
+ * answer (`--hold FILE` of snodo-crates' `held` example: a
+ * snodo_testkit::Gate around the tool), so the step that watches a task's
+ * progress while it is working does not depend on the machine's speed.
  */
 async function connect(transport, registry, hold) {
   const session = { client: newClient(), inbound: [], errors: [], stderr: '', child: null, hold };
-  const env = { SNODO_CRATES_INDEX_HOLD: hold };
   let t;
   if (transport === 'stdio') {
-    t = new StdioClientTransport({ command: values.bin, args: ['--registry', registry, 'stdio'], env, stderr: 'pipe' });
+    t = new StdioClientTransport({ command: values.bin, args: ['--hold', hold, '--registry', registry, 'stdio'], stderr: 'pipe' });
     t.stderr?.on('data', (d) => (session.stderr += d));
   } else {
-    const child = spawn(values.bin, ['--registry', registry, 'http', '127.0.0.1:0'], {
+    const child = spawn(values.bin, ['--hold', hold, '--registry', registry, 'http', '127.0.0.1:0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
     });
     child.stderr.on('data', (d) => (session.stderr += d));
     session.child = child;
