@@ -530,7 +530,11 @@ fn the_watcher_notices_a_new_crate_version_on_disk() {
     let stream =
         block_on(c.listen(json!({"resourceSubscriptions": ["crates://tinyjson/0.3.0/readme"]})))
             .unwrap();
-    let _watcher = Watcher::start(app, Duration::from_millis(100)).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _watcher = {
+        let _on = runtime.enter();
+        Watcher::start(app, Duration::from_millis(100)).unwrap()
+    };
 
     // cargo unpacks tinyjson 0.3.0.
     let from = registry.join(TINYJSON_02);
@@ -852,7 +856,11 @@ fn the_watcher_notices_a_crate_archive_cargo_downloaded() {
     let stream =
         block_on(c.listen(json!({"resourceSubscriptions": ["crates://colorize/1.1.0/readme"]})))
             .unwrap();
-    let _watcher = Watcher::start(app, Duration::from_millis(100)).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _watcher = {
+        let _on = runtime.enter();
+        Watcher::start(app, Duration::from_millis(100)).unwrap()
+    };
 
     // `cargo fetch` downloads colorize 1.1.0 and does not unpack it. The
     // archive is put in place whole (written aside, then renamed), so the
@@ -923,4 +931,18 @@ fn every_tool_refuses_arguments_outside_its_schema_as_invalid_params() {
         ]
         .map(|why| (-32602, format!("Invalid arguments for tool {why}")))
     );
+}
+
+#[test]
+fn the_watcher_needs_a_tokio_runtime_and_says_so() {
+    let registry = scratch_registry();
+    let app = App::open(&registry);
+    let refused = Watcher::start(app, Duration::from_millis(100))
+        .err()
+        .unwrap();
+    assert!(
+        refused.to_string().starts_with("the watcher runs on tokio"),
+        "{refused}"
+    );
+    let _ = std::fs::remove_dir_all(&registry);
 }
