@@ -1,4 +1,5 @@
-//! The MCP surface: the application state, its tools, resources and
+//! The MCP surface: the application state, its tools (the methods of
+//! [`App`] marked `#[tool]`, through `snodo-macros`), resources and
 //! prompt, registered on a [`ServiceBuilder`] with typed arguments and
 //! results (every schema is generated from the types below).
 
@@ -10,14 +11,15 @@ use std::sync::{Arc, RwLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use snodo_macros::tools;
 use snodo_proto::extract::State;
 use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::typed::Json;
 use snodo_proto::{
     BuildError, ChangeEvent, Completion, CompletionRequest, Content, Context, ErrorObject,
-    GetPromptResult, Hub, Icon, Implementation, NoArgs, Notifications, Overflow, Prompt,
-    PromptMessage, ReadResourceResult, ResourceArgs, ResourceContents, ResourceError,
-    ResourceTemplate, Service, ServiceBuilder, Tool, ToolAnnotations, ToolError,
+    GetPromptResult, Hub, Icon, Implementation, Notifications, Overflow, Prompt, PromptMessage,
+    ReadResourceResult, ResourceArgs, ResourceContents, ResourceError, ResourceTemplate, Service,
+    ServiceBuilder, ToolError,
 };
 
 use crate::cache::{self, Catalog, CrateVersion, Dependency};
@@ -609,110 +611,82 @@ const INDEX: &str = r#"<path d="M20 12a8 8 0 1 1-3-6.2"/><path d="M20 4v5h-5"/>"
 /// A checked list: a review.
 const REVIEW: &str = r#"<path d="M9 6h11M9 12h11M9 18h11"/><path d="M3 6l1.5 1.5L7 5M3 12l1.5 1.5L7 11M3 18l1.5 1.5L7 17"/>"#;
 
-fn read_only() -> ToolAnnotations {
-    ToolAnnotations {
-        read_only_hint: Some(true),
-        idempotent_hint: Some(true),
-        open_world_hint: Some(false),
-        ..ToolAnnotations::default()
+/// The tools: each method's doc comment is its description, its
+/// arguments type its `inputSchema` and its result its `outputSchema`.
+/// Every tool only reads (the index re-reads what is on disk), gives the
+/// same answer for the same cache, and looks at nothing beyond this
+/// machine's cache: `read_only, idempotent, open_world = false`.
+#[tools(crate = snodo_proto)]
+impl App {
+    /// Search the crates in the local cargo registry cache by name, keyword or description
+    #[tool(name = "search_crates", title = "Search crates", icon = icon(SEARCH), read_only, idempotent, open_world = false)]
+    async fn search_crates(&self, #[args] args: SearchArgs) -> Json<SearchResult> {
+        Json(search(&self.catalog(), &args))
+    }
+
+    /// A crate version's versions, features and dependencies
+    #[tool(name = "crate_info", title = "Crate info", icon = icon(CRATE), read_only, idempotent, open_world = false)]
+    async fn crate_info(&self, #[args] args: CrateArgs) -> Result<Json<CrateInfo>, ToolError> {
+        info(&self.catalog(), &args).map(Json)
+    }
+
+    /// Find a piece of text in a crate's Rust sources, or where an item is defined
+    #[tool(name = "find_in_crate", title = "Find in crate", icon = icon(FIND), read_only, idempotent, open_world = false)]
+    async fn find_in_crate(&self, #[args] args: FindArgs) -> Result<Json<FindResult>, ToolError> {
+        let catalog = self.catalog();
+        let c = lookup(&catalog, &args.name, args.version.as_deref())?;
+        let limit = usize::from(args.limit.unwrap_or(50));
+        let (matches, truncated) = source::find(&c.source, &args.text, args.symbol, limit);
+        Ok(Json(FindResult {
+            name: c.name.clone(),
+            version: c.version.clone(),
+            matches,
+            truncated,
+        }))
+    }
+
+    /// Compare the public items and features of two versions of a crate
+    #[tool(name = "compare_versions", title = "Compare versions", icon = icon(COMPARE), read_only, idempotent, open_world = false)]
+    async fn compare_versions(
+        &self,
+        #[args] args: CompareArgs,
+    ) -> Result<Json<Comparison>, ToolError> {
+        compare(&self.catalog(), &args).map(Json)
+    }
+
+    /// Re-read the whole registry cache, reporting progress; README subscribers hear of every change
+    #[tool(name = "index_cache", title = "Index the cache", icon = icon(INDEX), read_only, idempotent, open_world = false)]
+    async fn index_cache(self: Arc<Self>, ctx: Context) -> Result<Json<IndexSummary>, ToolError> {
+        index(self, ctx).await.map(Json)
     }
 }
 
 /// The builder with everything registered, for callers that add to it
 /// (the Tasks extension) before building.
 pub fn builder(app: Arc<App>) -> ServiceBuilder {
-    Service::builder()
-        .server_info(Implementation::new("snodo-crates", env!("CARGO_PKG_VERSION")))
+    let builder = Service::builder()
+        .server_info(Implementation::new(
+            "snodo-crates",
+            env!("CARGO_PKG_VERSION"),
+        ))
         .instructions(
             "Knows the Rust crates in this machine's cargo registry cache: search them, \
              read their manifests, READMEs and sources, compare versions.",
         )
         .notifications(Notifications::default().resource_updates())
         .hub(app.hub.clone())
-        .state_arc(app)
-        .tool(
-            Tool::new(
-                "search_crates",
-                "Search the crates in the local cargo registry cache by name, keyword or description",
-            )
-            .title("Search crates")
-            .icon(icon(SEARCH))
-            .annotations(read_only()),
-            |app: State<App>, args: SearchArgs| async move {
-                Json(search(&app.catalog(), &args))
-            },
-        )
-        .tool(
-            Tool::new(
-                "crate_info",
-                "A crate version's versions, features and dependencies",
-            )
-            .title("Crate info")
-            .icon(icon(CRATE))
-            .annotations(read_only()),
-            |app: State<App>, args: CrateArgs| async move {
-                info(&app.catalog(), &args).map(Json)
-            },
-        )
-        .tool(
-            Tool::new(
-                "find_in_crate",
-                "Find a piece of text in a crate's Rust sources, or where an item is defined",
-            )
-            .title("Find in crate")
-            .icon(icon(FIND))
-            .annotations(read_only()),
-            |app: State<App>, args: FindArgs| async move {
-                let catalog = app.catalog();
-                let c = lookup(&catalog, &args.name, args.version.as_deref())?;
-                let limit = usize::from(args.limit.unwrap_or(50));
-                let (matches, truncated) = source::find(&c.source, &args.text, args.symbol, limit);
-                Ok::<_, ToolError>(Json(FindResult {
-                    name: c.name.clone(),
-                    version: c.version.clone(),
-                    matches,
-                    truncated,
-                }))
-            },
-        )
-        .tool(
-            Tool::new(
-                "compare_versions",
-                "Compare the public items and features of two versions of a crate",
-            )
-            .title("Compare versions")
-            .icon(icon(COMPARE))
-            .annotations(read_only()),
-            |app: State<App>, args: CompareArgs| async move {
-                compare(&app.catalog(), &args).map(Json)
-            },
-        )
-        .tool(
-            Tool::new(
-                "index_cache",
-                "Re-read the whole registry cache, reporting progress; README subscribers hear of every change",
-            )
-            .title("Index the cache")
-            .icon(icon(INDEX))
-            .annotations(read_only()),
-            |app: State<App>, _: NoArgs, ctx: Context| async move {
-                index(app.arc(), ctx).await.map(Json)
-            },
-        )
+        .state_arc(app.clone());
+    app.tools(builder)
         .resource_template(
             ResourceTemplate::new(README, "readme")
                 .description("A crate version's README")
                 .mime_type("text/markdown"),
-            |app: State<App>, args: ResourceArgs| async move {
-                read_resource(&app, &args)
-            },
+            |app: State<App>, args: ResourceArgs| async move { read_resource(&app, &args) },
         )
         .resource_template(
             ResourceTemplate::new(SOURCE_FILE, "source-file")
                 .description("A file of a crate version's source, by its path in the crate"),
-            |app: State<App>, args: ResourceArgs| async move {
-                read_resource(&app, &args)
-            },
+            |app: State<App>, args: ResourceArgs| async move { read_resource(&app, &args) },
         )
         .prompt(
             Prompt::new(
