@@ -215,7 +215,7 @@ fn build_service() -> Result<Service, snodo_proto::BuildError> {
 
 /// The names starting with what was typed, for `greet`'s `name` and the
 /// greeting template's `{name}`.
-async fn complete_names(req: CompletionRequest, _: Context) -> Result<Completion, ErrorObject> {
+async fn complete_names(req: CompletionRequest) -> Result<Completion, ErrorObject> {
     let prefix = req.value.to_lowercase();
     let values = NAMES
         .iter()

@@ -26,9 +26,9 @@ use snodo_proto::extract::State;
 use snodo_proto::schemars::{self, JsonSchema};
 use snodo_proto::typed::Json;
 use snodo_proto::{
-    ChangeEvent, Content, Context, GetPromptResult, Hub, Implementation, NoArgs, Notifications,
-    Prompt, PromptMessage, ReadResourceResult, Resource, ResourceArgs, ResourceContents,
-    ResourceError, ResourceTemplate, Service, Tool,
+    ChangeEvent, Content, Context, GetPromptResult, Hub, Implementation, Notifications, Prompt,
+    PromptMessage, ReadResourceResult, Resource, ResourceArgs, ResourceContents, ResourceError,
+    ResourceTemplate, Service, Tool,
 };
 use tracing_subscriber::EnvFilter;
 
@@ -88,7 +88,7 @@ fn service(notes: Notes) -> Service {
         .state(notes)
         .tool(
             Tool::new("add_note", "Save a note"),
-            |notes: State<Notes>, note: NewNote, _: Context| async move {
+            |notes: State<Notes>, note: NewNote| async move {
                 let id = {
                     let mut all = notes.notes.lock().unwrap_or_else(|p| p.into_inner());
                     all.push(note);
@@ -102,7 +102,7 @@ fn service(notes: Notes) -> Service {
         )
         .tool(
             Tool::new("count_notes", "How many notes are saved"),
-            |notes: State<Notes>, _: NoArgs, _: Context| async move {
+            |notes: State<Notes>| async move {
                 Json(Count {
                     count: notes.all().len(),
                 })
@@ -110,7 +110,7 @@ fn service(notes: Notes) -> Service {
         )
         .tool(
             Tool::new("countdown", "Count down, reporting progress each second"),
-            |_: State<Notes>, args: Countdown, ctx: Context| async move {
+            |args: Countdown, ctx: Context| async move {
                 for done in 1..=args.seconds {
                     tokio::time::sleep(Duration::from_secs(1)).await;
                     let message = Some(format!("{done}s"));
@@ -123,7 +123,7 @@ fn service(notes: Notes) -> Service {
             Resource::new("notes://index", "index")
                 .description("Titles of all notes")
                 .mime_type("text/plain"),
-            |notes: State<Notes>, args: ResourceArgs, _: Context| async move {
+            |notes: State<Notes>, args: ResourceArgs| async move {
                 let all = notes.all();
                 let index = all.iter().enumerate();
                 let index = index.map(|(i, n)| format!("{}. {}\n", i + 1, n.title));
@@ -134,7 +134,7 @@ fn service(notes: Notes) -> Service {
             ResourceTemplate::new("notes://note/{id}", "note")
                 .description("One note by number")
                 .mime_type("text/markdown"),
-            |notes: State<Notes>, args: ResourceArgs, _: Context| async move {
+            |notes: State<Notes>, args: ResourceArgs| async move {
                 let id = args
                     .variables
                     .get("id")
@@ -148,7 +148,7 @@ fn service(notes: Notes) -> Service {
         )
         .prompt(
             Prompt::new("review_notes", "Ask the model to review the saved notes"),
-            |notes: State<Notes>, _: NoArgs, _: Context| async move {
+            |notes: State<Notes>| async move {
                 let listing: String = notes
                     .all()
                     .iter()

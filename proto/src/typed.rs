@@ -19,7 +19,7 @@
 //! use snodo_proto::schemars::{self, JsonSchema};
 //! use snodo_proto::extract::State;
 //! use snodo_proto::typed::Json;
-//! use snodo_proto::{Context, Service, Tool, ToolError};
+//! use snodo_proto::{Service, Tool, ToolError};
 //! use serde::{Deserialize, Serialize};
 //!
 //! struct Shop {
@@ -41,7 +41,7 @@
 //!     .state(Shop { prices: vec![("tea".into(), 350)] })
 //!     .tool(
 //!         Tool::new("price", "Price of an article"),
-//!         |shop: State<Shop>, args: Lookup, _ctx: Context| async move {
+//!         |shop: State<Shop>, args: Lookup| async move {
 //!             match shop.prices.iter().find(|(a, _)| *a == args.article) {
 //!                 Some((_, cents)) => Ok(Json(Price { cents: *cents })),
 //!                 None => Err(ToolError::from(format!("no article {}", args.article))),

@@ -40,7 +40,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .state(Counter::default())
         .tool(
             Tool::new("greet", "Say hello to someone").title("Greet"),
-            |counter: State<Counter>, args: Greet, _ctx: Context| async move {
+            |counter: State<Counter>, args: Greet| async move {
                 if args.name.trim().is_empty() {
                     // A tool execution error: the model reads it and retries.
                     return Err(ToolError::from("name is empty: say who to greet"));

@@ -15,11 +15,11 @@
 //! runtime's I/O).
 //!
 //! ```
-//! use snodo_proto::{CallToolResult, Context, NoArgs, Service, Tool};
+//! use snodo_proto::{CallToolResult, Service, Tool};
 //! use snodo_testkit::{block_on, TestClient};
 //!
 //! let service = Service::builder()
-//!     .tool(Tool::new("hello", "Say hello"), |_: NoArgs, _: Context| async {
+//!     .tool(Tool::new("hello", "Say hello"), || async {
 //!         CallToolResult::text("Hello!")
 //!     })
 //!     .build()
