@@ -825,6 +825,73 @@ async fn open_session(c: &Http, base: &str) -> String {
     session
 }
 
+/// A session's GET stream resumes behind hyper as on the native listener
+/// (2025-11-25 `basic/transports.mdx` § Resumability and Redelivery):
+/// its events carry ids, and after the client dropped the stream a GET
+/// with `Last-Event-ID` gets what followed that event, then the next.
+#[test]
+fn a_session_get_stream_resumes_with_last_event_id() {
+    use snodo_proto::{ChangeEvent, Hub, Notifications};
+    both(|h2| {
+        Box::pin(async move {
+            let hub = Hub::default();
+            let service = Service::builder()
+                .server_info(Implementation::new("t", "1"))
+                .tool(Tool::new("noop", "Nothing"), |_: NoArgs| async {
+                    CallToolResult::text("")
+                })
+                .notifications(Notifications::default().tools_list_changed())
+                .hub(hub.clone())
+                .build()
+                .unwrap();
+            let (base, _stop) = start(service).await;
+            let c = client(h2);
+            let session = open_session(&c, &base).await;
+            let get = |last: Option<&str>| {
+                let mut b = Request::get(format!("{base}/mcp"))
+                    .header("accept", "text/event-stream")
+                    .header("mcp-session-id", &session)
+                    .header("mcp-protocol-version", "2025-11-25");
+                if let Some(last) = last {
+                    b = b.header("last-event-id", last);
+                }
+                b.body(Full::new(Bytes::new())).unwrap()
+            };
+            // The old stream is released once the server sees it go; a
+            // GET before that is refused with 409, and a client retries.
+            let open = async |last: Option<&str>| {
+                let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+                loop {
+                    let r = c.request(get(last)).await.unwrap();
+                    if r.status() == StatusCode::OK {
+                        assert_eq!(r.headers()["content-type"], "text/event-stream");
+                        return r.into_body();
+                    }
+                    assert_eq!(r.status(), StatusCode::CONFLICT);
+                    assert!(tokio::time::Instant::now() < deadline, "never released");
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            };
+            let next = async |stream: &mut Incoming| {
+                let frame = stream.frame().await.unwrap().unwrap();
+                String::from_utf8(frame.into_data().unwrap().to_vec()).unwrap()
+            };
+            let event = |n: u32| {
+                format!("id: g{n}\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{{}}}}\n\n")
+            };
+            let mut stream = open(None).await;
+            hub.publish(ChangeEvent::ToolsListChanged);
+            assert_eq!(next(&mut stream).await, event(1));
+            drop(stream);
+            hub.publish(ChangeEvent::ToolsListChanged);
+            let mut resumed = open(Some("g1")).await;
+            assert_eq!(next(&mut resumed).await, event(2));
+            hub.publish(ChangeEvent::ToolsListChanged);
+            assert_eq!(next(&mut resumed).await, event(3));
+        })
+    });
+}
+
 /// A session call left running after its client went away lives on a
 /// task of its own; when the runtime shuts down that task is dropped, and
 /// with it the call. (Dropping it once spawned it

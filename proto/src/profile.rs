@@ -378,7 +378,7 @@ pub static REVISION_2025_11_25: Profile = Profile {
     ],
     limitations: &[
         "the experimental task methods of this revision are not served",
-        "SSE streams are not resumable: no event ids, Last-Event-ID is ignored",
+        "a POST's SSE stream is not resumable: its events carry no id (the GET stream's do)",
     ],
 };
 
@@ -397,7 +397,7 @@ pub static REVISION_2025_06_18: Profile = Profile {
         ServerCapability::Logging,
         ServerCapability::Subscriptions,
     ],
-    limitations: &["SSE streams are not resumable: no event ids, Last-Event-ID is ignored"],
+    limitations: &["a POST's SSE stream is not resumable: its events carry no id (the GET stream's do)"],
 };
 
 /// A revision a server can accept: the version string it is known by and

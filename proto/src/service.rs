@@ -82,6 +82,17 @@ pub struct Limits {
     ///
     /// Default: `Duration::from_secs(30 * 60)` (30 minutes).
     pub session_idle_timeout: Duration,
+    /// Bytes of its GET stream's latest messages each HTTP session keeps
+    /// for a client that resumes the stream with `Last-Event-ID`
+    /// (`mcp-2025-11-25/basic/transports.mdx` § Resumability and
+    /// Redelivery). Each message on the GET stream then carries an SSE
+    /// `id`; a resuming client gets again the kept messages that followed
+    /// the one it names, then what was published while no stream was
+    /// open. Messages older than the budget holds are not replayed. 0: no
+    /// event ids, nothing kept. At most `max_sessions` times this in all.
+    ///
+    /// Default: `16 * 1024` (16 KiB).
+    pub session_replay_bytes: usize,
     /// How long calls in flight may keep running once a connection winds
     /// down: after end of input on stdio (`basic/transports/stdio.mdx`
     /// § Shutdown: the server should exit promptly), or after
@@ -120,6 +131,7 @@ impl Default for Limits {
             heartbeat: Duration::from_secs(15),
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            session_replay_bytes: 16 * 1024,
             shutdown_grace: Duration::from_secs(5),
             close_linger: Duration::from_secs(2),
             max_pending_reports: 256,
@@ -593,6 +605,7 @@ crate::options::setters!(Limits {
     heartbeat: Duration,
     max_sessions: usize,
     session_idle_timeout: Duration,
+    session_replay_bytes: usize,
     shutdown_grace: Duration,
     close_linger: Duration,
     max_pending_reports: usize,
@@ -1158,6 +1171,7 @@ impl ServiceBuilder {
         let sessions = (!legacy.is_empty()).then(|| {
             crate::legacy::Sessions::new(limits.max_sessions, limits.session_idle_timeout)
                 .with_route(self.http.session_route.clone())
+                .with_replay(limits.session_replay_bytes)
         });
 
         let completer = crate::complete::compose(

@@ -510,11 +510,143 @@ fn http_get_stream_carries_subscribed_updates_only() {
     });
     g.conn.handle_changes(g.now);
     let note = r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://a"}}"#;
-    let event = format!("data: {note}\n\n");
+    let event = format!("id: g1\ndata: {note}\n\n");
     assert_eq!(g.drain(), format!("{:x}\r\n{event}\r\n", event.len()));
     // Closing the stream frees the session's claim.
     g.close_input();
     assert!(g2.send(get.as_bytes()).starts_with("HTTP/1.1 200 OK\r\n"));
+}
+
+/// The head of a session's GET stream.
+const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n";
+
+/// `event` as one chunk of a chunked body.
+fn chunk(event: &str) -> String {
+    format!("{:x}\r\n{event}\r\n", event.len())
+}
+
+const UPDATED_A: &str =
+    r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://a"}}"#;
+
+/// A session subscribed to `test://a`, on a service with `hub`.
+fn subscribed(service: &Service) -> String {
+    let mut a = Harness::new(service, Transport::Http);
+    let sid = http_initialize(&mut a);
+    assert_eq!(
+        a.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://a"}}"#).as_bytes()),
+        json_200(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)
+    );
+    sid
+}
+
+/// 2025-11-25 `basic/transports.mdx` § Resumability and Redelivery: the
+/// GET stream's events carry ids; a client whose stream broke resumes with
+/// `Last-Event-ID` and gets exactly what followed that event, whether the
+/// old connection wrote it to nobody or it was published while no stream
+/// was open, in order and each once.
+#[test]
+fn a_get_stream_resumed_with_last_event_id_gets_what_it_missed() {
+    let hub = snodo_proto::Hub::default();
+    let service = builder().hub(hub.clone()).build().unwrap();
+    let sid = subscribed(&service);
+    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
+    let mut g = Harness::new(&service, Transport::Http);
+    assert_eq!(g.send(get.as_bytes()), SSE_HEAD);
+    let updated = || {
+        hub.publish(ChangeEvent::ResourceUpdated {
+            uri: "test://a".into(),
+        })
+    };
+    updated();
+    g.conn.handle_changes(g.now);
+    assert_eq!(g.drain(), chunk(&format!("id: g1\ndata: {UPDATED_A}\n\n")));
+    // Written to a stream whose reader is already gone.
+    updated();
+    g.conn.handle_changes(g.now);
+    assert_eq!(g.drain(), chunk(&format!("id: g2\ndata: {UPDATED_A}\n\n")));
+    g.close_input();
+    // Published while the session has no stream: it waits for one.
+    updated();
+    assert_eq!(hub.stats().listeners, 1, "the session keeps the listener");
+    let resume = get.replace("\r\n\r\n", "\r\nLast-Event-ID: g1\r\n\r\n");
+    let mut r = Harness::new(&service, Transport::Http);
+    assert_eq!(
+        r.send(resume.as_bytes()),
+        format!(
+            "{SSE_HEAD}{}",
+            chunk(&format!("id: g2\ndata: {UPDATED_A}\n\n"))
+        )
+    );
+    r.conn.handle_changes(r.now);
+    assert_eq!(r.drain(), chunk(&format!("id: g3\ndata: {UPDATED_A}\n\n")));
+    // The session ends: nothing of it is kept.
+    r.close_input();
+    let mut d = Harness::new(&service, Transport::Http);
+    let delete = format!("DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n");
+    assert!(d.send(delete.as_bytes()).starts_with("HTTP/1.1 200 OK\r\n"));
+    assert_eq!(hub.stats().listeners, 0);
+}
+
+/// A `Last-Event-ID` this server never gave (another server's, or one
+/// ahead of the stream) replays nothing: the stream opens afresh and its
+/// numbering goes on.
+#[test]
+fn a_last_event_id_not_of_this_stream_replays_nothing() {
+    let hub = snodo_proto::Hub::default();
+    let service = builder().hub(hub.clone()).build().unwrap();
+    let sid = subscribed(&service);
+    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
+    let mut g = Harness::new(&service, Transport::Http);
+    assert_eq!(g.send(get.as_bytes()), SSE_HEAD);
+    hub.publish(ChangeEvent::ResourceUpdated {
+        uri: "test://a".into(),
+    });
+    g.conn.handle_changes(g.now);
+    assert_eq!(g.drain(), chunk(&format!("id: g1\ndata: {UPDATED_A}\n\n")));
+    g.close_input();
+    for last in ["7", "g99", "g", "x1"] {
+        let resume = get.replace("\r\n\r\n", &format!("\r\nLast-Event-ID: {last}\r\n\r\n"));
+        let mut r = Harness::new(&service, Transport::Http);
+        assert_eq!(r.send(resume.as_bytes()), SSE_HEAD, "{last}");
+        r.close_input();
+    }
+    let mut r = Harness::new(&service, Transport::Http);
+    assert_eq!(r.send(get.as_bytes()), SSE_HEAD);
+    hub.publish(ChangeEvent::ResourceUpdated {
+        uri: "test://a".into(),
+    });
+    r.conn.handle_changes(r.now);
+    assert_eq!(r.drain(), chunk(&format!("id: g2\ndata: {UPDATED_A}\n\n")));
+}
+
+/// `Limits::session_replay_bytes(0)`: the GET stream's events have no id
+/// and a `Last-Event-ID` replays nothing; what was published while no
+/// stream was open still waits for the next one.
+#[test]
+fn without_a_replay_budget_get_events_have_no_id() {
+    let hub = snodo_proto::Hub::default();
+    let service = builder()
+        .hub(hub.clone())
+        .limits(Limits::default().session_replay_bytes(0))
+        .build()
+        .unwrap();
+    let sid = subscribed(&service);
+    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\nLast-Event-ID: g0\r\n\r\n");
+    let mut g = Harness::new(&service, Transport::Http);
+    assert_eq!(g.send(get.as_bytes()), SSE_HEAD);
+    hub.publish(ChangeEvent::ResourceUpdated {
+        uri: "test://a".into(),
+    });
+    g.conn.handle_changes(g.now);
+    assert_eq!(g.drain(), chunk(&format!("data: {UPDATED_A}\n\n")));
+    g.close_input();
+    hub.publish(ChangeEvent::ResourceUpdated {
+        uri: "test://a".into(),
+    });
+    let mut r = Harness::new(&service, Transport::Http);
+    assert_eq!(r.send(get.as_bytes()), SSE_HEAD);
+    r.conn.handle_changes(r.now);
+    assert_eq!(r.drain(), chunk(&format!("data: {UPDATED_A}\n\n")));
 }
 
 #[test]
@@ -1090,10 +1222,8 @@ fn each_declared_limitation_is_still_a_limitation() {
                     "{version}: {limitation}"
                 );
             }
-            "SSE streams are not resumable: no event ids, Last-Event-ID is ignored" => {
-                let hub = snodo_proto::Hub::new(8, snodo_proto::Overflow::DropOldest);
-                let service = builder().hub(hub.clone()).build().unwrap();
-                let mut a = Harness::new(&service, Transport::Http);
+            "a POST's SSE stream is not resumable: its events carry no id (the GET stream's do)" => {
+                let mut a = Harness::new(&service(), Transport::Http);
                 let init = INITIALIZE.replace("2025-11-25", version);
                 let out = a.send(post(None, &init).as_bytes());
                 let sid = out
@@ -1101,24 +1231,17 @@ fn each_declared_limitation_is_still_a_limitation() {
                     .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
                     .expect("initialize names its session")
                     .to_owned();
-                a.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://a"}}"#).as_bytes());
-                // A client resuming after event 7 gets a new stream, and
-                // its events carry no id to resume from.
-                let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\nLast-Event-ID: 7\r\n\r\n");
-                let mut g = Harness::new(&service, Transport::Http);
+                // `greet` asks for a name on its POST's stream: an event
+                // with no id to resume from.
+                let asked = a.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}}"#).as_bytes());
+                let request = r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"What is your name?","mode":"form","requestedSchema":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}}}"#;
+                let event = format!("data: {request}\n\n");
                 assert_eq!(
-                    g.send(get.as_bytes()),
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n",
-                    "{version}: {limitation}"
-                );
-                hub.publish(snodo_proto::ChangeEvent::ResourceUpdated {
-                    uri: "test://a".into(),
-                });
-                g.conn.handle_changes(g.now);
-                let event = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{\"uri\":\"test://a\"}}\n\n";
-                assert_eq!(
-                    g.drain(),
-                    format!("{:x}\r\n{event}\r\n", event.len()),
+                    asked,
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n{:x}\r\n{event}\r\n",
+                        event.len()
+                    ),
                     "{version}: {limitation}"
                 );
             }
@@ -1308,7 +1431,7 @@ fn a_completed_url_elicitation_reaches_the_sessions_get_stream() {
     let note = format!(
         r#"{{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{{"elicitationId":"{sid}-1"}}}}"#
     );
-    let event = format!("data: {note}\n\n");
+    let event = format!("id: g1\ndata: {note}\n\n");
     assert_eq!(g.drain(), format!("{:x}\r\n{event}\r\n", event.len()));
     assert_eq!(og.drain(), "");
 }

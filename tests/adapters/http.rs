@@ -511,6 +511,77 @@ pub fn http_a_registry_commit_reaches_a_listen_stream<R: Rt>() {
     server.served.within(SOON).expect("serve_http returns Ok");
 }
 
+/// A session's GET stream resumes (2025-11-25 `basic/transports.mdx`
+/// § Resumability and Redelivery): its events carry ids, and after the
+/// client vanished mid-stream a new GET with `Last-Event-ID` gets the
+/// change published after that event, whether the old connection wrote it
+/// to nobody or it came while no stream was open, and then the next one.
+pub fn http_a_session_get_stream_resumes_after_its_client_vanished<R: Rt>() {
+    let (service, _) = service_with(limits(), |b| {
+        b.changing(Kinds::default().tools())
+            .notifications(Notifications::default().tools_list_changed())
+    });
+    let server = Server::<R>::http(&service, Options::default());
+    let mut init = server.connect();
+    init.send(&session_post(
+        None,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    ));
+    let sid = session_id(&init.head());
+    drop(init);
+    let get = |last: &str| {
+        format!("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: {sid}\r\n{last}\r\n")
+    };
+    // The old stream is released once the server sees its connection go:
+    // until then a second GET is refused (409), and a client tries again.
+    let open = |request: &str| -> Client {
+        let deadline = Instant::now() + SOON;
+        loop {
+            let mut client = server.connect();
+            client.send(request);
+            let head = client.head();
+            if head == SSE_HEAD {
+                return client;
+            }
+            assert!(head.starts_with("HTTP/1.1 409 Conflict\r\n"), "{head}");
+            assert!(
+                Instant::now() < deadline,
+                "the old stream was never released"
+            );
+            thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let change = |name: &str| {
+        service
+            .registry()
+            .change()
+            .tool_declared(Tool::new(name, "Added at run time"))
+            .commit()
+            .expect("the change commits");
+    };
+    // Exactly the event numbered `n`, as one chunk.
+    let event = |n: u32| {
+        let data = format!(
+            "id: g{n}\ndata: {}\n\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#
+        );
+        format!("{:x}\r\n{data}\r\n", data.len())
+    };
+    let mut stream = open(&get(""));
+    change("first");
+    stream.expect(&event(1));
+    drop(stream);
+    change("second");
+    let mut resumed = open(&get("Last-Event-ID: g1\r\n"));
+    resumed.expect(&event(2));
+    change("third");
+    resumed.expect(&event(3));
+    server.shutdown.shutdown();
+    resumed.read_to_close();
+    drop(resumed);
+    server.served.within(SOON).expect("serve_http returns Ok");
+}
+
 /// The stdio framing over TCP (`serve_tcp`): each connection is served on
 /// its own, so one's slow call does not hold up another's answer, and end
 /// of input closes each after its answers.

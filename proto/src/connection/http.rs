@@ -630,13 +630,31 @@ impl Connection {
                 sessions
                     .with(&sid, now, |_| ())
                     .ok_or(SessionRefusal::NotFound)?;
-                if !sessions.open_get_stream(&sid) {
-                    return Err(SessionRefusal::Conflict);
-                }
+                // A client resuming its stream names the last event it
+                // got (§ Resumability and Redelivery); an id that is not
+                // one of ours opens the stream afresh.
+                let last = head
+                    .get("last-event-id")
+                    .and_then(crate::legacy::replay::parse_event_id);
+                let stream = sessions
+                    .open_get_stream(&sid, last)
+                    .ok_or(SessionRefusal::Conflict)?;
                 self.bind_exchange(sid, false, true);
                 self.open_http_stream(now);
+                if let Some(listener) = stream.listener {
+                    self.listener = Some(listener);
+                }
                 self.listen_to_hub();
-                tracing::debug!("session GET stream opened");
+                if let Wire::Http(http) = &mut self.wire {
+                    for (n, json) in &stream.replay {
+                        http.on_stream_event(&mut self.outbox, Some(*n), json);
+                    }
+                }
+                tracing::debug!(
+                    resumed = last.is_some(),
+                    replayed = stream.replay.len(),
+                    "session GET stream opened"
+                );
             }
         }
         Ok(())
@@ -658,10 +676,17 @@ impl Connection {
     /// closing).
     pub(crate) fn end_get_stream(&mut self) {
         #[cfg(feature = "std")]
-        if let (Some(sid), Some(sessions)) =
-            (self.get_stream_session(), &self.service.inner.sessions)
         {
-            sessions.close_get_stream(sid);
+            let listener = self.listener.take();
+            if let (Some(sid), Some(sessions)) =
+                (self.get_stream_session(), &self.service.inner.sessions)
+            {
+                // The stream's listener stays with the session: what is
+                // published until the client resumes waits in it.
+                sessions.close_get_stream(sid, listener);
+            } else {
+                self.listener = listener;
+            }
         }
     }
 

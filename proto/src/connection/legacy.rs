@@ -653,6 +653,17 @@ impl Connection {
         }
         let (method, params) = notification_for(event);
         let method = String::from(method);
+        // On the GET stream: numbered and kept for a resume.
+        #[cfg(feature = "std")]
+        if let (Some(sid), Some(sessions)) = (&sid, &self.service.inner.sessions) {
+            let mut json = Vec::with_capacity(128);
+            crate::jsonrpc::write_notification(&mut json, &method, &Value::Object(params));
+            let n = sessions.record_get_event(sid, &json);
+            if let Wire::Http(http) = &mut self.wire {
+                http.on_stream_event(&mut self.outbox, n, &json);
+            }
+            return;
+        }
         self.emit_notification(&method, &Value::Object(params));
     }
 

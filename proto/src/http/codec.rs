@@ -871,7 +871,7 @@ pub fn write_head(
 }
 
 /// Append `n` in decimal.
-fn write_decimal(out: &mut Vec<u8>, mut n: u64) {
+pub(crate) fn write_decimal(out: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0_u8; 20];
     let mut i = digits.len();
     loop {

@@ -368,9 +368,18 @@ impl HttpWire {
     }
 
     /// One SSE event carrying one JSON-RPC message on a single `data:`
-    /// line.
-    fn sse_event(&self, out: &mut Outbox, json: &[u8]) {
-        let mut event = Vec::with_capacity(json.len() + 8);
+    /// line, with the `id` of a session's GET stream message
+    /// (`crate::legacy::replay`).
+    fn sse_event(&self, out: &mut Outbox, id: Option<u64>, json: &[u8]) {
+        let mut event = Vec::with_capacity(json.len() + 32);
+        #[cfg(feature = "std")]
+        if let Some(n) = id {
+            event.extend_from_slice(b"id: ");
+            crate::legacy::replay::event_id(n, &mut event);
+            event.push(b'\n');
+        }
+        #[cfg(not(feature = "std"))]
+        let _ = id;
         event.extend_from_slice(b"data: ");
         event.extend_from_slice(json);
         event.extend_from_slice(b"\n\n");
@@ -422,7 +431,7 @@ impl HttpWire {
         };
         if ex.sse {
             let keep_alive = ex.keep_alive;
-            self.sse_event(out, json);
+            self.sse_event(out, None, json);
             self.end_body(out);
             self.exchange = None;
             return Some(keep_alive);
@@ -457,9 +466,14 @@ impl HttpWire {
     /// a session a server-to-client request): an SSE event, switching the
     /// response to SSE first if needed.
     pub(crate) fn on_stream(&mut self, out: &mut Outbox, json: &[u8]) {
+        self.on_stream_event(out, None, json);
+    }
+
+    /// [`on_stream`](Self::on_stream) with the event's `id`, if it has one.
+    pub(crate) fn on_stream_event(&mut self, out: &mut Outbox, id: Option<u64>, json: &[u8]) {
         if self.exchange.is_some() {
             self.start_sse(out);
-            self.sse_event(out, json);
+            self.sse_event(out, id, json);
         }
     }
 

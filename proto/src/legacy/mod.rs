@@ -25,6 +25,8 @@
 //! as on an MRTR retry ([`crate::connection`]).
 
 pub(crate) mod admit;
+#[cfg(feature = "std")]
+pub(crate) mod replay;
 mod reshape;
 pub(crate) mod session;
 #[cfg(feature = "std")]

@@ -19,8 +19,10 @@ use core::time::Duration;
 use serde_json::Value;
 use std::sync::{Mutex, MutexGuard};
 
+use super::replay::Replay;
 use super::session::Session;
 use crate::jsonrpc::RequestId;
+use crate::subscriptions::hub::Listener;
 use crate::time::Instant;
 
 /// Counters the application can watch.
@@ -47,6 +49,12 @@ struct Entry {
     /// `notifications/cancelled` arriving on another connection.
     calls: BTreeMap<RequestId, Weak<Inbox>>,
     get_stream: bool,
+    /// What the GET stream sent, for a client resuming it.
+    replay: Replay,
+    /// The GET stream's hub listener while no stream is open: what is
+    /// published meanwhile waits in it (bounded by the hub) for the
+    /// stream's return.
+    parked: Option<Listener>,
 }
 
 impl Entry {
@@ -85,6 +93,18 @@ struct Shared {
     idle: Duration,
     /// `ROUTE.` that begins every id (`HttpConfig::session_route`).
     prefix: String,
+    /// Bytes of GET stream messages each session keeps for a resume
+    /// (`Limits::session_replay_bytes`).
+    replay: usize,
+}
+
+/// A session's GET stream, claimed by the connection that serves it.
+pub(crate) struct GetStream {
+    /// The listener an earlier stream of the session left, with what was
+    /// published since.
+    pub(crate) listener: Option<Listener>,
+    /// What the earlier stream sent after the client's `Last-Event-ID`.
+    pub(crate) replay: Vec<(u64, alloc::boxed::Box<[u8]>)>,
 }
 
 /// The sessions of one service. Cheap to clone.
@@ -177,6 +197,7 @@ impl Sessions {
                 max,
                 idle,
                 prefix: String::new(),
+                replay: 0,
             }),
         }
     }
@@ -191,6 +212,23 @@ impl Sessions {
             max: self.shared.max,
             idle: self.shared.idle,
             prefix,
+            replay: self.shared.replay,
+        };
+        Sessions {
+            shared: Arc::new(shared),
+        }
+    }
+
+    /// Keep `bytes` of each session's GET stream messages for a client
+    /// that resumes it (`Limits::session_replay_bytes`; 0: the stream has
+    /// no event ids).
+    pub(crate) fn with_replay(self, bytes: usize) -> Sessions {
+        let shared = Shared {
+            state: Mutex::new(State::default()),
+            max: self.shared.max,
+            idle: self.shared.idle,
+            prefix: self.shared.prefix.clone(),
+            replay: bytes,
         };
         Sessions {
             shared: Arc::new(shared),
@@ -255,6 +293,8 @@ impl Sessions {
                 routes: BTreeMap::new(),
                 calls: BTreeMap::new(),
                 get_stream: false,
+                replay: Replay::new(self.shared.replay),
+                parked: None,
             },
         );
         s.stats.created += 1;
@@ -371,23 +411,45 @@ impl Sessions {
         }
     }
 
-    /// Claim the session's one standalone GET stream. False if it is
-    /// already open or the session does not exist.
-    pub(crate) fn open_get_stream(&self, id: &str) -> bool {
+    /// Claim the session's one standalone GET stream, resuming after
+    /// message `last` when the client sent a `Last-Event-ID`. `None` if it
+    /// is already open or the session does not exist.
+    pub(crate) fn open_get_stream(&self, id: &str, last: Option<u64>) -> Option<GetStream> {
         match self.lock().map.get_mut(id) {
             Some(e) if !e.get_stream => {
                 e.get_stream = true;
-                true
+                Some(GetStream {
+                    listener: e.parked.take(),
+                    replay: last.map(|n| e.replay.after(n)).unwrap_or_default(),
+                })
             }
-            _ => false,
+            _ => None,
         }
     }
 
-    /// Release the GET stream claimed with [`open_get_stream`](Self::open_get_stream).
-    pub(crate) fn close_get_stream(&self, id: &str) {
-        if let Some(e) = self.lock().map.get_mut(id) {
-            e.get_stream = false;
-        }
+    /// Release the GET stream claimed with
+    /// [`open_get_stream`](Self::open_get_stream), leaving its hub
+    /// `listener` with the session for the next stream.
+    pub(crate) fn close_get_stream(&self, id: &str, listener: Option<Listener>) {
+        let parked = {
+            let mut s = self.lock();
+            match s.map.get_mut(id) {
+                Some(e) => {
+                    e.get_stream = false;
+                    e.parked = listener;
+                    None
+                }
+                None => listener,
+            }
+        };
+        // A listener of a session that has ended is dropped outside the lock.
+        drop(parked);
+    }
+
+    /// `json` goes out on the GET stream of session `id`: its event
+    /// number, `None` when the stream keeps none.
+    pub(crate) fn record_get_event(&self, id: &str, json: &[u8]) -> Option<u64> {
+        self.lock().map.get_mut(id)?.replay.record(json)
     }
 }
 

@@ -30,7 +30,8 @@ pub enum Overflow {
 /// Counters the application can watch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HubStats {
-    /// Connections currently registered.
+    /// Connections currently registered, and initialize-era sessions
+    /// holding their GET stream's listener until the client resumes it.
     pub listeners: usize,
     /// Events published.
     pub published: u64,
