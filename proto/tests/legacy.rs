@@ -587,6 +587,47 @@ fn a_get_stream_resumed_with_last_event_id_gets_what_it_missed() {
     assert_eq!(hub.stats().listeners, 0);
 }
 
+/// A client resumes when its stream broke, which the server may not have
+/// noticed yet (a proxy cut it): the resume takes the stream over, the old
+/// connection ends its stream without writing more, and every later event
+/// goes out once, on the new stream. A GET that does not resume is still
+/// refused while the stream is open.
+#[test]
+fn a_resume_takes_the_get_stream_over_from_a_connection_still_open() {
+    let hub = snodo_proto::Hub::default();
+    let service = builder().hub(hub.clone()).build().unwrap();
+    let sid = subscribed(&service);
+    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
+    let mut g = Harness::new(&service, Transport::Http);
+    assert_eq!(g.send(get.as_bytes()), SSE_HEAD);
+    hub.publish(ChangeEvent::ResourceUpdated {
+        uri: "test://a".into(),
+    });
+    g.conn.handle_changes(g.now);
+    assert_eq!(g.drain(), chunk(&format!("id: g1\ndata: {UPDATED_A}\n\n")));
+    let resume = get.replace("\r\n\r\n", "\r\nLast-Event-ID: g1\r\n\r\n");
+    let mut r = Harness::new(&service, Transport::Http);
+    assert_eq!(r.send(resume.as_bytes()), SSE_HEAD);
+    hub.publish(ChangeEvent::ResourceUpdated {
+        uri: "test://a".into(),
+    });
+    // The old stream ends (its last chunk) and writes nothing more.
+    g.conn.handle_changes(g.now);
+    assert_eq!(g.drain(), "0\r\n\r\n");
+    r.conn.handle_changes(r.now);
+    assert_eq!(r.drain(), chunk(&format!("id: g2\ndata: {UPDATED_A}\n\n")));
+    let mut plain = Harness::new(&service, Transport::Http);
+    assert!(plain
+        .send(get.as_bytes())
+        .starts_with("HTTP/1.1 409 Conflict\r\n"));
+    // The old connection letting go does not release the new claim.
+    g.close_input();
+    let mut again = Harness::new(&service, Transport::Http);
+    assert!(again
+        .send(get.as_bytes())
+        .starts_with("HTTP/1.1 409 Conflict\r\n"));
+}
+
 /// A `Last-Event-ID` this server never gave (another server's, or one
 /// ahead of the stream) replays nothing: the stream opens afresh and its
 /// numbering goes on.

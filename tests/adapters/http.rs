@@ -582,6 +582,62 @@ pub fn http_a_session_get_stream_resumes_after_its_client_vanished<R: Rt>() {
     server.served.within(SOON).expect("serve_http returns Ok");
 }
 
+/// A resume while the old stream is still open (its client's proxy cut
+/// it, say, and the server has not noticed): the new GET takes the stream
+/// over, the old one ends with its last chunk, and the next event goes out
+/// once, on the new stream.
+pub fn http_a_session_get_stream_resume_takes_over_an_open_stream<R: Rt>() {
+    let (service, _) = service_with(limits(), |b| {
+        b.changing(Kinds::default().tools())
+            .notifications(Notifications::default().tools_list_changed())
+    });
+    let server = Server::<R>::http(&service, Options::default());
+    let mut init = server.connect();
+    init.send(&session_post(
+        None,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    ));
+    let sid = session_id(&init.head());
+    drop(init);
+    let get = |last: &str| {
+        format!("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: {sid}\r\n{last}\r\n")
+    };
+    let event = |n: u32| {
+        let data = format!(
+            "id: g{n}\ndata: {}\n\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#
+        );
+        format!("{:x}\r\n{data}\r\n", data.len())
+    };
+    let change = |name: &str| {
+        service
+            .registry()
+            .change()
+            .tool_declared(Tool::new(name, "Added at run time"))
+            .commit()
+            .expect("the change commits");
+    };
+    let mut old = server.connect();
+    old.send(&get(""));
+    old.expect(SSE_HEAD);
+    change("first");
+    old.expect(&event(1));
+    let mut resumed = server.connect();
+    resumed.send(&get("Last-Event-ID: g1\r\n"));
+    resumed.expect(SSE_HEAD);
+    assert_eq!(
+        old.read_to_close(),
+        LAST_CHUNK,
+        "the old stream ends, with nothing more"
+    );
+    change("second");
+    resumed.expect(&event(2));
+    server.shutdown.shutdown();
+    resumed.read_to_close();
+    drop(resumed);
+    server.served.within(SOON).expect("serve_http returns Ok");
+}
+
 /// The stdio framing over TCP (`serve_tcp`): each connection is served on
 /// its own, so one's slow call does not hold up another's answer, and end
 /// of input closes each after its answers.

@@ -555,7 +555,12 @@ impl Connection {
     }
 
     /// Bind the exchange being answered to a session.
-    pub(crate) fn bind_exchange(&mut self, session: String, created: bool, get_stream: bool) {
+    pub(crate) fn bind_exchange(
+        &mut self,
+        session: String,
+        created: bool,
+        get_stream: Option<u64>,
+    ) {
         if let Some(http) = self.http() {
             http.bind_session(session, created, get_stream);
         }
@@ -564,7 +569,13 @@ impl Connection {
     /// The session of the exchange being answered, if it is a session's
     /// GET stream.
     pub(crate) fn get_stream_session(&self) -> Option<&str> {
-        self.http_ref()?.get_stream_session()
+        self.get_stream_claim().map(|(sid, _)| sid)
+    }
+
+    /// [`get_stream_session`](Self::get_stream_session) and the number of
+    /// the stream's claim.
+    pub(crate) fn get_stream_claim(&self) -> Option<(&str, u64)> {
+        self.http_ref()?.get_stream_claim()
     }
 
     /// A POST that belongs to a session: `initialize`, or a message naming
@@ -590,7 +601,7 @@ impl Connection {
             self.session_refused(refusal, request_id.as_ref(), now);
             return;
         }
-        self.bind_exchange(sid.clone(), false, false);
+        self.bind_exchange(sid.clone(), false, None);
         self.legacy_message(Some(sid), incoming, now);
     }
 
@@ -637,14 +648,10 @@ impl Connection {
                     .get("last-event-id")
                     .and_then(crate::legacy::replay::parse_event_id);
                 let stream = sessions
-                    .open_get_stream(&sid, last)
+                    .open_get_stream(&sid, last, self.service.hub())
                     .ok_or(SessionRefusal::Conflict)?;
-                self.bind_exchange(sid, false, true);
+                self.bind_exchange(sid, false, Some(stream.claim));
                 self.open_http_stream(now);
-                if let Some(listener) = stream.listener {
-                    self.listener = Some(listener);
-                }
-                self.listen_to_hub();
                 if let Wire::Http(http) = &mut self.wire {
                     for (n, json) in &stream.replay {
                         http.on_stream_event(&mut self.outbox, Some(*n), json);
@@ -676,16 +683,33 @@ impl Connection {
     /// closing).
     pub(crate) fn end_get_stream(&mut self) {
         #[cfg(feature = "std")]
+        if let (Some((sid, claim)), Some(sessions)) =
+            (self.get_stream_claim(), &self.service.inner.sessions)
         {
-            let listener = self.listener.take();
-            if let (Some(sid), Some(sessions)) =
-                (self.get_stream_session(), &self.service.inner.sessions)
-            {
-                // The stream's listener stays with the session: what is
-                // published until the client resumes waits in it.
-                sessions.close_get_stream(sid, listener);
-            } else {
-                self.listener = listener;
+            sessions.close_get_stream(sid, claim);
+        }
+    }
+
+    /// Publish what the session's GET stream served here has been sent;
+    /// end the stream if another connection took it over (a client
+    /// resuming it, `legacy::Sessions::open_get_stream`).
+    #[cfg(feature = "std")]
+    pub(crate) fn take_get_events(&mut self, now: Instant) {
+        let (Some((sid, claim)), Some(sessions)) =
+            (self.get_stream_claim(), self.service.inner.sessions.clone())
+        else {
+            return;
+        };
+        match sessions.take_get_events(sid, claim) {
+            Ok(events) => {
+                for event in events {
+                    self.publish(&event, now);
+                }
+            }
+            Err(crate::legacy::TakenOver) => {
+                tracing::debug!("session GET stream taken over by a resume");
+                self.finish_get_stream();
+                self.maybe_close();
             }
         }
     }

@@ -263,7 +263,7 @@ impl Connection {
                 self.session_refused(SessionRefusal::Full, Some(&id), now);
                 return;
             };
-            self.bind_exchange(sid, true, false);
+            self.bind_exchange(sid, true, None);
             self.emit_final(Some(&id), Final::Result(&result), now);
         }
         #[cfg(not(feature = "std"))]
@@ -655,12 +655,18 @@ impl Connection {
         let method = String::from(method);
         // On the GET stream: numbered and kept for a resume.
         #[cfg(feature = "std")]
-        if let (Some(sid), Some(sessions)) = (&sid, &self.service.inner.sessions) {
+        if let (Some(sid), Some(claim), Some(sessions)) = (
+            &sid,
+            self.get_stream_claim().map(|(_, claim)| claim),
+            self.service.inner.sessions.clone(),
+        ) {
             let mut json = Vec::with_capacity(128);
             crate::jsonrpc::write_notification(&mut json, &method, &Value::Object(params));
-            let n = sessions.record_get_event(sid, &json);
-            if let Wire::Http(http) = &mut self.wire {
-                http.on_stream_event(&mut self.outbox, n, &json);
+            // A stream another has taken over writes nothing more.
+            if let Ok(n) = sessions.record_get_event(sid, claim, &json) {
+                if let Wire::Http(http) = &mut self.wire {
+                    http.on_stream_event(&mut self.outbox, n, &json);
+                }
             }
             return;
         }

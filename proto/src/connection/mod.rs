@@ -1075,6 +1075,15 @@ impl Connection {
                 return core::task::Poll::Ready(());
             }
         }
+        // A session's GET stream listens through the session, which
+        // says whether this connection still holds it.
+        if let (Some((sid, claim)), Some(sessions)) =
+            (self.get_stream_claim(), &self.service.inner.sessions)
+        {
+            if sessions.poll_get_events(sid, claim, cx).is_ready() {
+                return core::task::Poll::Ready(());
+            }
+        }
         match &self.listener {
             Some(l) => l.poll(cx),
             None => core::task::Poll::Pending,
@@ -1089,6 +1098,7 @@ impl Connection {
     pub fn handle_changes(&mut self, now: Instant) {
         self.take_reports(now);
         self.handle_routed(now);
+        self.take_get_events(now);
         let Some(l) = &self.listener else { return };
         for event in l.drain() {
             self.publish(&event, now);

@@ -526,7 +526,7 @@ fn check_head(service: &Service, head: &Head) -> Result<(), rules::Refusal> {
 /// The exchange as a session's ([`super::session`]).
 impl HttpWire {
     /// Bind the exchange being answered to a session.
-    pub(crate) fn bind_session(&mut self, session: String, created: bool, get_stream: bool) {
+    pub(crate) fn bind_session(&mut self, session: String, created: bool, get_stream: Option<u64>) {
         if let Some(ex) = self.exchange.as_mut() {
             ex.legacy = Some(Box::new(LegacyExchange {
                 session,
@@ -536,14 +536,11 @@ impl HttpWire {
         }
     }
 
-    /// The session of the exchange being answered, if it is a session's
-    /// GET stream.
-    pub(crate) fn get_stream_session(&self) -> Option<&str> {
-        self.exchange
-            .as_ref()
-            .and_then(|e| e.legacy.as_ref())
-            .filter(|l| l.get_stream)
-            .map(|l| l.session.as_str())
+    /// The session of the exchange being answered and the number of its
+    /// claim, if it is a session's GET stream.
+    pub(crate) fn get_stream_claim(&self) -> Option<(&str, u64)> {
+        let l = self.exchange.as_ref()?.legacy.as_ref()?;
+        Some((l.session.as_str(), l.get_stream?))
     }
 
     /// End the exchange's response as an event stream that carries no

@@ -29,8 +29,9 @@ pub(crate) struct LegacyExchange {
     /// The session was created by this exchange (`initialize`): its
     /// response carries the id (`transports.mdx` § Session Management).
     pub(crate) created: bool,
-    /// This exchange is the session's standalone GET stream.
-    pub(crate) get_stream: bool,
+    /// This exchange is the session's standalone GET stream, with the
+    /// number of its claim (`legacy::Sessions::open_get_stream`).
+    pub(crate) get_stream: Option<u64>,
 }
 
 impl LegacyExchange {

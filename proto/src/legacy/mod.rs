@@ -35,7 +35,7 @@ mod store;
 pub(crate) use reshape::{error as reshape_error, result as reshape_result};
 pub(crate) use session::Session;
 #[cfg(feature = "std")]
-pub(crate) use store::{Inbox, Routed};
+pub(crate) use store::{Inbox, Routed, TakenOver};
 #[cfg(feature = "std")]
 pub use store::{SessionStats, Sessions};
 

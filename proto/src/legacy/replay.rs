@@ -8,8 +8,8 @@
 //! `Last-Event-ID`, and gets again what was sent after that event: what
 //! the old connection wrote while nobody was reading any more. What would
 //! have been sent while no stream was open waits in the session's hub
-//! listener, which the closing stream leaves with the session, and goes
-//! out on the resumed stream. Only the GET stream has ids: a POST's
+//! listener (`super::store`), and goes out on the resumed stream. Only the
+//! GET stream has ids: a POST's
 //! stream ends with its response, and nothing else is ever replayed on
 //! it (§ Resumability rule 2: never a message of another stream).
 

@@ -9,6 +9,14 @@
 //! [`Inbox`] under the request id, and the connection the answer arrives
 //! on delivers into it and wakes it through a plain [`Waker`], like the
 //! change hub.
+//!
+//! And it holds each session's GET stream: the claim of the one
+//! connection serving it, the session's own hub listener (what is
+//! published while no stream is open waits there), and what the stream
+//! sent, for a client resuming it (`super::replay`; 2025-11-25
+//! `basic/transports.mdx` § Resumability and Redelivery). Only the
+//! current claim takes events, so a stream taken over by a resume writes
+//! nothing more.
 
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::String;
@@ -23,6 +31,7 @@ use super::replay::Replay;
 use super::session::Session;
 use crate::jsonrpc::RequestId;
 use crate::subscriptions::hub::Listener;
+use crate::subscriptions::{ChangeEvent, Hub};
 use crate::time::Instant;
 
 /// Counters the application can watch.
@@ -48,13 +57,16 @@ struct Entry {
     /// Client request id → the connection running that call, for
     /// `notifications/cancelled` arriving on another connection.
     calls: BTreeMap<RequestId, Weak<Inbox>>,
-    get_stream: bool,
+    /// The claim of the connection serving the GET stream, if one does.
+    get_stream: Option<u64>,
+    /// The last claim given out.
+    claims: u64,
     /// What the GET stream sent, for a client resuming it.
     replay: Replay,
-    /// The GET stream's hub listener while no stream is open: what is
-    /// published meanwhile waits in it (bounded by the hub) for the
-    /// stream's return.
-    parked: Option<Listener>,
+    /// The session's hub listener, from its first GET stream on: what is
+    /// published while no stream is open waits in it (bounded by the hub)
+    /// for the next, and only the holder of the claim takes from it.
+    listener: Option<Listener>,
 }
 
 impl Entry {
@@ -100,12 +112,16 @@ struct Shared {
 
 /// A session's GET stream, claimed by the connection that serves it.
 pub(crate) struct GetStream {
-    /// The listener an earlier stream of the session left, with what was
-    /// published since.
-    pub(crate) listener: Option<Listener>,
+    /// The claim's number: what the connection names when it takes the
+    /// session's events, and when it lets go.
+    pub(crate) claim: u64,
     /// What the earlier stream sent after the client's `Last-Event-ID`.
     pub(crate) replay: Vec<(u64, alloc::boxed::Box<[u8]>)>,
 }
+
+/// The GET stream's claim has passed to another connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TakenOver;
 
 /// The sessions of one service. Cheap to clone.
 #[derive(Clone)]
@@ -249,7 +265,7 @@ impl Sessions {
     }
 
     fn expired(&self, e: &Entry, now: Instant) -> bool {
-        !e.get_stream && e.session.last_seen + self.shared.idle <= now
+        e.get_stream.is_none() && e.session.last_seen + self.shared.idle <= now
     }
 
     /// Store `session` under a new unguessable id (`transports.mdx`: the
@@ -292,9 +308,10 @@ impl Sessions {
                 session,
                 routes: BTreeMap::new(),
                 calls: BTreeMap::new(),
-                get_stream: false,
+                get_stream: None,
+                claims: 0,
                 replay: Replay::new(self.shared.replay),
-                parked: None,
+                listener: None,
             },
         );
         s.stats.created += 1;
@@ -412,44 +429,102 @@ impl Sessions {
     }
 
     /// Claim the session's one standalone GET stream, resuming after
-    /// message `last` when the client sent a `Last-Event-ID`. `None` if it
-    /// is already open or the session does not exist.
-    pub(crate) fn open_get_stream(&self, id: &str, last: Option<u64>) -> Option<GetStream> {
-        match self.lock().map.get_mut(id) {
-            Some(e) if !e.get_stream => {
-                e.get_stream = true;
-                Some(GetStream {
-                    listener: e.parked.take(),
-                    replay: last.map(|n| e.replay.after(n)).unwrap_or_default(),
-                })
+    /// message `last` when the client sent a `Last-Event-ID`, and listening
+    /// to `hub` for the session from now on. `None` if the session does
+    /// not exist, or its stream is open and this is not a resume.
+    ///
+    /// A resume takes the stream over from the connection serving it: a
+    /// client resumes because its stream broke, and the server may not
+    /// have noticed yet (a proxy cut it, the client's host vanished). The
+    /// old connection is woken, finds its claim gone, and ends its stream
+    /// without writing more; so every message goes out once, on the
+    /// stream of the latest claim.
+    pub(crate) fn open_get_stream(
+        &self,
+        id: &str,
+        last: Option<u64>,
+        hub: Option<&Hub>,
+    ) -> Option<GetStream> {
+        let mut s = self.lock();
+        let e = s.map.get_mut(id)?;
+        if e.get_stream.is_some() && last.is_none() {
+            return None;
+        }
+        e.claims += 1;
+        let claim = e.claims;
+        let old = match e.get_stream.replace(claim) {
+            Some(_) => e.listener.as_ref().and_then(Listener::take_waker),
+            None => None,
+        };
+        if e.listener.is_none() {
+            e.listener = hub.map(Hub::listen);
+        }
+        let stream = GetStream {
+            claim,
+            replay: last.map(|n| e.replay.after(n)).unwrap_or_default(),
+        };
+        drop(s);
+        if let Some(old) = old {
+            old.wake();
+        }
+        Some(stream)
+    }
+
+    /// Let go of the GET stream claimed with
+    /// [`open_get_stream`](Self::open_get_stream) as `claim` (its
+    /// connection is closing); a claim taken over changes nothing.
+    pub(crate) fn close_get_stream(&self, id: &str, claim: u64) {
+        if let Some(e) = self.lock().map.get_mut(id) {
+            if e.get_stream == Some(claim) {
+                e.get_stream = None;
             }
-            _ => None,
         }
     }
 
-    /// Release the GET stream claimed with
-    /// [`open_get_stream`](Self::open_get_stream), leaving its hub
-    /// `listener` with the session for the next stream.
-    pub(crate) fn close_get_stream(&self, id: &str, listener: Option<Listener>) {
-        let parked = {
-            let mut s = self.lock();
-            match s.map.get_mut(id) {
-                Some(e) => {
-                    e.get_stream = false;
-                    e.parked = listener;
-                    None
-                }
-                None => listener,
-            }
-        };
-        // A listener of a session that has ended is dropped outside the lock.
-        drop(parked);
+    /// Ready when the GET stream of `claim` has events to take, or has
+    /// been taken over (or the session ended): either way its connection
+    /// calls [`take_get_events`](Self::take_get_events) next.
+    pub(crate) fn poll_get_events(&self, id: &str, claim: u64, cx: &mut Context<'_>) -> Poll<()> {
+        let s = self.lock();
+        match s.map.get(id) {
+            Some(e) if e.get_stream == Some(claim) => match &e.listener {
+                Some(l) => l.poll(cx),
+                None => Poll::Pending,
+            },
+            _ => Poll::Ready(()),
+        }
     }
 
-    /// `json` goes out on the GET stream of session `id`: its event
-    /// number, `None` when the stream keeps none.
-    pub(crate) fn record_get_event(&self, id: &str, json: &[u8]) -> Option<u64> {
-        self.lock().map.get_mut(id)?.replay.record(json)
+    /// What was published for the session since, for the GET stream of
+    /// `claim`; `TakenOver` once another connection holds the stream (or
+    /// the session ended).
+    pub(crate) fn take_get_events(
+        &self,
+        id: &str,
+        claim: u64,
+    ) -> Result<VecDeque<ChangeEvent>, TakenOver> {
+        let s = self.lock();
+        match s.map.get(id) {
+            Some(e) if e.get_stream == Some(claim) => {
+                Ok(e.listener.as_ref().map(Listener::drain).unwrap_or_default())
+            }
+            _ => Err(TakenOver),
+        }
+    }
+
+    /// `json` goes out on the GET stream of session `id` under `claim`:
+    /// its event number (`None` when the stream keeps none), or
+    /// `TakenOver` if that stream is no longer the session's.
+    pub(crate) fn record_get_event(
+        &self,
+        id: &str,
+        claim: u64,
+        json: &[u8],
+    ) -> Result<Option<u64>, TakenOver> {
+        match self.lock().map.get_mut(id) {
+            Some(e) if e.get_stream == Some(claim) => Ok(e.replay.record(json)),
+            _ => Err(TakenOver),
+        }
     }
 }
 

@@ -207,6 +207,18 @@ impl Listener {
         }
     }
 
+    /// The waker of whoever polled last, to wake whether or not anything
+    /// is queued (the owner of a session's listener changed:
+    /// `legacy::Sessions`).
+    pub(crate) fn take_waker(&self) -> Option<Waker> {
+        self.shared
+            .state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .waker
+            .take()
+    }
+
     /// Take everything queued.
     pub(crate) fn drain(&self) -> VecDeque<ChangeEvent> {
         let mut st = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
