@@ -828,7 +828,8 @@ async fn open_session(c: &Http, base: &str) -> String {
 /// A session's GET stream resumes behind hyper as on the native listener
 /// (2025-11-25 `basic/transports.mdx` § Resumability and Redelivery):
 /// its events carry ids, and after the client dropped the stream a GET
-/// with `Last-Event-ID` gets what followed that event, then the next.
+/// with `Last-Event-ID` gets what followed that event, then the next; a
+/// resume while the stream is open takes it over.
 #[test]
 fn a_session_get_stream_resumes_with_last_event_id() {
     use snodo_proto::{ChangeEvent, Hub, Notifications};
@@ -888,6 +889,19 @@ fn a_session_get_stream_resumes_with_last_event_id() {
             assert_eq!(next(&mut resumed).await, event(2));
             hub.publish(ChangeEvent::ToolsListChanged);
             assert_eq!(next(&mut resumed).await, event(3));
+            // A resume while that stream is still open takes it over: the
+            // old body ends, the next event goes to the new stream alone.
+            let mut taken = open(Some("g3")).await;
+            let rest = tokio::time::timeout(Duration::from_secs(5), resumed.collect())
+                .await
+                .expect("the old stream ends")
+                .unwrap();
+            assert!(
+                rest.to_bytes().is_empty(),
+                "the old body ends with nothing more"
+            );
+            hub.publish(ChangeEvent::ToolsListChanged);
+            assert_eq!(next(&mut taken).await, event(4));
         })
     });
 }
