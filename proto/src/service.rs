@@ -1168,11 +1168,8 @@ impl ServiceBuilder {
 
         let legacy = check_dialects(&self.dialects)?;
         #[cfg(feature = "std")]
-        let sessions = (!legacy.is_empty()).then(|| {
-            crate::legacy::Sessions::new(limits.max_sessions, limits.session_idle_timeout)
-                .with_route(self.http.session_route.clone())
-                .with_replay(limits.session_replay_bytes)
-        });
+        let sessions = (!legacy.is_empty())
+            .then(|| crate::legacy::Sessions::new(&limits, self.http.session_route.as_deref()));
 
         let completer = crate::complete::compose(
             self.completer,

@@ -520,71 +520,112 @@ fn http_get_stream_carries_subscribed_updates_only() {
 /// The head of a session's GET stream.
 const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n";
 
-/// `event` as one chunk of a chunked body.
-fn chunk(event: &str) -> String {
-    format!("{:x}\r\n{event}\r\n", event.len())
-}
-
 const UPDATED_A: &str =
     r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://a"}}"#;
 
-/// A session subscribed to `test://a`, on a service with `hub`.
-fn subscribed(service: &Service) -> String {
-    let mut a = Harness::new(service, Transport::Http);
-    let sid = http_initialize(&mut a);
-    assert_eq!(
-        a.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://a"}}"#).as_bytes()),
-        json_200(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)
-    );
-    sid
+/// The `resources/updated` event for `test://a` as one chunk: numbered
+/// `g<n>`, or without an id.
+fn updated_event(n: Option<u32>) -> String {
+    let id = n.map_or(String::new(), |n| format!("id: g{n}\n"));
+    let event = format!("{id}data: {UPDATED_A}\n\n");
+    format!("{:x}\r\n{event}\r\n", event.len())
 }
 
-/// 2025-11-25 `basic/transports.mdx` § Resumability and Redelivery: the
-/// GET stream's events carry ids; a client whose stream broke resumes with
-/// `Last-Event-ID` and gets exactly what followed that event, whether the
-/// old connection wrote it to nobody or it was published while no stream
-/// was open, in order and each once.
+/// A GET stream's resume test bench: a session of `version`, subscribed to
+/// `test://a`, on a service whose hub the test publishes to.
+struct Resumable {
+    hub: snodo_proto::Hub,
+    service: Service,
+    sid: String,
+    version: &'static str,
+}
+
+impl Resumable {
+    fn new(version: &'static str, limits: Limits) -> Resumable {
+        let hub = snodo_proto::Hub::default();
+        let service = builder().hub(hub.clone()).limits(limits).build().unwrap();
+        let mut a = Harness::new(&service, Transport::Http);
+        let out = a.send(post(None, &INITIALIZE.replace("2025-11-25", version)).as_bytes());
+        let sid = out
+            .lines()
+            .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+            .expect("initialize names its session")
+            .to_owned();
+        assert_eq!(
+            a.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://a"}}"#).as_bytes()),
+            json_200(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)
+        );
+        Resumable {
+            hub,
+            service,
+            sid,
+            version,
+        }
+    }
+
+    /// The session's GET, with `Last-Event-ID: last` when given.
+    fn get(&self, last: Option<&str>) -> String {
+        let last = last.map_or(String::new(), |l| format!("Last-Event-ID: {l}\r\n"));
+        format!(
+            "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: {}\r\n{last}\r\n",
+            self.sid, self.version
+        )
+    }
+
+    /// A connection that sent the session's GET, and what it got.
+    fn open(&self, last: Option<&str>) -> (Harness, String) {
+        let mut g = Harness::new(&self.service, Transport::Http);
+        let out = g.send(self.get(last).as_bytes());
+        (g, out)
+    }
+
+    fn updated(&self) {
+        self.hub.publish(ChangeEvent::ResourceUpdated {
+            uri: "test://a".into(),
+        });
+    }
+}
+
+/// Both initialize-era revisions' `basic/transports.mdx` § Resumability
+/// and Redelivery: the GET stream's events carry ids; a client whose
+/// stream broke resumes with `Last-Event-ID` and gets exactly what followed
+/// that event, whether the old connection wrote it to nobody or it was
+/// published while no stream was open, in order and each once.
 #[test]
 fn a_get_stream_resumed_with_last_event_id_gets_what_it_missed() {
-    let hub = snodo_proto::Hub::default();
-    let service = builder().hub(hub.clone()).build().unwrap();
-    let sid = subscribed(&service);
-    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
-    let mut g = Harness::new(&service, Transport::Http);
-    assert_eq!(g.send(get.as_bytes()), SSE_HEAD);
-    let updated = || {
-        hub.publish(ChangeEvent::ResourceUpdated {
-            uri: "test://a".into(),
-        })
-    };
-    updated();
-    g.conn.handle_changes(g.now);
-    assert_eq!(g.drain(), chunk(&format!("id: g1\ndata: {UPDATED_A}\n\n")));
-    // Written to a stream whose reader is already gone.
-    updated();
-    g.conn.handle_changes(g.now);
-    assert_eq!(g.drain(), chunk(&format!("id: g2\ndata: {UPDATED_A}\n\n")));
-    g.close_input();
-    // Published while the session has no stream: it waits for one.
-    updated();
-    assert_eq!(hub.stats().listeners, 1, "the session keeps the listener");
-    let resume = get.replace("\r\n\r\n", "\r\nLast-Event-ID: g1\r\n\r\n");
-    let mut r = Harness::new(&service, Transport::Http);
-    assert_eq!(
-        r.send(resume.as_bytes()),
-        format!(
-            "{SSE_HEAD}{}",
-            chunk(&format!("id: g2\ndata: {UPDATED_A}\n\n"))
-        )
-    );
-    r.conn.handle_changes(r.now);
-    assert_eq!(r.drain(), chunk(&format!("id: g3\ndata: {UPDATED_A}\n\n")));
-    // The session ends: nothing of it is kept.
-    r.close_input();
-    let mut d = Harness::new(&service, Transport::Http);
-    let delete = format!("DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n");
-    assert!(d.send(delete.as_bytes()).starts_with("HTTP/1.1 200 OK\r\n"));
-    assert_eq!(hub.stats().listeners, 0);
+    for version in ["2025-11-25", "2025-06-18"] {
+        let r = Resumable::new(version, Limits::default());
+        let (mut g, head) = r.open(None);
+        assert_eq!(head, SSE_HEAD, "{version}");
+        r.updated();
+        g.conn.handle_changes(g.now);
+        assert_eq!(g.drain(), updated_event(Some(1)), "{version}");
+        // Written to a stream whose reader is already gone.
+        r.updated();
+        g.conn.handle_changes(g.now);
+        assert_eq!(g.drain(), updated_event(Some(2)), "{version}");
+        g.close_input();
+        // Published while the session has no stream: it waits for one.
+        r.updated();
+        assert_eq!(r.hub.stats().listeners, 1, "the session keeps its listener");
+        let (mut resumed, out) = r.open(Some("g1"));
+        assert_eq!(
+            out,
+            format!("{SSE_HEAD}{}", updated_event(Some(2))),
+            "{version}"
+        );
+        resumed.conn.handle_changes(resumed.now);
+        assert_eq!(resumed.drain(), updated_event(Some(3)), "{version}");
+        // The session ends: nothing of it is kept.
+        resumed.close_input();
+        let mut d = Harness::new(&r.service, Transport::Http);
+        let delete = format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: {version}\r\n\r\n",
+            r.sid
+        );
+        assert!(d.send(delete.as_bytes()).starts_with("HTTP/1.1 200 OK\r\n"));
+        assert_eq!(r.hub.stats().listeners, 0, "{version}");
+    }
 }
 
 /// A client resumes when its stream broke, which the server may not have
@@ -594,38 +635,40 @@ fn a_get_stream_resumed_with_last_event_id_gets_what_it_missed() {
 /// refused while the stream is open.
 #[test]
 fn a_resume_takes_the_get_stream_over_from_a_connection_still_open() {
-    let hub = snodo_proto::Hub::default();
-    let service = builder().hub(hub.clone()).build().unwrap();
-    let sid = subscribed(&service);
-    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
-    let mut g = Harness::new(&service, Transport::Http);
-    assert_eq!(g.send(get.as_bytes()), SSE_HEAD);
-    hub.publish(ChangeEvent::ResourceUpdated {
-        uri: "test://a".into(),
-    });
+    let r = Resumable::new("2025-11-25", Limits::default());
+    let (mut g, _) = r.open(None);
+    r.updated();
     g.conn.handle_changes(g.now);
-    assert_eq!(g.drain(), chunk(&format!("id: g1\ndata: {UPDATED_A}\n\n")));
-    let resume = get.replace("\r\n\r\n", "\r\nLast-Event-ID: g1\r\n\r\n");
-    let mut r = Harness::new(&service, Transport::Http);
-    assert_eq!(r.send(resume.as_bytes()), SSE_HEAD);
-    hub.publish(ChangeEvent::ResourceUpdated {
-        uri: "test://a".into(),
-    });
+    assert_eq!(g.drain(), updated_event(Some(1)));
+    let (mut resumed, head) = r.open(Some("g1"));
+    assert_eq!(head, SSE_HEAD);
+    r.updated();
     // The old stream ends (its last chunk) and writes nothing more.
     g.conn.handle_changes(g.now);
     assert_eq!(g.drain(), "0\r\n\r\n");
-    r.conn.handle_changes(r.now);
-    assert_eq!(r.drain(), chunk(&format!("id: g2\ndata: {UPDATED_A}\n\n")));
-    let mut plain = Harness::new(&service, Transport::Http);
-    assert!(plain
-        .send(get.as_bytes())
-        .starts_with("HTTP/1.1 409 Conflict\r\n"));
+    resumed.conn.handle_changes(resumed.now);
+    assert_eq!(resumed.drain(), updated_event(Some(2)));
+    assert!(r.open(None).1.starts_with("HTTP/1.1 409 Conflict\r\n"));
     // The old connection letting go does not release the new claim.
     g.close_input();
-    let mut again = Harness::new(&service, Transport::Http);
-    assert!(again
-        .send(get.as_bytes())
-        .starts_with("HTTP/1.1 409 Conflict\r\n"));
+    assert!(r.open(None).1.starts_with("HTTP/1.1 409 Conflict\r\n"));
+}
+
+/// The session ends (DELETE) while its GET stream is open: the stream
+/// ends with its last chunk, and nothing more is written on it.
+#[test]
+fn a_deleted_session_ends_its_get_stream() {
+    let r = Resumable::new("2025-11-25", Limits::default());
+    let (mut g, _) = r.open(None);
+    let mut d = Harness::new(&r.service, Transport::Http);
+    let delete = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
+        r.sid
+    );
+    assert!(d.send(delete.as_bytes()).starts_with("HTTP/1.1 200 OK\r\n"));
+    r.updated();
+    g.conn.handle_changes(g.now);
+    assert_eq!(g.drain(), "0\r\n\r\n");
 }
 
 /// A `Last-Event-ID` this server never gave (another server's, or one
@@ -633,31 +676,47 @@ fn a_resume_takes_the_get_stream_over_from_a_connection_still_open() {
 /// numbering goes on.
 #[test]
 fn a_last_event_id_not_of_this_stream_replays_nothing() {
-    let hub = snodo_proto::Hub::default();
-    let service = builder().hub(hub.clone()).build().unwrap();
-    let sid = subscribed(&service);
-    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
-    let mut g = Harness::new(&service, Transport::Http);
-    assert_eq!(g.send(get.as_bytes()), SSE_HEAD);
-    hub.publish(ChangeEvent::ResourceUpdated {
-        uri: "test://a".into(),
-    });
+    let r = Resumable::new("2025-11-25", Limits::default());
+    let (mut g, _) = r.open(None);
+    r.updated();
     g.conn.handle_changes(g.now);
-    assert_eq!(g.drain(), chunk(&format!("id: g1\ndata: {UPDATED_A}\n\n")));
+    assert_eq!(g.drain(), updated_event(Some(1)));
     g.close_input();
     for last in ["7", "g99", "g", "x1"] {
-        let resume = get.replace("\r\n\r\n", &format!("\r\nLast-Event-ID: {last}\r\n\r\n"));
-        let mut r = Harness::new(&service, Transport::Http);
-        assert_eq!(r.send(resume.as_bytes()), SSE_HEAD, "{last}");
-        r.close_input();
+        let (mut other, head) = r.open(Some(last));
+        assert_eq!(head, SSE_HEAD, "{last}");
+        other.close_input();
     }
-    let mut r = Harness::new(&service, Transport::Http);
-    assert_eq!(r.send(get.as_bytes()), SSE_HEAD);
-    hub.publish(ChangeEvent::ResourceUpdated {
-        uri: "test://a".into(),
-    });
-    r.conn.handle_changes(r.now);
-    assert_eq!(r.drain(), chunk(&format!("id: g2\ndata: {UPDATED_A}\n\n")));
+    let (mut again, _) = r.open(None);
+    r.updated();
+    again.conn.handle_changes(again.now);
+    assert_eq!(again.drain(), updated_event(Some(2)));
+}
+
+/// `Limits::session_replay_bytes` bounds what a session keeps: past it the
+/// oldest go, and a resume from before them gets only what is left.
+#[test]
+fn the_replay_budget_keeps_only_the_latest_events() {
+    // Room for two events of this size (each costs its bytes and 32).
+    let budget = 2 * (UPDATED_A.len() + 32);
+    let r = Resumable::new("2025-11-25", Limits::default().session_replay_bytes(budget));
+    let (mut g, _) = r.open(None);
+    for n in 1..=3 {
+        r.updated();
+        g.conn.handle_changes(g.now);
+        assert_eq!(g.drain(), updated_event(Some(n)));
+    }
+    g.close_input();
+    let (_, out) = r.open(Some("g0"));
+    assert_eq!(
+        out,
+        format!(
+            "{SSE_HEAD}{}{}",
+            updated_event(Some(2)),
+            updated_event(Some(3))
+        ),
+        "event 1 is past the budget"
+    );
 }
 
 /// `Limits::session_replay_bytes(0)`: the GET stream's events have no id
@@ -665,29 +724,18 @@ fn a_last_event_id_not_of_this_stream_replays_nothing() {
 /// stream was open still waits for the next one.
 #[test]
 fn without_a_replay_budget_get_events_have_no_id() {
-    let hub = snodo_proto::Hub::default();
-    let service = builder()
-        .hub(hub.clone())
-        .limits(Limits::default().session_replay_bytes(0))
-        .build()
-        .unwrap();
-    let sid = subscribed(&service);
-    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\nLast-Event-ID: g0\r\n\r\n");
-    let mut g = Harness::new(&service, Transport::Http);
-    assert_eq!(g.send(get.as_bytes()), SSE_HEAD);
-    hub.publish(ChangeEvent::ResourceUpdated {
-        uri: "test://a".into(),
-    });
+    let r = Resumable::new("2025-11-25", Limits::default().session_replay_bytes(0));
+    let (mut g, head) = r.open(Some("g0"));
+    assert_eq!(head, SSE_HEAD);
+    r.updated();
     g.conn.handle_changes(g.now);
-    assert_eq!(g.drain(), chunk(&format!("data: {UPDATED_A}\n\n")));
+    assert_eq!(g.drain(), updated_event(None));
     g.close_input();
-    hub.publish(ChangeEvent::ResourceUpdated {
-        uri: "test://a".into(),
-    });
-    let mut r = Harness::new(&service, Transport::Http);
-    assert_eq!(r.send(get.as_bytes()), SSE_HEAD);
-    r.conn.handle_changes(r.now);
-    assert_eq!(r.drain(), chunk(&format!("data: {UPDATED_A}\n\n")));
+    r.updated();
+    let (mut again, head) = r.open(Some("g0"));
+    assert_eq!(head, SSE_HEAD);
+    again.conn.handle_changes(again.now);
+    assert_eq!(again.drain(), updated_event(None));
 }
 
 #[test]

@@ -511,12 +511,9 @@ pub fn http_a_registry_commit_reaches_a_listen_stream<R: Rt>() {
     server.served.within(SOON).expect("serve_http returns Ok");
 }
 
-/// A session's GET stream resumes (2025-11-25 `basic/transports.mdx`
-/// § Resumability and Redelivery): its events carry ids, and after the
-/// client vanished mid-stream a new GET with `Last-Event-ID` gets the
-/// change published after that event, whether the old connection wrote it
-/// to nobody or it came while no stream was open, and then the next one.
-pub fn http_a_session_get_stream_resumes_after_its_client_vanished<R: Rt>() {
+/// A served 2025-11-25 session on a service whose registry changes tell
+/// the session's GET stream: the service, the server, the session id.
+fn changing_session<R: Rt>() -> (snodo_proto::Service, Server<R>, String) {
     let (service, _) = service_with(limits(), |b| {
         b.changing(Kinds::default().tools())
             .notifications(Notifications::default().tools_list_changed())
@@ -528,58 +525,67 @@ pub fn http_a_session_get_stream_resumes_after_its_client_vanished<R: Rt>() {
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
     ));
     let sid = session_id(&init.head());
-    drop(init);
-    let get = |last: &str| {
-        format!("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: {sid}\r\n{last}\r\n")
-    };
-    // The old stream is released once the server sees its connection go:
-    // until then a second GET is refused (409), and a client tries again.
-    let open = |request: &str| -> Client {
-        let deadline = Instant::now() + SOON;
-        loop {
-            let mut client = server.connect();
-            client.send(request);
-            let head = client.head();
-            if head == SSE_HEAD {
-                return client;
-            }
-            assert!(head.starts_with("HTTP/1.1 409 Conflict\r\n"), "{head}");
-            assert!(
-                Instant::now() < deadline,
-                "the old stream was never released"
-            );
-            thread::sleep(Duration::from_millis(20));
-        }
-    };
-    let change = |name: &str| {
-        service
-            .registry()
-            .change()
-            .tool_declared(Tool::new(name, "Added at run time"))
-            .commit()
-            .expect("the change commits");
-    };
-    // Exactly the event numbered `n`, as one chunk.
-    let event = |n: u32| {
-        let data = format!(
-            "id: g{n}\ndata: {}\n\n",
-            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#
-        );
-        format!("{:x}\r\n{data}\r\n", data.len())
-    };
-    let mut stream = open(&get(""));
-    change("first");
-    stream.expect(&event(1));
+    (service, server, sid)
+}
+
+/// The GET of session `sid`, with a `Last-Event-ID` when resuming.
+fn session_get(sid: &str, last: Option<&str>) -> String {
+    let last = last.map_or(String::new(), |l| format!("Last-Event-ID: {l}\r\n"));
+    format!("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: {sid}\r\n{last}\r\n")
+}
+
+/// `notifications/tools/list_changed` as GET stream event `g<n>`, one chunk.
+fn list_changed(n: u32) -> String {
+    let data = format!(
+        "id: g{n}\ndata: {}\n\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#
+    );
+    format!("{:x}\r\n{data}\r\n", data.len())
+}
+
+/// Add the tool `name` to `service`'s registry.
+fn add_tool(service: &snodo_proto::Service, name: &str) {
+    service
+        .registry()
+        .change()
+        .tool_declared(Tool::new(name, "Added at run time"))
+        .commit()
+        .expect("the change commits");
+}
+
+/// A session's GET stream resumes (2025-11-25 `basic/transports.mdx`
+/// § Resumability and Redelivery): its events carry ids, and after the
+/// client vanished mid-stream a new GET with `Last-Event-ID` gets the
+/// change published after that event, whether the old connection wrote it
+/// to nobody or it came while no stream was open, and then the next one.
+pub fn http_a_session_get_stream_resumes_after_its_client_vanished<R: Rt>() {
+    let (service, server, sid) = changing_session::<R>();
+    let mut stream = server.connect();
+    stream.send(&session_get(&sid, None));
+    stream.expect(SSE_HEAD);
+    add_tool(&service, "first");
+    stream.expect(&list_changed(1));
     drop(stream);
-    change("second");
-    let mut resumed = open(&get("Last-Event-ID: g1\r\n"));
-    resumed.expect(&event(2));
-    change("third");
-    resumed.expect(&event(3));
-    server.shutdown.shutdown();
-    resumed.read_to_close();
-    drop(resumed);
-    server.served.within(SOON).expect("serve_http returns Ok");
+    // Whether or not the server has seen the old connection go yet, the
+    // resume is served.
+    add_tool(&service, "second");
+    let mut resumed = server.connect();
+    resumed.send(&session_get(&sid, Some("g1")));
+    resumed.expect(SSE_HEAD);
+    resumed.expect(&list_changed(2));
+    add_tool(&service, "third");
+    resumed.expect(&list_changed(3));
+    // The session ends: its stream ends too, woken by the DELETE.
+    let mut delete = server.connect();
+    delete.send(&format!("DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nMCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: {sid}\r\n\r\n"));
+    assert!(delete.head().starts_with("HTTP/1.1 200 OK\r\n"));
+    assert_eq!(
+        resumed.read_to_close(),
+        LAST_CHUNK,
+        "the stream ends with the session"
+    );
+    drop(delete);
+    server.finish();
 }
 
 /// A resume while the old stream is still open (its client's proxy cut
@@ -587,51 +593,22 @@ pub fn http_a_session_get_stream_resumes_after_its_client_vanished<R: Rt>() {
 /// over, the old one ends with its last chunk, and the next event goes out
 /// once, on the new stream.
 pub fn http_a_session_get_stream_resume_takes_over_an_open_stream<R: Rt>() {
-    let (service, _) = service_with(limits(), |b| {
-        b.changing(Kinds::default().tools())
-            .notifications(Notifications::default().tools_list_changed())
-    });
-    let server = Server::<R>::http(&service, Options::default());
-    let mut init = server.connect();
-    init.send(&session_post(
-        None,
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-    ));
-    let sid = session_id(&init.head());
-    drop(init);
-    let get = |last: &str| {
-        format!("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: {sid}\r\n{last}\r\n")
-    };
-    let event = |n: u32| {
-        let data = format!(
-            "id: g{n}\ndata: {}\n\n",
-            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#
-        );
-        format!("{:x}\r\n{data}\r\n", data.len())
-    };
-    let change = |name: &str| {
-        service
-            .registry()
-            .change()
-            .tool_declared(Tool::new(name, "Added at run time"))
-            .commit()
-            .expect("the change commits");
-    };
+    let (service, server, sid) = changing_session::<R>();
     let mut old = server.connect();
-    old.send(&get(""));
+    old.send(&session_get(&sid, None));
     old.expect(SSE_HEAD);
-    change("first");
-    old.expect(&event(1));
+    add_tool(&service, "first");
+    old.expect(&list_changed(1));
     let mut resumed = server.connect();
-    resumed.send(&get("Last-Event-ID: g1\r\n"));
+    resumed.send(&session_get(&sid, Some("g1")));
     resumed.expect(SSE_HEAD);
     assert_eq!(
         old.read_to_close(),
         LAST_CHUNK,
         "the old stream ends, with nothing more"
     );
-    change("second");
-    resumed.expect(&event(2));
+    add_tool(&service, "second");
+    resumed.expect(&list_changed(2));
     server.shutdown.shutdown();
     resumed.read_to_close();
     drop(resumed);

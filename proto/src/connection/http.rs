@@ -690,9 +690,10 @@ impl Connection {
         }
     }
 
-    /// Publish what the session's GET stream served here has been sent;
-    /// end the stream if another connection took it over (a client
-    /// resuming it, `legacy::Sessions::open_get_stream`).
+    /// Publish on the GET stream this connection serves what was published
+    /// for its session since; end the stream once another connection took
+    /// it over (a client resuming it, `legacy::Sessions::open_get_stream`)
+    /// or the session ended.
     #[cfg(feature = "std")]
     pub(crate) fn take_get_events(&mut self, now: Instant) {
         let (Some((sid, claim)), Some(sessions)) =

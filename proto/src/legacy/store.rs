@@ -75,21 +75,36 @@ impl Entry {
     /// receive their results any more (2025-11-25 `transports.mdx`
     /// § Session Management: requests naming an ended session get 404),
     /// and a call waiting for an answer would otherwise wait out its
-    /// whole `call_timeout`.
-    fn end(self, cancels: &mut Vec<(Arc<Inbox>, RequestId)>) {
+    /// whole `call_timeout`. Its GET stream's connection is woken, to find
+    /// the session gone and end the stream.
+    fn end(self, ending: &mut Ending) {
         for (request, inbox) in self.calls {
             if let Some(inbox) = inbox.upgrade() {
-                cancels.push((inbox, request));
+                ending.cancels.push((inbox, request));
             }
+        }
+        if let Some(waker) = self.listener.as_ref().and_then(Listener::take_waker) {
+            ending.streams.push(waker);
         }
     }
 }
 
-/// Hand out the cancellations of ended sessions, outside the store's lock
-/// (an inbox has its own).
-fn cancel_all(cancels: Vec<(Arc<Inbox>, RequestId)>) {
-    for (inbox, request) in cancels {
-        inbox.push(Routed::Cancel { request });
+/// What ended sessions leave to do, outside the store's lock (an inbox
+/// has its own, and a waker may run at once).
+#[derive(Default)]
+struct Ending {
+    cancels: Vec<(Arc<Inbox>, RequestId)>,
+    streams: Vec<Waker>,
+}
+
+impl Ending {
+    fn finish(self) {
+        for (inbox, request) in self.cancels {
+            inbox.push(Routed::Cancel { request });
+        }
+        for waker in self.streams {
+            waker.wake();
+        }
     }
 }
 
@@ -204,50 +219,21 @@ pub(crate) enum CreateError {
 }
 
 impl Sessions {
-    /// A store of at most `max` sessions, each removed after `idle` without
-    /// a message.
-    pub fn new(max: usize, idle: Duration) -> Sessions {
+    /// A store of at most `limits.max_sessions` sessions, each removed
+    /// after `limits.session_idle_timeout` without a message and keeping
+    /// `limits.session_replay_bytes` of its GET stream for a resume; every
+    /// id begins with `route` and a dot when given (`HttpConfig::session_route`,
+    /// checked when the service is built), so a load balancer can send a
+    /// session's requests to the replica that holds it.
+    pub(crate) fn new(limits: &crate::Limits, route: Option<&str>) -> Sessions {
         Sessions {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
-                max,
-                idle,
-                prefix: String::new(),
-                replay: 0,
+                max: limits.max_sessions,
+                idle: limits.session_idle_timeout,
+                prefix: route.map(|r| alloc::format!("{r}.")).unwrap_or_default(),
+                replay: limits.session_replay_bytes,
             }),
-        }
-    }
-
-    /// Begin every id with `route` and a dot (`HttpConfig::session_route`,
-    /// checked when the service is built), so a load balancer can send a
-    /// session's requests to the replica that holds it.
-    pub fn with_route(self, route: Option<String>) -> Sessions {
-        let prefix = route.map(|r| alloc::format!("{r}.")).unwrap_or_default();
-        let shared = Shared {
-            state: Mutex::new(State::default()),
-            max: self.shared.max,
-            idle: self.shared.idle,
-            prefix,
-            replay: self.shared.replay,
-        };
-        Sessions {
-            shared: Arc::new(shared),
-        }
-    }
-
-    /// Keep `bytes` of each session's GET stream messages for a client
-    /// that resumes it (`Limits::session_replay_bytes`; 0: the stream has
-    /// no event ids).
-    pub(crate) fn with_replay(self, bytes: usize) -> Sessions {
-        let shared = Shared {
-            state: Mutex::new(State::default()),
-            max: self.shared.max,
-            idle: self.shared.idle,
-            prefix: self.shared.prefix.clone(),
-            replay: bytes,
-        };
-        Sessions {
-            shared: Arc::new(shared),
         }
     }
 
@@ -281,7 +267,7 @@ impl Sessions {
             id.push(char::from(HEX[usize::from(b & 15)]));
         }
         let mut s = self.lock();
-        let mut cancels = Vec::new();
+        let mut ending = Ending::default();
         if s.map.len() >= self.shared.max {
             let expired: Vec<String> = s
                 .map
@@ -292,14 +278,14 @@ impl Sessions {
             s.stats.expired += expired.len() as u64;
             for id in expired {
                 if let Some(e) = s.map.remove(&id) {
-                    e.end(&mut cancels);
+                    e.end(&mut ending);
                 }
             }
         }
         if s.map.len() >= self.shared.max {
             s.stats.refused += 1;
             drop(s);
-            cancel_all(cancels);
+            ending.finish();
             return Err(CreateError::Full);
         }
         s.map.insert(
@@ -316,7 +302,7 @@ impl Sessions {
         );
         s.stats.created += 1;
         drop(s);
-        cancel_all(cancels);
+        ending.finish();
         Ok(id)
     }
 
@@ -331,13 +317,13 @@ impl Sessions {
         let mut s = self.lock();
         let expired = self.expired(s.map.get(id)?, now);
         if expired {
-            let mut cancels = Vec::new();
+            let mut ending = Ending::default();
             if let Some(e) = s.map.remove(id) {
-                e.end(&mut cancels);
+                e.end(&mut ending);
             }
             s.stats.expired += 1;
             drop(s);
-            cancel_all(cancels);
+            ending.finish();
             return None;
         }
         let e = s.map.get_mut(id)?;
@@ -354,9 +340,9 @@ impl Sessions {
         };
         s.stats.deleted += 1;
         drop(s);
-        let mut cancels = Vec::new();
-        e.end(&mut cancels);
-        cancel_all(cancels);
+        let mut ending = Ending::default();
+        e.end(&mut ending);
+        ending.finish();
         true
     }
 
