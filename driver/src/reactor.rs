@@ -81,6 +81,7 @@ pub fn split(stream: TcpStream) -> io::Result<(TcpReader, TcpWriter)> {
     let reader = TcpReader {
         socket: socket.clone(),
         drained: false,
+        waiting: false,
     };
     Ok((reader, TcpWriter(socket)))
 }
@@ -90,10 +91,24 @@ pub fn split(stream: TcpStream) -> io::Result<(TcpReader, TcpWriter)> {
 /// each request in one `recvfrom` instead of reading into `EAGAIN` first
 /// (async-io's registration is one-shot, so each needless wait also costs
 /// an `epoll_ctl`).
+///
+/// Once it waits, the next poll reads before it asks for readiness again.
+/// async-io's `poll_readable` counts an event as new only when it came in
+/// a reactor tick after the one in which interest was registered, and the
+/// reactor bumps its tick before it blocks: interest registered while it
+/// blocks is woken by an event of that same tick, which `poll_readable`
+/// then reports as pending. Asking it again re-arms the socket, the
+/// reactor (looping on its own thread) reports it at once, and the race
+/// repeats: under load a connection spun like that for seconds without
+/// reading the request it had been sent (the blocking runtime's
+/// conformance flake, 2026-12-07).
 #[derive(Debug)]
 pub struct TcpReader {
     socket: Arc<Async<TcpStream>>,
     drained: bool,
+    /// Interest is registered and this task waits on it: the next poll
+    /// tries the socket first.
+    waiting: bool,
 }
 
 impl crate::Read for TcpReader {
@@ -110,9 +125,11 @@ impl crate::Read for TcpReader {
 impl TcpReader {
     fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
         loop {
-            if self.drained {
-                ready!(self.socket.poll_readable(cx))?;
+            if self.drained && !self.waiting && self.socket.poll_readable(cx)?.is_pending() {
+                self.waiting = true;
+                return Poll::Pending;
             }
+            self.waiting = false;
             match self.socket.get_ref().read(buf) {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.drained = true,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -201,6 +218,67 @@ mod tests {
         std::future::poll_fn(|cx| reader.poll_read(cx, buf))
             .await
             .unwrap()
+    }
+
+    /// Counts its wakes.
+    struct Wakes(std::sync::atomic::AtomicUsize);
+
+    impl std::task::Wake for Wakes {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_reader_woken_for_readiness_reads_at_its_next_poll() {
+        // Polled by hand: the reactor runs on async-io's own thread and
+        // blocks there while the reader registers, as on the blocking
+        // runtime, so the event that wakes the reader comes in the tick
+        // its interest was registered in.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let (mut reader, _writer) = split(server).unwrap();
+        let wakes = Arc::new(Wakes(Default::default()));
+        let waker = std::task::Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut buf = [0u8; 8];
+        // One poll, and if it waits, one more after the wake: it must read.
+        let mut read = |reader: &mut TcpReader, buf: &mut [u8], round: usize| {
+            let before = wakes.0.load(std::sync::atomic::Ordering::SeqCst);
+            if let Poll::Ready(read) = reader.poll_read(&mut cx, buf) {
+                return read.unwrap();
+            }
+            let deadline = std::time::Instant::now() + Duration::from_secs(5);
+            while wakes.0.load(std::sync::atomic::Ordering::SeqCst) == before {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "round {round}: never woken"
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            match reader.poll_read(&mut cx, buf) {
+                Poll::Ready(read) => read.unwrap(),
+                Poll::Pending => panic!("round {round}: woken for bytes sent, then pending"),
+            }
+        };
+        for round in 0..20 {
+            client.write_all(b"abc").unwrap();
+            std::thread::sleep(Duration::from_millis(2));
+            assert_eq!(read(&mut reader, &mut buf, round), 3);
+            assert!(reader.drained);
+            // The reader waits while the reactor blocks; then bytes come.
+            let writer = std::thread::spawn({
+                let mut client = client.try_clone().unwrap();
+                move || {
+                    std::thread::sleep(Duration::from_millis(5));
+                    client.write_all(b"de").unwrap();
+                }
+            });
+            assert_eq!(read(&mut reader, &mut buf, round), 2);
+            assert_eq!(&buf[..2], b"de");
+            writer.join().unwrap();
+        }
     }
 
     #[test]
