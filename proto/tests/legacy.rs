@@ -654,6 +654,28 @@ fn a_resume_takes_the_get_stream_over_from_a_connection_still_open() {
     assert!(r.open(None).1.starts_with("HTTP/1.1 409 Conflict\r\n"));
 }
 
+/// An application publishing on the old connection itself
+/// (`Connection::publish`) after a resume took its stream over, before that
+/// connection heard of it: nothing is written there, and the numbering the
+/// new stream goes on with is not used up.
+#[test]
+fn publishing_on_a_get_stream_taken_over_writes_nothing() {
+    let r = Resumable::new("2025-11-25", Limits::default());
+    let (mut g, _) = r.open(None);
+    r.updated();
+    g.conn.handle_changes(g.now);
+    assert_eq!(g.drain(), updated_event(Some(1)));
+    let (mut resumed, _) = r.open(Some("g1"));
+    let event = ChangeEvent::ResourceUpdated {
+        uri: "test://a".into(),
+    };
+    g.conn.publish(&event, g.now);
+    assert_eq!(g.drain(), "");
+    r.updated();
+    resumed.conn.handle_changes(resumed.now);
+    assert_eq!(resumed.drain(), updated_event(Some(2)));
+}
+
 /// The session ends (DELETE) while its GET stream is open: the stream
 /// ends with its last chunk, and nothing more is written on it.
 #[test]
