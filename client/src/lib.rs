@@ -125,6 +125,11 @@ mod error;
 mod get_stream;
 mod handler;
 mod http;
+#[cfg(all(
+    feature = "http2",
+    any(feature = "tokio", feature = "smol", feature = "threads")
+))]
+mod http2;
 mod output_schema;
 mod proxy;
 mod reissue;
@@ -145,7 +150,7 @@ mod tls_stream;
 mod tokio;
 
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
-pub use async_http::AsyncHttpTransport;
+pub use async_http::{AsyncHttpTransport, HttpVersion};
 pub use async_session::{AsyncPump, AsyncSession, AsyncTransport, Ended, Step};
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use async_stdio::AsyncStdioTransport;
