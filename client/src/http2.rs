@@ -22,6 +22,7 @@
 use std::future::{poll_fn, Future};
 use std::io;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -47,7 +48,13 @@ const MAX_HEADER_LIST: u32 = 64 << 10;
 #[derive(Clone)]
 pub(crate) struct Connection {
     send: SendRequest<Bytes>,
+    /// How the connection ended, once it has: what a stream cut off by
+    /// its end says.
+    ended: Ended,
 }
+
+/// The connection's end as its future saw it (a GOAWAY's reason, say).
+type Ended = Arc<Mutex<Option<String>>>;
 
 impl Connection {
     /// The HTTP/2 preface and SETTINGS over `reader`/`writer` (a TLS
@@ -68,18 +75,30 @@ impl Connection {
             .max_header_list_size(MAX_HEADER_LIST)
             .handshake::<_, Bytes>(io)
             .await
-            .map_err(error)?;
+            .map_err(|e| error(e, &Ended::default()))?;
+        let ended = Ended::default();
+        let record = ended.clone();
         runtime.spawn_connection(async move {
-            // Its error reaches every open stream; nothing else to do.
-            let _ = connection.await;
+            // Its error reaches every open stream; a GOAWAY or protocol
+            // error is kept to say why (the socket's end says nothing a
+            // stream cut off by it does not).
+            if let Err(e) = connection.await {
+                if !e.is_io() {
+                    let why = error(e, &Ended::default()).to_string();
+                    *record.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
+                }
+            }
         });
-        Ok(Connection { send })
+        Ok(Connection { send, ended })
     }
 
     /// Wait until the connection takes a new stream (the server's
     /// `SETTINGS_MAX_CONCURRENT_STREAMS`); an error once it is closed.
     pub(crate) async fn ready(&mut self) -> io::Result<()> {
-        poll_fn(|cx| self.send.poll_ready(cx)).await.map_err(error)
+        let ended = &self.ended;
+        poll_fn(|cx| self.send.poll_ready(cx))
+            .await
+            .map_err(|e| error(e, ended))
     }
 
     /// Send `parts` on a new stream (its body, if any, with
@@ -103,16 +122,17 @@ impl Connection {
         let (answer, mut body) = self
             .send
             .send_request(request, parts.body.is_none())
-            .map_err(error)?;
+            .map_err(|e| error(e, &self.ended))?;
         if let Some(data) = &parts.body {
             // Queued and sent as the stream's window allows; `END_STREAM`
             // with it.
             body.send_data(Bytes::copy_from_slice(data), true)
-                .map_err(error)?;
+                .map_err(|e| error(e, &self.ended))?;
         }
         Ok(Response {
             state: State::Head(answer),
             _request: body,
+            ended: self.ended.clone(),
         })
     }
 }
@@ -131,6 +151,7 @@ pub(crate) struct Response {
     /// The request's half; kept so that dropping the answer, not sending
     /// the request, is what cancels the stream.
     _request: SendStream<Bytes>,
+    ended: Ended,
 }
 
 impl Response {
@@ -145,7 +166,7 @@ impl Response {
                         Poll::Pending => return Poll::Pending,
                         Poll::Ready(Err(e)) => {
                             self.state = State::Done;
-                            return Poll::Ready(Err(error(e)));
+                            return Poll::Ready(Err(error(e, &self.ended)));
                         }
                         Poll::Ready(Ok(answer)) => answer,
                     };
@@ -179,7 +200,7 @@ impl Response {
                     }
                     Poll::Ready(Some(Err(e))) => {
                         self.state = State::Done;
-                        return Poll::Ready(Err(error(e)));
+                        return Poll::Ready(Err(error(e, &self.ended)));
                     }
                     Poll::Ready(None) => {
                         self.state = State::Done;
@@ -200,12 +221,26 @@ impl Response {
 /// `e` as the `io::Error` the transports carry: the socket's own error
 /// (a TLS failure among them) as it was; a reset stream or a GOAWAY as
 /// `ConnectionReset` or `ConnectionAborted`, saying so and with the
-/// server's reason code.
-fn error(e: h2::Error) -> io::Error {
+/// server's reason code; a stream cut off by the connection's end as
+/// `ConnectionAborted`, with how the connection ended when its future
+/// has said so (`ended`: a GOAWAY's reason).
+fn error(e: h2::Error, ended: &Ended) -> io::Error {
     if e.is_io() {
-        return e
+        let io = e
             .into_io()
             .unwrap_or_else(|| io::Error::other("HTTP/2 I/O"));
+        if !matches!(
+            io.kind(),
+            io::ErrorKind::BrokenPipe | io::ErrorKind::UnexpectedEof
+        ) {
+            return io;
+        }
+        let why = ended.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let why = why.map(|w| format!(": {w}")).unwrap_or_default();
+        return io::Error::new(
+            io::ErrorKind::ConnectionAborted,
+            format!("the HTTP/2 connection closed before the answer's end{why}"),
+        );
     }
     let reason = e
         .reason()
