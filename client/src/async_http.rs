@@ -472,44 +472,53 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         pump: Pump<'_>,
         mut deadline: Instant,
     ) -> Result<Step, TransportError> {
-        let mut response = loop {
+        // Once more on a new connection: a kept one the server closed
+        // meanwhile (GOAWAY, its end) fails the stream before anything
+        // was sent; a stream the server did not process (beyond a
+        // GOAWAY's last stream, or REFUSED_STREAM, RFC 9113 § 8.7) may be
+        // sent again, and is, once.
+        let mut again = true;
+        let (mut response, mut event) = loop {
             let sent = by_deadline(&self.runtime, deadline, async {
                 conn.ready().await?;
                 conn.send(request)
             })
             .await;
             match sent {
-                Ok(response) => break response,
-                // A kept connection the server closed (GOAWAY, its end):
-                // the stream was never sent, so a new connection.
-                Err(e) if kept && e.kind() != io::ErrorKind::TimedOut => {
-                    self.h2 = None;
-                    match self.open(self.connect_deadline(deadline)).await? {
-                        Opened::Http2(new) => (conn, kept) = (new, false),
-                        Opened::Http1(r, w) => {
-                            return Box::pin(self.run_h1(
-                                (r, w, false),
-                                exchange,
-                                request,
-                                open_ended,
-                                client,
-                                pump,
-                                deadline,
-                            ))
-                            .await;
-                        }
+                Ok(mut response) => {
+                    let first = self
+                        .wait_for(deadline, |cx| response.poll_event(cx), client, pump)
+                        .await;
+                    match first {
+                        Ok(event) => break (response, event),
+                        Err(e) if again && crate::http2::is_unprocessed(&e) => again = false,
+                        Err(e) => return Err(e.into()),
                     }
                 }
+                Err(e) if kept && e.kind() != io::ErrorKind::TimedOut => {}
                 Err(e) => {
                     self.h2 = None;
                     return Err(e.into());
                 }
             }
+            self.h2 = None;
+            match self.open(self.connect_deadline(deadline)).await? {
+                Opened::Http2(new) => (conn, kept) = (new, false),
+                Opened::Http1(r, w) => {
+                    return Box::pin(self.run_h1(
+                        (r, w, false),
+                        exchange,
+                        request,
+                        open_ended,
+                        client,
+                        pump,
+                        deadline,
+                    ))
+                    .await;
+                }
+            }
         };
         loop {
-            let event = self
-                .wait_for(deadline, |cx| response.poll_event(cx), client, pump)
-                .await?;
             let step = match event {
                 ResponseEvent::Head(head) => exchange.push_head(head, client),
                 ResponseEvent::Data(data) => exchange.push_data(&data, client),
@@ -530,6 +539,9 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             if open_ended {
                 deadline = self.runtime.now() + self.timeout;
             }
+            event = self
+                .wait_for(deadline, |cx| response.poll_event(cx), client, pump)
+                .await?;
         }
     }
 
@@ -681,10 +693,12 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         let deadline = self.runtime.now() + self.timeout;
         #[cfg(feature = "http2")]
         if let Some(conn) = self.h2.clone() {
-            return self
-                .send_h2(conn, &request, deadline)
-                .await
-                .map(|r| Some(GetConnection::Http2(r)));
+            match self.send_h2(conn, &request, deadline).await {
+                Ok(response) => return Ok(Some(GetConnection::Http2(response))),
+                // The connection is gone (nothing was sent): a new one.
+                Err(TransportError::Io(e)) if e.kind() != io::ErrorKind::TimedOut => {}
+                Err(e) => return Err(e),
+            }
         }
         match self.open(self.connect_deadline(deadline)).await? {
             Opened::Http1(reader, mut writer) => {
@@ -782,10 +796,17 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
         let deadline = self.runtime.now() + self.timeout;
         #[cfg(feature = "http2")]
         if let Some(conn) = h2 {
-            // Any answer ends the session from this side: its head will do.
-            let mut response = self.send_h2(conn, &request, deadline).await?;
-            by_deadline(&self.runtime, deadline, response.next_event()).await?;
-            return Ok(());
+            match self.send_h2(conn, &request, deadline).await {
+                Ok(mut response) => {
+                    // Any answer ends the session from this side: its
+                    // head will do.
+                    by_deadline(&self.runtime, deadline, response.next_event()).await?;
+                    return Ok(());
+                }
+                // The connection is gone (nothing was sent): a new one.
+                Err(TransportError::Io(e)) if e.kind() != io::ErrorKind::TimedOut => {}
+                Err(e) => return Err(e),
+            }
         }
         let (mut reader, mut writer) = match self.open(self.connect_deadline(deadline)).await? {
             Opened::Http1(r, w) => (r, w),

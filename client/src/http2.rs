@@ -247,9 +247,16 @@ fn error(e: h2::Error, ended: &Ended) -> io::Error {
         .map(|r| format!("{r:?}"))
         .unwrap_or_else(|| String::from("no reason"));
     if e.is_go_away() {
-        io::Error::new(
+        // On a stream: one beyond the GOAWAY's last, which the server did
+        // not process (one it did goes on to its end, or the close).
+        unprocessed(
             io::ErrorKind::ConnectionAborted,
             format!("the server closed the HTTP/2 connection (GOAWAY, {reason})"),
+        )
+    } else if e.reason() == Some(h2::Reason::REFUSED_STREAM) {
+        unprocessed(
+            io::ErrorKind::ConnectionReset,
+            format!("the server refused the HTTP/2 stream unprocessed ({reason})"),
         )
     } else if e.is_reset() {
         io::Error::new(
@@ -259,6 +266,30 @@ fn error(e: h2::Error, ended: &Ended) -> io::Error {
     } else {
         io::Error::new(io::ErrorKind::InvalidData, format!("HTTP/2: {e}"))
     }
+}
+
+/// A stream the server did not process (RFC 9113 § 8.7: beyond a
+/// GOAWAY's last stream, or reset with `REFUSED_STREAM`): it may be sent
+/// again on a new connection.
+#[derive(Debug)]
+struct Unprocessed(String);
+
+impl std::fmt::Display for Unprocessed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unprocessed {}
+
+fn unprocessed(kind: io::ErrorKind, why: String) -> io::Error {
+    io::Error::new(kind, Unprocessed(why))
+}
+
+/// Whether `e` says the server did not process the stream (so it may go
+/// again).
+pub(crate) fn is_unprocessed(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<Unprocessed>())
 }
 
 /// The runtime's connection halves as tokio's I/O traits, for h2.
@@ -276,6 +307,9 @@ impl AsyncRead for Io {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        if buf.remaining() == 0 {
+            return Poll::Ready(Ok(()));
+        }
         if this.spill.is_empty() {
             let room = buf.remaining();
             let spill = &mut this.spill;

@@ -409,6 +409,148 @@ fn misbehaving(how: Misbehaviour) -> u16 {
     })
 }
 
+/// How [`mcp_over_h2`] answers.
+#[derive(Clone, Copy)]
+enum Answering {
+    /// One request per connection, then a graceful shutdown (GOAWAY); a
+    /// stream that comes after on it is refused (`REFUSED_STREAM`).
+    OnePerConnection,
+    /// Every request, but the first `tools/call` is refused
+    /// (`REFUSED_STREAM`: not processed).
+    RefusingTheFirstCall,
+}
+
+/// An h2 server (h2's own, on tokio-rustls) that answers MCP requests
+/// with JSON: discovery, and a tool call's `ok`.
+fn mcp_over_h2(how: Answering) -> u16 {
+    let refused = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    on_a_server_thread(move |listener| async move {
+        let acceptor = tokio_rustls::TlsAcceptor::from(server_tls(&[b"h2"]));
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else {
+                return;
+            };
+            let (acceptor, refused) = (acceptor.clone(), refused.clone());
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let Ok(mut conn) = h2::server::handshake(tls).await else {
+                    return;
+                };
+                let mut accepted = 0;
+                // Each stream is answered on a task of its own: the
+                // connection is driven by `accept` alone.
+                while let Some(Ok((request, respond))) = conn.accept().await {
+                    accepted += 1;
+                    if matches!(how, Answering::OnePerConnection) {
+                        if accepted > 1 {
+                            let mut respond = respond;
+                            respond.send_reset(h2::Reason::REFUSED_STREAM);
+                            continue;
+                        }
+                        conn.graceful_shutdown();
+                    }
+                    tokio::spawn(answer(how, request, respond, refused.clone()));
+                }
+            });
+        }
+    })
+}
+
+/// Answer one MCP request: discovery, or a tool call's `ok` (the first
+/// refused, `REFUSED_STREAM`, when `how` says so).
+async fn answer(
+    how: Answering,
+    request: http::Request<h2::RecvStream>,
+    mut respond: h2::server::SendResponse<bytes::Bytes>,
+    refused: Arc<std::sync::atomic::AtomicBool>,
+) {
+    let mut body = request.into_body();
+    let mut bytes = Vec::new();
+    while let Some(Ok(data)) = body.data().await {
+        let _ = body.flow_control().release_capacity(data.len());
+        bytes.extend_from_slice(&data);
+    }
+    let message: Value = serde_json::from_slice(&bytes).unwrap();
+    let result = match message["method"].as_str() {
+        Some("server/discover") => {
+            json!({"supportedVersions": ["2026-07-28"], "capabilities": {}})
+        }
+        _ => {
+            if matches!(how, Answering::RefusingTheFirstCall)
+                && !refused.swap(true, Ordering::SeqCst)
+            {
+                respond.send_reset(h2::Reason::REFUSED_STREAM);
+                return;
+            }
+            json!({"content": [{"type": "text", "text": "ok"}]})
+        }
+    };
+    let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
+    let head = http::Response::builder()
+        .status(200)
+        .header("content-type", "application/json")
+        .body(())
+        .unwrap();
+    let mut out = respond.send_response(head, false).unwrap();
+    out.send_data(answer.to_string().into_bytes().into(), true)
+        .unwrap();
+}
+
+/// A tool call, straight: the session does not send one again by itself
+/// (a list it would), so what the transport does is what is seen.
+async fn call_ok<T: snodo_client::AsyncTransport, H: Handler + Send>(
+    session: &mut AsyncSession<T, H>,
+) {
+    let result = session
+        .request("tools/call", json!({"name": "t", "arguments": {}}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "ok");
+}
+
+/// A kept HTTP/2 connection the server has shut down (GOAWAY) is not
+/// used again: the next request goes on a new connection, whether the
+/// client saw the GOAWAY before sending (the stream fails unsent) or
+/// after (the stream is refused unprocessed, and sent once more).
+async fn after_a_goaway_the_next_request_takes_a_new_connection<R: ClientRuntime>(runtime: R) {
+    let (port, connections) = counting(mcp_over_h2(Answering::OnePerConnection));
+    let transport = AsyncHttpTransport::new(runtime, &url(port))
+        .unwrap()
+        .with_tls(&trusting_the_test_ca());
+    let mut session = AsyncSession::connect(transport, config(), Seen::default())
+        .await
+        .unwrap();
+    call_ok(&mut session).await;
+    call_ok(&mut session).await;
+    assert_eq!(session.transport().http_version(), Some(HttpVersion::Http2));
+    assert_eq!(
+        connections.load(Ordering::SeqCst),
+        3,
+        "one connection per answer"
+    );
+}
+
+/// A stream the server refused unprocessed (`REFUSED_STREAM`, RFC 9113
+/// § 8.7) is sent once more, on a new connection.
+async fn a_refused_stream_goes_once_more<R: ClientRuntime>(runtime: R) {
+    let (port, connections) = counting(mcp_over_h2(Answering::RefusingTheFirstCall));
+    let transport = AsyncHttpTransport::new(runtime, &url(port))
+        .unwrap()
+        .with_tls(&trusting_the_test_ca());
+    let mut session = AsyncSession::connect(transport, config(), Seen::default())
+        .await
+        .unwrap();
+    call_ok(&mut session).await;
+    call_ok(&mut session).await;
+    assert_eq!(
+        connections.load(Ordering::SeqCst),
+        2,
+        "the refused call went on a new connection, which served the next"
+    );
+}
+
 fn misbehaving_port(how: Misbehaviour) -> u16 {
     static RESET: OnceLock<u16> = OnceLock::new();
     static GOAWAY: OnceLock<u16> = OnceLock::new();
@@ -522,3 +664,5 @@ on_each_runtime!(http1_only_offers_http1_alone);
 on_each_runtime!(a_reset_stream_is_an_error_that_says_so);
 on_each_runtime!(a_goaway_mid_answer_is_an_error_that_says_so);
 on_each_runtime!(a_silent_stream_is_held_to_the_deadline);
+on_each_runtime!(after_a_goaway_the_next_request_takes_a_new_connection);
+on_each_runtime!(a_refused_stream_goes_once_more);
