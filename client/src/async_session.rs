@@ -251,8 +251,8 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
         &self.client
     }
 
-    /// The transport (what it negotiated, say:
-    /// [`AsyncHttpTransport::http_version`](crate::AsyncHttpTransport::http_version)).
+    /// The transport (what it negotiated, say: `AsyncHttpTransport`'s
+    /// `http_version`).
     pub fn transport(&self) -> &T {
         &self.transport
     }

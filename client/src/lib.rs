@@ -7,6 +7,10 @@
 //!   request (`http://`, and `https://` on rustls with the web's roots or
 //!   those a [`TlsConfig`] names), JSON and SSE answers, with an optional
 //!   [`Authorizer`] for the `Authorization` header and 401/403 challenges.
+//! - `AsyncHttpTransport` (features `tokio`, `smol`, `threads`): the same
+//!   on an async runtime, and with the feature `http2` HTTP/2 by ALPN to
+//!   an `https://` server that picks `h2` ([`TlsConfig::http1_only`] to
+//!   offer `http/1.1` alone).
 //! - Either HTTP transport through an HTTP proxy ([`ProxySettings`]:
 //!   explicit, or from `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and
 //!   `NO_PROXY` on opt-in with [`ProxySettings::from_env`]; see
