@@ -44,6 +44,15 @@ pub(crate) enum GetEvent {
     Closed,
 }
 
+/// A GET as the transport opened it.
+pub(crate) enum GetConnection {
+    /// An HTTP/1.1 connection with the GET written on it.
+    Http1(Reader, Writer),
+    /// An HTTP/2 stream the GET was sent on.
+    #[cfg(feature = "http2")]
+    Http2(crate::http2::Response),
+}
+
 /// Where the stream stands.
 enum State<R: ClientRuntime> {
     /// A connection whose answer is being read.
@@ -54,12 +63,52 @@ enum State<R: ClientRuntime> {
     Closed,
 }
 
+/// Where one GET's answer comes from.
+enum Source {
+    Http1 {
+        reader: Reader,
+        /// Kept so the connection stays open.
+        _writer: Writer,
+        decoder: ResponseDecoder,
+    },
+    #[cfg(feature = "http2")]
+    Http2(crate::http2::Response),
+}
+
+impl Source {
+    /// The answer's next event; `Err` when it cannot be read on, `None`
+    /// at the connection's end after the answer's.
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<ResponseEvent, ()>>> {
+        match self {
+            Source::Http1 {
+                reader, decoder, ..
+            } => loop {
+                if let Some(event) = decoder.poll() {
+                    return Poll::Ready(Some(event.map_err(|_| ())));
+                }
+                if decoder.is_done() {
+                    return Poll::Ready(None);
+                }
+                let mut read = Vec::new();
+                match reader.poll_read_with(cx, CHUNK, &mut |b| read.extend_from_slice(b)) {
+                    Poll::Pending => return Poll::Pending,
+                    // The end: the decoder ends the answer or says it was
+                    // cut short.
+                    Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => decoder.close(),
+                    Poll::Ready(Ok(_)) => decoder.push(&read),
+                }
+            },
+            #[cfg(feature = "http2")]
+            Source::Http2(response) => response
+                .poll_event(cx)
+                .map(|event| Some(event.map_err(|_| ()))),
+        }
+    }
+}
+
 /// One GET's connection and its decoders.
 struct Connection {
-    reader: Reader,
-    /// Kept so the connection stays open.
-    _writer: Writer,
-    decoder: ResponseDecoder,
+    source: Source,
     sse: SseDecoder,
     /// The head said `200 text/event-stream`.
     offered: bool,
@@ -76,26 +125,34 @@ pub(crate) struct GetStream<R: ClientRuntime> {
 }
 
 impl<R: ClientRuntime> GetStream<R> {
-    /// A stream whose GET was written on `reader`/`writer`; its head is
-    /// not waited for (servers on the released TypeScript SDK send it only
+    /// A stream whose GET went out on `connection`; its head is not
+    /// waited for (servers on the released TypeScript SDK send it only
     /// with the first event).
-    pub(crate) fn opened(reader: Reader, writer: Writer, sse_limits: SseLimits) -> Self {
+    pub(crate) fn opened(connection: GetConnection, sse_limits: SseLimits) -> Self {
         let mut stream = GetStream {
             state: State::Closed,
             sse_limits,
             last_event_id: None,
             retry: DEFAULT_RETRY,
         };
-        stream.reopened(reader, writer);
+        stream.reopened(connection);
         stream
     }
 
-    /// The GET sent again (with `Last-Event-ID`) on a new connection.
-    pub(crate) fn reopened(&mut self, reader: Reader, writer: Writer) {
+    /// The GET sent again (with `Last-Event-ID`) on a new connection (or
+    /// stream).
+    pub(crate) fn reopened(&mut self, connection: GetConnection) {
+        let source = match connection {
+            GetConnection::Http1(reader, writer) => Source::Http1 {
+                reader,
+                _writer: writer,
+                decoder: ResponseDecoder::new("GET", ResponseLimits::default()),
+            },
+            #[cfg(feature = "http2")]
+            GetConnection::Http2(response) => Source::Http2(response),
+        };
         self.state = State::Open(Box::new(Connection {
-            reader,
-            _writer: writer,
-            decoder: ResponseDecoder::new("GET", ResponseLimits::default()),
+            source,
             sse: SseDecoder::new(self.sse_limits),
             offered: false,
         }));
@@ -123,27 +180,26 @@ impl<R: ClientRuntime> GetStream<R> {
                 }
                 State::Open(conn) => conn,
             };
-            let (messages, ended) = self.decode(&mut conn);
+            let mut messages = Vec::new();
+            let mut ended = false;
+            // Until the source has nothing more now, or messages came
+            // (the rest is read at the next poll).
+            while messages.is_empty() {
+                match conn.source.poll_event(cx) {
+                    Poll::Pending => break,
+                    Poll::Ready(event) => {
+                        if self.take(event, &mut conn, &mut messages) {
+                            ended = true;
+                            break;
+                        }
+                    }
+                }
+            }
             if ended {
                 self.state = self.after_end(runtime, conn.offered);
             } else {
-                let mut read = Vec::new();
-                let polled = conn
-                    .reader
-                    .poll_read_with(cx, CHUNK, &mut |b| read.extend_from_slice(b));
-                let pending = match polled {
-                    Poll::Pending => true,
-                    Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => {
-                        conn.decoder.close();
-                        false
-                    }
-                    Poll::Ready(Ok(_)) => {
-                        conn.decoder.push(&read);
-                        false
-                    }
-                };
                 self.state = State::Open(conn);
-                if pending && messages.is_empty() {
+                if messages.is_empty() {
                     return Poll::Pending;
                 }
             }
@@ -153,40 +209,42 @@ impl<R: ClientRuntime> GetStream<R> {
         }
     }
 
-    /// Decode what the open connection holds: its messages, and whether
-    /// its answer is over.
-    fn decode(&mut self, conn: &mut Connection) -> (Vec<Vec<u8>>, bool) {
-        let mut messages = Vec::new();
-        while let Some(event) = conn.decoder.poll() {
-            match event {
-                Ok(ResponseEvent::Head(head)) => {
-                    conn.offered = head.status == 200
-                        && head.media_type().as_deref() == Some("text/event-stream");
-                    if !conn.offered {
-                        return (messages, true);
+    /// Take one event of the answer: its messages into `messages`;
+    /// whether the answer is over.
+    fn take(
+        &mut self,
+        event: Option<Result<ResponseEvent, ()>>,
+        conn: &mut Connection,
+        messages: &mut Vec<Vec<u8>>,
+    ) -> bool {
+        match event {
+            None | Some(Err(())) | Some(Ok(ResponseEvent::End)) => true,
+            Some(Ok(ResponseEvent::Head(head))) => {
+                conn.offered =
+                    head.status == 200 && head.media_type().as_deref() == Some("text/event-stream");
+                !conn.offered
+            }
+            Some(Ok(ResponseEvent::Data(data))) => {
+                conn.sse.push(&data);
+                while let Some(event) = conn.sse.next_event() {
+                    let Ok(event) = event else {
+                        return true;
+                    };
+                    if let Some(id) = event.id {
+                        self.last_event_id = Some(id);
+                    }
+                    if let Some(ms) = event.retry {
+                        self.retry = Duration::from_millis(ms);
+                    }
+                    // An empty event (a priming event carrying only an id)
+                    // is not a message.
+                    if !event.data.trim().is_empty() {
+                        messages.push(event.data.into_bytes());
                     }
                 }
-                Ok(ResponseEvent::Data(data)) => conn.sse.push(&data),
-                Ok(ResponseEvent::End) | Err(_) => return (messages, true),
-            }
-            while let Some(event) = conn.sse.next_event() {
-                let Ok(event) = event else {
-                    return (messages, true);
-                };
-                if let Some(id) = event.id {
-                    self.last_event_id = Some(id);
-                }
-                if let Some(ms) = event.retry {
-                    self.retry = Duration::from_millis(ms);
-                }
-                // An empty event (a priming event carrying only an id)
-                // is not a message.
-                if !event.data.trim().is_empty() {
-                    messages.push(event.data.into_bytes());
-                }
+                false
             }
         }
-        (messages, false)
     }
 
     /// What follows a connection whose answer is over: a wait to reopen

@@ -5,33 +5,61 @@
 //! end is kept for the next POST. A kept connection the server has
 //! closed meanwhile is noticed when its answer ends before it began, and
 //! the POST goes once more on a new connection.
+//!
+//! With the feature `http2`, an `https://` connection whose server picked
+//! `h2` by ALPN carries every request as a stream of its own
+//! ([`crate::http2`]): the POSTs, the GET stream and the DELETE share it,
+//! and the same [`Exchange`] reads each answer, fed the stream's head and
+//! DATA instead of HTTP/1.1 bytes. A kept HTTP/2 connection the server has
+//! closed (GOAWAY, or its end) fails the new stream before anything was
+//! sent, and the POST goes on a new connection, as on HTTP/1.1.
 
-use std::future::{poll_fn, Future};
+use std::future::poll_fn;
 use std::io;
-use std::pin::pin;
 use std::sync::Arc;
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use snodo_proto::client::exchange::{Exchange, ExchangeLimits, Step};
-use snodo_proto::client::http::encode_request;
+use snodo_driver::{Read, Timer};
+use snodo_proto::client::exchange::{Exchange, ExchangeLimits, OnChallenge, Step};
+use snodo_proto::client::http::RequestParts;
+#[cfg(feature = "http2")]
+use snodo_proto::client::http::ResponseEvent;
 use snodo_proto::client::sse::SseLimits;
 use snodo_proto::client::{Authorizer, Client, Transmit};
 
-use crate::async_get::{GetEvent, GetStream};
+use crate::async_get::{GetConnection, GetEvent, GetStream};
 
 use crate::async_session::{AsyncPump as Pump, AsyncTransport};
 use crate::endpoint::{Address, Endpoint};
 use crate::error::TransportError;
 use crate::proxy::{connect_answer, connect_cut_short, ProxySettings, RefusalProbe, Route};
 use crate::runtime::{
-    by_deadline, connect_by, read_chunk, write_all, ClientRuntime, Reader, Writer,
+    by_deadline, connect_by, read_chunk, write_all, ClientRuntime, Reader, Writer, CHUNK,
 };
 use crate::tls::{TlsConfig, TlsTarget};
 
 /// The most 401/403 answers one message is resent after: an authorizer
 /// that keeps saying "try again" cannot make the client loop.
 const MAX_CHALLENGES: usize = 4;
+
+/// The HTTP version a connection speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpVersion {
+    /// HTTP/1.1: plain `http://`, or a TLS server that picked
+    /// `http/1.1` by ALPN (or none).
+    Http11,
+    /// HTTP/2: a TLS server that picked `h2` by ALPN (feature `http2`).
+    Http2,
+}
+
+/// A connection as it was opened.
+enum Opened {
+    Http1(Reader, Writer),
+    #[cfg(feature = "http2")]
+    Http2(crate::http2::Connection),
+}
 
 /// The Streamable HTTP transport for one `http://` endpoint, on runtime `R`.
 pub struct AsyncHttpTransport<R: ClientRuntime> {
@@ -55,6 +83,11 @@ pub struct AsyncHttpTransport<R: ClientRuntime> {
     limits: ExchangeLimits,
     /// A connection kept alive after an answer read to its end.
     idle: Option<(Reader, Writer)>,
+    /// The HTTP/2 connection every request goes on, once one is open.
+    #[cfg(feature = "http2")]
+    h2: Option<crate::http2::Connection>,
+    /// What the last connection opened speaks.
+    version: Option<HttpVersion>,
     /// The initialize era's GET stream, once opened.
     get: Option<GetStream<R>>,
     /// Opening it was tried (a server may refuse it with 405).
@@ -64,9 +97,9 @@ pub struct AsyncHttpTransport<R: ClientRuntime> {
 }
 
 /// What a POST's wait saw first.
-enum Woke {
-    /// The POST's connection: a chunk (empty at its end) or an error.
-    Post(io::Result<()>),
+enum Woke<T> {
+    /// The POST's connection (or stream): what it read, or an error.
+    Post(io::Result<T>),
     /// The GET stream.
     Get(GetEvent),
 }
@@ -94,7 +127,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             tls_name,
         } = Endpoint::parse(endpoint)?;
         let tls = tls_name.map(|name| TlsTarget {
-            config: TlsConfig::default().rustls_config(),
+            config: TlsConfig::default().async_rustls_config(),
             name,
         });
         Ok(AsyncHttpTransport {
@@ -110,6 +143,9 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             connect_timeout: Duration::from_secs(60),
             limits: ExchangeLimits::default(),
             idle: None,
+            #[cfg(feature = "http2")]
+            h2: None,
+            version: None,
             get: None,
             get_tried: false,
             initialized: false,
@@ -142,12 +178,44 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
     }
 
     /// Trust the roots of `config` on an `https://` endpoint (a private
-    /// CA's, say); no effect on `http://`.
+    /// CA's, say), and offer by ALPN what it says: `h2` and `http/1.1`
+    /// with the feature `http2` (HTTP/2 when the server picks it), or
+    /// `http/1.1` alone after [`TlsConfig::http1_only`]. No effect on
+    /// `http://`, which is always HTTP/1.1.
     pub fn with_tls(mut self, config: &TlsConfig) -> Self {
         if let Some(tls) = &mut self.tls {
-            tls.config = config.rustls_config();
+            tls.config = config.async_rustls_config();
         }
         self
+    }
+
+    /// The HTTP version of the connection opened last: `None` before the
+    /// first; [`HttpVersion::Http2`] once an `https://` server picked `h2`
+    /// by ALPN.
+    pub fn http_version(&self) -> Option<HttpVersion> {
+        self.version
+    }
+
+    /// A new connection, by `by`; its version noted, an HTTP/2 one kept
+    /// for every request after.
+    async fn open(&mut self, by: Instant) -> Result<Opened, TransportError> {
+        let opened = open(
+            &self.runtime,
+            &self.route,
+            self.address.clone(),
+            self.tls.as_ref(),
+            by,
+        )
+        .await?;
+        match &opened {
+            Opened::Http1(..) => self.version = Some(HttpVersion::Http11),
+            #[cfg(feature = "http2")]
+            Opened::Http2(conn) => {
+                self.version = Some(HttpVersion::Http2);
+                self.h2 = Some(conn.clone());
+            }
+        }
+        Ok(opened)
     }
 
     /// Go through the proxy `settings` name for this endpoint (none when
@@ -198,12 +266,17 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                     &proxied
                 }
             };
-            let (mut exchange, request) = Exchange::start(
+            let on_challenge = if self.authorizer.is_some() && challenges < MAX_CHALLENGES {
+                OnChallenge::HandBack
+            } else {
+                OnChallenge::FailTheRound
+            };
+            let (mut exchange, request) = Exchange::start_parts(
                 transmit_here,
                 &self.route.target(&self.authority, &self.target),
                 &self.authority,
                 authorization,
-                self.authorizer.is_some() && challenges < MAX_CHALLENGES,
+                on_challenge,
                 self.limits,
             )
             .map_err(TransportError::Http)?;
@@ -236,38 +309,80 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         }
     }
 
-    /// Write `request` and read its answer to a step other than
+    /// Send `request` and read its answer to a step other than
     /// [`Step::Read`], sending what the messages read queue meanwhile (an
-    /// initialize-era answer to a server request on this stream).
+    /// initialize-era answer to a server request on this stream): on the
+    /// HTTP/2 connection when there is one, else on a kept HTTP/1.1
+    /// connection, else on a new one of whichever version it speaks.
     async fn run(
         &mut self,
         exchange: &mut Exchange,
-        request: &[u8],
+        request: &RequestParts,
         open_ended: bool,
         client: &mut Client,
         pump: Pump<'_>,
     ) -> Result<Step, TransportError> {
-        let mut buf = Vec::new();
         // One deadline for the whole request: every read below waits for
         // what is left of it, not for a fresh timeout each.
-        let mut deadline = self.runtime.now() + self.timeout;
-        let (mut reader, mut writer, mut kept) = match self.idle.take() {
-            Some((r, w)) => (r, w, true),
-            None => {
-                let (r, w) = open(
-                    &self.runtime,
-                    &self.route,
-                    self.address.clone(),
-                    self.tls.as_ref(),
-                    self.connect_deadline(deadline),
+        let deadline = self.runtime.now() + self.timeout;
+        #[cfg(feature = "http2")]
+        if let Some(conn) = self.h2.clone() {
+            return self
+                .run_h2(
+                    conn, true, exchange, request, open_ended, client, pump, deadline,
                 )
-                .await?;
-                (r, w, false)
-            }
+                .await;
+        }
+        let (reader, writer, kept) = match self.idle.take() {
+            Some((r, w)) => (r, w, true),
+            None => match self.open(self.connect_deadline(deadline)).await? {
+                Opened::Http1(r, w) => (r, w, false),
+                #[cfg(feature = "http2")]
+                Opened::Http2(conn) => {
+                    return self
+                        .run_h2(
+                            conn, false, exchange, request, open_ended, client, pump, deadline,
+                        )
+                        .await;
+                }
+            },
         };
+        self.run_h1(
+            (reader, writer, kept),
+            exchange,
+            request,
+            open_ended,
+            client,
+            pump,
+            deadline,
+        )
+        .await
+    }
+
+    /// [`run`](Self::run) on HTTP/1.1 connection `conn` (kept from an
+    /// earlier answer, or new).
+    #[allow(clippy::too_many_arguments)]
+    async fn run_h1(
+        &mut self,
+        conn: (Reader, Writer, bool),
+        exchange: &mut Exchange,
+        request: &RequestParts,
+        open_ended: bool,
+        client: &mut Client,
+        pump: Pump<'_>,
+        mut deadline: Instant,
+    ) -> Result<Step, TransportError> {
+        let request_bytes = request.to_http1();
+        let mut buf = Vec::new();
+        let (mut reader, mut writer, mut kept) = conn;
         let mut answered = false;
         loop {
-            let sent = by_deadline(&self.runtime, deadline, write_all(&mut writer, request)).await;
+            let sent = by_deadline(
+                &self.runtime,
+                deadline,
+                write_all(&mut writer, &request_bytes),
+            )
+            .await;
             let read = match sent {
                 Ok(()) => {
                     self.read_post(&mut reader, &mut buf, deadline, client, pump)
@@ -285,15 +400,17 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 Ok(()) => break,
                 Err(e) => return Err(e.into()),
             }
-            let (r, w) = open(
-                &self.runtime,
-                &self.route,
-                self.address.clone(),
-                self.tls.as_ref(),
-                self.connect_deadline(deadline),
-            )
-            .await?;
-            (reader, writer, kept) = (r, w, false);
+            match self.open(self.connect_deadline(deadline)).await? {
+                Opened::Http1(r, w) => (reader, writer, kept) = (r, w, false),
+                // The server picks HTTP/2 now: the request goes there.
+                #[cfg(feature = "http2")]
+                Opened::Http2(conn) => {
+                    return Box::pin(self.run_h2(
+                        conn, false, exchange, request, open_ended, client, pump, deadline,
+                    ))
+                    .await;
+                }
+            }
         }
         // A forwarding proxy's 407 is the proxy's, not the server's.
         let mut probe = RefusalProbe::new(&self.route);
@@ -336,10 +453,100 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         }
     }
 
-    /// Read the next chunk of a POST's answer into `buf`, by `deadline`;
-    /// meanwhile, what arrives on the GET stream goes to the machine and
-    /// the answers it queues are POSTed (that POST's answer may wait for
-    /// them), and a GET stream closed for polling is reopened.
+    /// [`run`](Self::run) as a stream of HTTP/2 connection `conn` (the
+    /// transport's, or new). A reset stream or a closed connection
+    /// mid-answer is an error saying so; the answer's end, or the round
+    /// answered, ends the exchange (a stream still open is reset when its
+    /// [`Response`](crate::http2::Response) is dropped, and the connection
+    /// goes on).
+    #[cfg(feature = "http2")]
+    #[allow(clippy::too_many_arguments)]
+    async fn run_h2(
+        &mut self,
+        mut conn: crate::http2::Connection,
+        mut kept: bool,
+        exchange: &mut Exchange,
+        request: &RequestParts,
+        open_ended: bool,
+        client: &mut Client,
+        pump: Pump<'_>,
+        mut deadline: Instant,
+    ) -> Result<Step, TransportError> {
+        // Once more on a new connection: a kept one the server closed
+        // meanwhile (GOAWAY, its end) fails the stream before anything
+        // was sent; a stream the server did not process (beyond a
+        // GOAWAY's last stream, or REFUSED_STREAM, RFC 9113 § 8.7) may be
+        // sent again, and is, once.
+        let mut again = true;
+        let (mut response, mut event) = loop {
+            let sent = by_deadline(&self.runtime, deadline, async {
+                conn.ready().await?;
+                conn.send(request)
+            })
+            .await;
+            match sent {
+                Ok(mut response) => {
+                    let first = self
+                        .wait_for(deadline, |cx| response.poll_event(cx), client, pump)
+                        .await;
+                    match first {
+                        Ok(event) => break (response, event),
+                        Err(e) if again && crate::http2::is_unprocessed(&e) => again = false,
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+                Err(e) if kept && e.kind() != io::ErrorKind::TimedOut => {}
+                Err(e) => {
+                    self.h2 = None;
+                    return Err(e.into());
+                }
+            }
+            self.h2 = None;
+            match self.open(self.connect_deadline(deadline)).await? {
+                Opened::Http2(new) => (conn, kept) = (new, false),
+                Opened::Http1(r, w) => {
+                    return Box::pin(self.run_h1(
+                        (r, w, false),
+                        exchange,
+                        request,
+                        open_ended,
+                        client,
+                        pump,
+                        deadline,
+                    ))
+                    .await;
+                }
+            }
+        };
+        loop {
+            let step = match event {
+                ResponseEvent::Head(head) => exchange.push_head(head, client),
+                ResponseEvent::Data(data) => exchange.push_data(&data, client),
+                ResponseEvent::End => exchange.push_end(client),
+            }
+            .map_err(TransportError::from)?;
+            pump(client);
+            while let Some(reply) = client.poll_transmit() {
+                Box::pin(self.post(&reply, client, &mut *pump)).await?;
+            }
+            let step = match step {
+                Step::Read => exchange.settle(client),
+                step => step,
+            };
+            if !matches!(step, Step::Read) {
+                return Ok(step);
+            }
+            if open_ended {
+                deadline = self.runtime.now() + self.timeout;
+            }
+            event = self
+                .wait_for(deadline, |cx| response.poll_event(cx), client, pump)
+                .await?;
+        }
+    }
+
+    /// Read the next chunk of a POST's answer into `buf`, by `deadline`
+    /// (empty at its end); see [`wait_for`](Self::wait_for).
     async fn read_post(
         &mut self,
         reader: &mut Reader,
@@ -348,17 +555,50 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         client: &mut Client,
         pump: Pump<'_>,
     ) -> io::Result<()> {
+        buf.clear();
+        self.wait_for(
+            deadline,
+            |cx| {
+                reader
+                    .poll_read_with(cx, CHUNK, &mut |bytes| buf.extend_from_slice(bytes))
+                    .map_ok(|_| ())
+            },
+            client,
+            pump,
+        )
+        .await
+    }
+
+    /// Wait for `poll` (a POST's answer) by `deadline`, failing with
+    /// `TimedOut` past it; meanwhile, what arrives on the GET stream goes
+    /// to the machine and the answers it queues are POSTed (that POST's
+    /// answer may wait for them), and a GET stream closed for polling is
+    /// reopened. `poll` must take nothing when it is pending (a read that
+    /// is ready takes all it read).
+    async fn wait_for<T>(
+        &mut self,
+        deadline: Instant,
+        mut poll: impl FnMut(&mut Context<'_>) -> Poll<io::Result<T>>,
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> io::Result<T> {
         loop {
             let woke = {
                 let (runtime, get) = (&self.runtime, &mut self.get);
-                let mut read = pin!(read_chunk(runtime, reader, buf, deadline));
+                let mut timer = runtime.timer(deadline);
                 poll_fn(|cx| {
-                    if let Poll::Ready(r) = read.as_mut().poll(cx) {
+                    if let Poll::Ready(r) = poll(cx) {
                         return Poll::Ready(Woke::Post(r));
                     }
-                    match get.as_mut().map(|g| g.poll(runtime, cx)) {
-                        Some(Poll::Ready(event)) => Poll::Ready(Woke::Get(event)),
-                        _ => Poll::Pending,
+                    if let Some(Poll::Ready(event)) = get.as_mut().map(|g| g.poll(runtime, cx)) {
+                        return Poll::Ready(Woke::Get(event));
+                    }
+                    match timer.poll_fired(cx) {
+                        Poll::Ready(()) => Poll::Ready(Woke::Post(Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "no answer from the server in time",
+                        )))),
+                        Poll::Pending => Poll::Pending,
                     }
                 })
                 .await
@@ -395,9 +635,9 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                     .as_ref()
                     .and_then(|g| g.last_event_id().map(String::from));
                 match self.get_connection(client, last.as_deref()).await {
-                    Ok(Some((reader, writer))) => {
+                    Ok(Some(connection)) => {
                         if let Some(get) = &mut self.get {
-                            get.reopened(reader, writer);
+                            get.reopened(connection);
                         }
                     }
                     // The server is gone or the session over: no stream.
@@ -414,20 +654,20 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
     /// A server that offers none (405) is fine: the stream ends at once.
     async fn open_get(&mut self, client: &Client) -> Result<(), TransportError> {
         self.get_tried = true;
-        if let Some((reader, writer)) = self.get_connection(client, None).await? {
-            self.get = Some(GetStream::opened(reader, writer, SseLimits::default()));
+        if let Some(connection) = self.get_connection(client, None).await? {
+            self.get = Some(GetStream::opened(connection, SseLimits::default()));
         }
         Ok(())
     }
 
-    /// A new connection with the GET written on it (with `Last-Event-ID`
-    /// when resuming, § Resumability and Redelivery); `None` when the
-    /// session has no id to send.
+    /// The GET sent (with `Last-Event-ID` when resuming, § Resumability
+    /// and Redelivery): on a new HTTP/1.1 connection, or as a stream of
+    /// the HTTP/2 one; `None` when the session has no id to send.
     async fn get_connection(
         &mut self,
         client: &Client,
         last_event_id: Option<&str>,
-    ) -> Result<Option<(Reader, Writer)>, TransportError> {
+    ) -> Result<Option<GetConnection>, TransportError> {
         let Some(mut headers) = client.session_headers() else {
             return Ok(None);
         };
@@ -442,7 +682,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             headers.push((String::from("Last-Event-ID"), String::from(id)));
         }
         headers.extend(self.route.request_headers());
-        let request = encode_request(
+        let request = RequestParts::new(
             "GET",
             &self.route.target(&self.authority, &self.target),
             &self.authority,
@@ -451,16 +691,51 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
         )
         .map_err(TransportError::Http)?;
         let deadline = self.runtime.now() + self.timeout;
-        let (reader, mut writer) = open(
-            &self.runtime,
-            &self.route,
-            self.address.clone(),
-            self.tls.as_ref(),
-            self.connect_deadline(deadline),
-        )
-        .await?;
-        by_deadline(&self.runtime, deadline, write_all(&mut writer, &request)).await?;
-        Ok(Some((reader, writer)))
+        #[cfg(feature = "http2")]
+        if let Some(conn) = self.h2.clone() {
+            match self.send_h2(conn, &request, deadline).await {
+                Ok(response) => return Ok(Some(GetConnection::Http2(response))),
+                // The connection is gone (nothing was sent): a new one.
+                Err(TransportError::Io(e)) if e.kind() != io::ErrorKind::TimedOut => {}
+                Err(e) => return Err(e),
+            }
+        }
+        match self.open(self.connect_deadline(deadline)).await? {
+            Opened::Http1(reader, mut writer) => {
+                by_deadline(
+                    &self.runtime,
+                    deadline,
+                    write_all(&mut writer, &request.to_http1()),
+                )
+                .await?;
+                Ok(Some(GetConnection::Http1(reader, writer)))
+            }
+            #[cfg(feature = "http2")]
+            Opened::Http2(conn) => self
+                .send_h2(conn, &request, deadline)
+                .await
+                .map(|r| Some(GetConnection::Http2(r))),
+        }
+    }
+
+    /// `request` as a new stream of `conn`, by `deadline`; a connection
+    /// that fails it is not kept.
+    #[cfg(feature = "http2")]
+    async fn send_h2(
+        &mut self,
+        mut conn: crate::http2::Connection,
+        request: &RequestParts,
+        deadline: Instant,
+    ) -> Result<crate::http2::Response, TransportError> {
+        let sent = by_deadline(&self.runtime, deadline, async {
+            conn.ready().await?;
+            conn.send(request)
+        })
+        .await;
+        if sent.is_err() {
+            self.h2 = None;
+        }
+        Ok(sent?)
     }
 }
 
@@ -511,21 +786,44 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
     async fn close(&mut self, client: &Client) -> Result<(), TransportError> {
         self.idle = None;
         self.get = None;
+        #[cfg(feature = "http2")]
+        let h2 = self.h2.take();
         let Some(request) =
-            crate::http::delete_request(client, &self.target, &self.authority, &self.route)?
+            crate::http::delete_parts(client, &self.target, &self.authority, &self.route)?
         else {
             return Ok(());
         };
         let deadline = self.runtime.now() + self.timeout;
-        let (mut reader, mut writer) = open(
+        #[cfg(feature = "http2")]
+        if let Some(conn) = h2 {
+            match self.send_h2(conn, &request, deadline).await {
+                Ok(mut response) => {
+                    // Any answer ends the session from this side: its
+                    // head will do.
+                    by_deadline(&self.runtime, deadline, response.next_event()).await?;
+                    return Ok(());
+                }
+                // The connection is gone (nothing was sent): a new one.
+                Err(TransportError::Io(e)) if e.kind() != io::ErrorKind::TimedOut => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let (mut reader, mut writer) = match self.open(self.connect_deadline(deadline)).await? {
+            Opened::Http1(r, w) => (r, w),
+            #[cfg(feature = "http2")]
+            Opened::Http2(conn) => {
+                self.h2 = None;
+                let mut response = self.send_h2(conn, &request, deadline).await?;
+                by_deadline(&self.runtime, deadline, response.next_event()).await?;
+                return Ok(());
+            }
+        };
+        by_deadline(
             &self.runtime,
-            &self.route,
-            self.address.clone(),
-            self.tls.as_ref(),
-            self.connect_deadline(deadline),
+            deadline,
+            write_all(&mut writer, &request.to_http1()),
         )
         .await?;
-        by_deadline(&self.runtime, deadline, write_all(&mut writer, &request)).await?;
         // Any answer ends the session from this side.
         let mut buf = Vec::new();
         read_chunk(&self.runtime, &mut reader, &mut buf, deadline).await?;
@@ -540,18 +838,21 @@ impl<R: ClientRuntime> AsyncTransport for AsyncHttpTransport<R> {
 
 /// A connection to the first address of `address` that answers by `by`
 /// (the host looked up now, off the runtime's threads): TCP, then
-/// TLS on `https://` (its handshake runs with the first flush, the
-/// request's, and so within the request's deadline). Through a proxy
-/// (`route`), the TCP connection is the proxy's (its host looked up now),
-/// and to an `https://` endpoint the `CONNECT` tunnel opens on it by `by`
-/// before TLS starts inside it.
+/// TLS on `https://`. Through a proxy (`route`), the TCP connection is the
+/// proxy's (its host looked up now), and to an `https://` endpoint the
+/// `CONNECT` tunnel opens on it by `by` before TLS starts inside it.
+///
+/// When the TLS configuration offers only `http/1.1`, its handshake runs
+/// with the first flush (the request's, so within the request's
+/// deadline). When it offers `h2` too, the handshake runs now, by `by`,
+/// to learn what the server picked: `h2` makes it an HTTP/2 connection.
 async fn open<R: ClientRuntime>(
     runtime: &R,
     route: &Route,
     address: Address,
     tls: Option<&TlsTarget>,
     by: Instant,
-) -> Result<(Reader, Writer), TransportError> {
+) -> Result<Opened, TransportError> {
     let address = route.address(&address).clone();
     let lookup = runtime.unblock(move || address.resolve());
     let addrs = by_deadline(runtime, by, lookup).await?;
@@ -571,8 +872,19 @@ async fn open<R: ClientRuntime>(
             }
         }
     }
-    Ok(match tls {
-        None => (reader, writer),
-        Some(tls) => crate::tls_stream::wrap(tls.connection()?, reader, writer),
-    })
+    let Some(tls) = tls else {
+        return Ok(Opened::Http1(reader, writer));
+    };
+    #[cfg(feature = "http2")]
+    if tls.offers_h2() {
+        let handshake = crate::tls_stream::handshaken(tls.connection()?, reader, writer);
+        let (reader, writer, alpn) = by_deadline(runtime, by, handshake).await?;
+        if alpn.as_deref() == Some(crate::http2::ALPN_H2) {
+            let conn = crate::http2::Connection::handshake(runtime, reader, writer);
+            return Ok(Opened::Http2(by_deadline(runtime, by, conn).await?));
+        }
+        return Ok(Opened::Http1(reader, writer));
+    }
+    let (reader, writer) = crate::tls_stream::wrap(tls.connection()?, reader, writer);
+    Ok(Opened::Http1(reader, writer))
 }

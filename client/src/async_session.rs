@@ -251,6 +251,12 @@ impl<T: AsyncTransport, H: Handler + Send> AsyncSession<T, H> {
         &self.client
     }
 
+    /// The transport (what it negotiated, say: `AsyncHttpTransport`'s
+    /// `http_version`).
+    pub fn transport(&self) -> &T {
+        &self.transport
+    }
+
     /// The handler.
     pub fn handler_mut(&mut self) -> &mut H {
         &mut self.handler

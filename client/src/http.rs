@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use snodo_proto::client::http::{
-    encode_request, ResponseDecoder, ResponseEvent, ResponseHead, ResponseLimits,
+    encode_request, RequestParts, ResponseDecoder, ResponseEvent, ResponseHead, ResponseLimits,
 };
 use snodo_proto::client::sse::{SseDecoder, SseLimits};
 use snodo_proto::client::{Authorizer, Client, Transmit, TransmitKind};
@@ -131,7 +131,9 @@ impl HttpTransport {
     }
 
     /// Trust the roots of `config` on an `https://` endpoint (a private
-    /// CA's, say); no effect on `http://`.
+    /// CA's, say); no effect on `http://`. This transport speaks HTTP/1.1
+    /// alone and offers ALPN `http/1.1` alone, whatever `config` says of
+    /// HTTP/2 (the async transports speak it, feature `http2`).
     pub fn with_tls(mut self, config: &TlsConfig) -> Self {
         if let Some(tls) = &mut self.tls {
             tls.config = config.rustls_config();
@@ -494,19 +496,29 @@ impl HttpTransport {
 }
 
 /// The `DELETE` that ends an initialize-era session (2025-11-25
-/// `basic/transports.mdx` § Session Management); `None` when there is
-/// none to end.
+/// `basic/transports.mdx` § Session Management), as HTTP/1.1 bytes;
+/// `None` when there is none to end.
 pub(crate) fn delete_request(
     client: &Client,
     target: &str,
     authority: &str,
     route: &Route,
 ) -> Result<Option<Vec<u8>>, TransportError> {
+    Ok(delete_parts(client, target, authority, route)?.map(|parts| parts.to_http1()))
+}
+
+/// [`delete_request`] as its parts, for either HTTP version.
+pub(crate) fn delete_parts(
+    client: &Client,
+    target: &str,
+    authority: &str,
+    route: &Route,
+) -> Result<Option<RequestParts>, TransportError> {
     let Some(mut headers) = client.session_headers() else {
         return Ok(None);
     };
     headers.extend(route.request_headers());
-    encode_request(
+    RequestParts::new(
         "DELETE",
         &route.target(authority, target),
         authority,

@@ -7,6 +7,10 @@
 //!   request (`http://`, and `https://` on rustls with the web's roots or
 //!   those a [`TlsConfig`] names), JSON and SSE answers, with an optional
 //!   [`Authorizer`] for the `Authorization` header and 401/403 challenges.
+//! - `AsyncHttpTransport` (features `tokio`, `smol`, `threads`): the same
+//!   on an async runtime, and with the feature `http2` HTTP/2 by ALPN to
+//!   an `https://` server that picks `h2` ([`TlsConfig::http1_only`] to
+//!   offer `http/1.1` alone).
 //! - Either HTTP transport through an HTTP proxy ([`ProxySettings`]:
 //!   explicit, or from `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and
 //!   `NO_PROXY` on opt-in with [`ProxySettings::from_env`]; see
@@ -125,6 +129,11 @@ mod error;
 mod get_stream;
 mod handler;
 mod http;
+#[cfg(all(
+    feature = "http2",
+    any(feature = "tokio", feature = "smol", feature = "threads")
+))]
+mod http2;
 mod output_schema;
 mod proxy;
 mod reissue;
@@ -145,7 +154,7 @@ mod tls_stream;
 mod tokio;
 
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
-pub use async_http::AsyncHttpTransport;
+pub use async_http::{AsyncHttpTransport, HttpVersion};
 pub use async_session::{AsyncPump, AsyncSession, AsyncTransport, Ended, Step};
 #[cfg(any(feature = "tokio", feature = "smol", feature = "threads"))]
 pub use async_stdio::AsyncStdioTransport;

@@ -79,7 +79,7 @@ pub trait ClientRuntime: snodo_driver::Runtime {
 }
 
 /// The largest piece read at once.
-const CHUNK: usize = 16 << 10;
+pub(crate) const CHUNK: usize = 16 << 10;
 
 /// Write all of `bytes` and flush.
 pub(crate) async fn write_all<W: Write>(writer: &mut W, mut bytes: &[u8]) -> io::Result<()> {

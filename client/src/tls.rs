@@ -6,8 +6,12 @@
 //! rustls checks the certificate chain against the roots and the
 //! endpoint's host name (sent as SNI) against the certificate; a failure
 //! is [`TransportError::Tls`](crate::TransportError::Tls), saying why.
-//! ALPN offers `http/1.1` only: the transports speak HTTP/1.1, and a
-//! server that would have offered `h2` still speaks it.
+//! ALPN: the blocking [`HttpTransport`](crate::HttpTransport) offers
+//! `http/1.1` only (it speaks HTTP/1.1, and a server that would have
+//! offered `h2` still speaks it). The async transports offer `h2` then
+//! `http/1.1` when the feature `http2` is on, and speak HTTP/2 when the
+//! server picks it; [`TlsConfig::http1_only`] has them offer `http/1.1`
+//! alone (a server whose HTTP/2 is broken, a test of the HTTP/1.1 path).
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -21,6 +25,8 @@ use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
 #[derive(Clone, Debug)]
 pub struct TlsConfig {
     roots: RootCertStore,
+    /// The async transports offer `h2` by ALPN (feature `http2`).
+    offer_h2: bool,
 }
 
 impl Default for TlsConfig {
@@ -36,7 +42,10 @@ impl TlsConfig {
     pub fn webpki_roots() -> Self {
         let mut roots = RootCertStore::empty();
         roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        TlsConfig { roots }
+        TlsConfig {
+            roots,
+            offer_h2: cfg!(feature = "http2"),
+        }
     }
 
     /// The platform's roots: the system's certificate store on macOS and
@@ -57,7 +66,10 @@ impl TlsConfig {
             };
             return Err(rustls::Error::General(why));
         }
-        Ok(TlsConfig { roots })
+        Ok(TlsConfig {
+            roots,
+            offer_h2: cfg!(feature = "http2"),
+        })
     }
 
     /// No roots at all: only those added with
@@ -66,6 +78,7 @@ impl TlsConfig {
     pub fn no_roots() -> Self {
         TlsConfig {
             roots: RootCertStore::empty(),
+            offer_h2: cfg!(feature = "http2"),
         }
     }
 
@@ -92,17 +105,54 @@ impl TlsConfig {
         Ok(self)
     }
 
+    /// Offer `http/1.1` alone by ALPN on the async transports, even with
+    /// the feature `http2` on: they then speak HTTP/1.1 to every server
+    /// (one connection per request in flight, as without the feature). By
+    /// default they offer `h2` first and speak HTTP/2 to a server that
+    /// picks it (every request a stream of one connection). No effect on
+    /// the blocking transport, which offers `http/1.1` alone anyway.
+    pub fn http1_only(mut self) -> Self {
+        self.offer_h2 = false;
+        self
+    }
+
+    /// Whether the async transports offer `h2` by ALPN: the feature
+    /// `http2` is on and [`http1_only`](Self::http1_only) was not called.
+    pub fn offers_http2(&self) -> bool {
+        self.offer_h2
+    }
+
     /// The rustls configuration: these roots, no client certificate,
-    /// ALPN `http/1.1`. Also for other HTTP clients that should trust
-    /// the same servers (the OAuth client's `UreqHttp::with_tls`).
+    /// ALPN `http/1.1`. What the blocking transport uses, and for other
+    /// HTTP clients that should trust the same servers (the OAuth client's
+    /// `UreqHttp::with_tls`, which speaks HTTP/1.1 alone, so `h2` is never
+    /// offered here).
     pub fn rustls_config(&self) -> Arc<ClientConfig> {
+        self.rustls_config_offering(&[b"http/1.1"])
+    }
+
+    /// The async transports' configuration: `h2` and `http/1.1` by ALPN
+    /// when [`offers_http2`](Self::offers_http2), else `http/1.1`.
+    #[cfg_attr(
+        not(any(feature = "tokio", feature = "smol", feature = "threads")),
+        allow(dead_code)
+    )]
+    pub(crate) fn async_rustls_config(&self) -> Arc<ClientConfig> {
+        if self.offer_h2 {
+            self.rustls_config_offering(&[b"h2", b"http/1.1"])
+        } else {
+            self.rustls_config()
+        }
+    }
+
+    fn rustls_config_offering(&self, alpn: &[&[u8]]) -> Arc<ClientConfig> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .expect("ring supports the default versions")
             .with_root_certificates(self.roots.clone())
             .with_no_client_auth();
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         Arc::new(config)
     }
 }
@@ -116,6 +166,15 @@ pub(crate) struct TlsTarget {
 }
 
 impl TlsTarget {
+    /// Whether ALPN offers `h2` (the async transports, feature `http2`).
+    #[cfg(all(
+        feature = "http2",
+        any(feature = "tokio", feature = "smol", feature = "threads")
+    ))]
+    pub fn offers_h2(&self) -> bool {
+        self.config.alpn_protocols.iter().any(|p| p == b"h2")
+    }
+
     /// A new client connection (nothing sent yet).
     pub fn connection(&self) -> io::Result<ClientConnection> {
         ClientConnection::new(self.config.clone(), self.name.clone()).map_err(tls_error)

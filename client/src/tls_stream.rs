@@ -5,8 +5,10 @@
 //!
 //! The two halves share one rustls connection behind a mutex; the HTTP
 //! transport uses them in turn (write the request, read the answer), so
-//! the lock is never contended. The handshake runs on the first flush
-//! (the request's), and a certificate rustls refuses fails that flush.
+//! the lock is never contended (HTTP/2's connection task uses both, in
+//! turn too). The handshake runs on the first flush (the request's), and
+//! a certificate rustls refuses fails that flush; or at once, to learn
+//! what ALPN picked ([`handshaken`]).
 
 use std::io::{self, Read as _, Write as _};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -47,18 +49,42 @@ impl Half {
 /// `reader` and `writer` (one connection) as the halves of a TLS client
 /// connection `conn`.
 pub(crate) fn wrap(conn: ClientConnection, reader: Reader, writer: Writer) -> (Reader, Writer) {
-    let shared = Arc::new(Mutex::new(Shared {
+    halves(shared(conn, reader, writer))
+}
+
+/// [`wrap`], the handshake run to its end now: the halves, and the
+/// protocol the server picked by ALPN (`None` when it picked none). For a
+/// transport that speaks what the server picked.
+#[cfg(feature = "http2")]
+pub(crate) async fn handshaken(
+    conn: ClientConnection,
+    reader: Reader,
+    writer: Writer,
+) -> io::Result<(Reader, Writer, Option<Vec<u8>>)> {
+    let shared = shared(conn, reader, writer);
+    let half = Half(shared);
+    std::future::poll_fn(|cx| half.lock().poll_handshake(cx)).await?;
+    let alpn = half.lock().conn.alpn_protocol().map(<[u8]>::to_vec);
+    let (reader, writer) = halves(half.0);
+    Ok((reader, writer, alpn))
+}
+
+fn halves(shared: Arc<Mutex<Shared>>) -> (Reader, Writer) {
+    (
+        Reader(Box::new(Half(shared.clone()))),
+        Writer(Box::new(Half(shared))),
+    )
+}
+
+fn shared(conn: ClientConnection, reader: Reader, writer: Writer) -> Arc<Mutex<Shared>> {
+    Arc::new(Mutex::new(Shared {
         conn,
         reader,
         writer,
         out: Vec::new(),
         incoming: Vec::new(),
         eof: false,
-    }));
-    (
-        Reader(Box::new(Half(shared.clone()))),
-        Writer(Box::new(Half(shared))),
-    )
+    }))
 }
 
 impl Shared {

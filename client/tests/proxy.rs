@@ -19,8 +19,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde_json::json;
 use snodo_client::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use snodo_client::{
-    AsyncHttpTransport, AsyncSession, ClientRuntime, Error, HttpTransport, NoInput, Proxy,
-    ProxyError, ProxySettings, Session, TlsConfig, TransportError,
+    AsyncHttpTransport, AsyncSession, ClientRuntime, Error, HttpTransport, HttpVersion, NoInput,
+    Proxy, ProxyError, ProxySettings, Session, TlsConfig, TransportError,
 };
 use snodo_proto::client::{ClientConfig, Wire};
 use snodo_proto::{CallToolResult, Content, NoArgs, Service, Tool};
@@ -507,6 +507,13 @@ async fn async_https_goes_through_a_connect_tunnel<R: ClientRuntime>(runtime: R)
     assert_hello(&session.call_tool("hello", json!({})).await.unwrap());
     // The connection is kept: one tunnel for every request.
     assert_connects(&log, 1);
+    // Inside the tunnel the origin picked `h2` by ALPN (with the feature).
+    let expected = if cfg!(feature = "http2") {
+        HttpVersion::Http2
+    } else {
+        HttpVersion::Http11
+    };
+    assert_eq!(session.transport().http_version(), Some(expected));
 }
 
 mod async_https_goes_through_a_connect_tunnel {
@@ -613,10 +620,15 @@ fn a_connect_refused_carries_its_status() {
 /// certificate for `localhost` from a CA of its own), answering each
 /// request with the next of `answers` and keeping the plaintext it got:
 /// what the origin reads inside the tunnel. Its port, its CA, its log.
+/// It speaks HTTP/1.1 alone, so it offers `http/1.1` alone by ALPN (a
+/// client that offers `h2` too falls back to HTTP/1.1 with it).
 fn tls_origin(answers: Vec<&'static [u8]>) -> (u16, TlsConfig, Log) {
     let pki = pki();
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(pki.key));
     let config = snodo_hyper::tls::config(vec![pki.leaf], key).unwrap();
+    let mut config = (*config).clone();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let config = Arc::new(config);
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let answers = Arc::new(Mutex::new(VecDeque::from(answers)));
@@ -689,6 +701,11 @@ fn tokio_the_origin_never_sees_the_proxy_credentials() {
             .await
             .unwrap();
         assert!(session.list_tools().await.unwrap().is_empty());
+        // The origin offered `http/1.1` alone: the client fell back to it.
+        assert_eq!(
+            session.transport().http_version(),
+            Some(HttpVersion::Http11)
+        );
     });
     assert_origin_saw_no_proxy_credentials(&origin, port);
     assert_eq!(log.lock().unwrap().len(), 1);

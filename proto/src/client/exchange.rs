@@ -8,11 +8,21 @@
 //! § Sending Messages rule 6). What the answer means lives here, once; a
 //! transport only moves the bytes [`Exchange::start`] gives it and the
 //! bytes it reads, and acts on the [`Step`] each push returns.
+//!
+//! HTTP/1.1 is bytes both ways ([`Exchange::start`], [`Exchange::push`]);
+//! a transport whose HTTP library frames the messages itself (HTTP/2)
+//! starts the same exchange as parts ([`Exchange::start_parts`]) and feeds
+//! the answer's head, body pieces and end ([`Exchange::push_head`],
+//! [`Exchange::push_data`], [`Exchange::push_end`]). Both paths meet in
+//! one handler of the answer's events, so a JSON or SSE answer means the
+//! same whatever the HTTP version.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::http::{encode_request, HttpError, ResponseDecoder, ResponseEvent, ResponseLimits};
+use super::http::{
+    HttpError, RequestParts, ResponseDecoder, ResponseEvent, ResponseHead, ResponseLimits,
+};
 use super::sse::{SseDecoder, SseError, SseLimits};
 use super::{Client, Transmit, TransmitKind};
 
@@ -107,6 +117,18 @@ enum Body {
     Ignored,
 }
 
+/// What a `401` or `403` answer does to an exchange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OnChallenge {
+    /// Hand it back as [`Step::Challenged`]: the transport has an
+    /// [`Authorizer`](super::Authorizer) to ask (and has not asked it too
+    /// often for this message).
+    HandBack,
+    /// Fail the round with the status, like any other error status.
+    FailTheRound,
+}
+
 /// One POST and its answer. See the [module documentation](self).
 #[derive(Debug)]
 pub struct Exchange {
@@ -127,7 +149,7 @@ impl Exchange {
     /// as the `Authorization` field when given. With `challengeable`, a
     /// 401 or 403 is handed back as [`Step::Challenged`] (the transport has
     /// an authorizer to ask); without, it fails the round like any other
-    /// error status. Returns the exchange and the bytes to write.
+    /// error status. Returns the exchange and the HTTP/1.1 bytes to write.
     pub fn start(
         transmit: &Transmit,
         target: &str,
@@ -136,18 +158,47 @@ impl Exchange {
         challengeable: bool,
         limits: ExchangeLimits,
     ) -> Result<(Exchange, Vec<u8>), HttpError> {
+        let on_challenge = if challengeable {
+            OnChallenge::HandBack
+        } else {
+            OnChallenge::FailTheRound
+        };
+        let (exchange, parts) = Exchange::start_parts(
+            transmit,
+            target,
+            authority,
+            authorization,
+            on_challenge,
+            limits,
+        )?;
+        Ok((exchange, parts.to_http1()))
+    }
+
+    /// [`start`](Self::start), the request as its parts, for a transport
+    /// that frames it itself (HTTP/2); its answer is fed with
+    /// [`push_head`](Self::push_head), [`push_data`](Self::push_data) and
+    /// [`push_end`](Self::push_end) (or [`close`](Self::close) when the
+    /// stream broke off), not [`push`](Self::push).
+    pub fn start_parts(
+        transmit: &Transmit,
+        target: &str,
+        authority: &str,
+        authorization: Option<String>,
+        on_challenge: OnChallenge,
+        limits: ExchangeLimits,
+    ) -> Result<(Exchange, RequestParts), HttpError> {
         let mut headers = transmit.headers.clone();
         if let Some(value) = authorization {
             headers.push((String::from("Authorization"), value));
         }
-        let bytes = encode_request("POST", target, authority, &headers, Some(&transmit.body))?;
+        let parts = RequestParts::new("POST", target, authority, &headers, Some(&transmit.body))?;
         let round = match transmit.kind {
             TransmitKind::Request { id, .. } => Some(id),
             _ => None,
         };
         let exchange = Exchange {
             round,
-            challengeable,
+            challengeable: on_challenge == OnChallenge::HandBack,
             decoder: ResponseDecoder::new("POST", limits.response),
             body: Body::Unknown,
             status: 0,
@@ -155,7 +206,7 @@ impl Exchange {
             limits,
             finished: false,
         };
-        Ok((exchange, bytes))
+        Ok((exchange, parts))
     }
 
     /// Bytes read from the connection.
@@ -179,6 +230,43 @@ impl Exchange {
             Step::Read => self.fail(ExchangeError::Http(HttpError::Truncated)),
             step => Ok(step),
         }
+    }
+
+    /// The answer's head, framed by the transport's HTTP library (HTTP/2
+    /// HEADERS): its status and fields, names lower-cased.
+    pub fn push_head(
+        &mut self,
+        head: ResponseHead,
+        client: &mut Client,
+    ) -> Result<Step, ExchangeError> {
+        self.push_event(ResponseEvent::Head(head), client)
+    }
+
+    /// A piece of the answer's body (an HTTP/2 DATA frame's payload).
+    pub fn push_data(&mut self, data: &[u8], client: &mut Client) -> Result<Step, ExchangeError> {
+        self.push_event(ResponseEvent::Data(data.to_vec()), client)
+    }
+
+    /// The answer's body ended where its framing says (HTTP/2
+    /// `END_STREAM`). A stream that broke off instead is a
+    /// [`close`](Self::close): the answer was cut short.
+    pub fn push_end(&mut self, client: &mut Client) -> Result<Step, ExchangeError> {
+        self.push_event(ResponseEvent::End, client)
+    }
+
+    fn push_event(
+        &mut self,
+        event: ResponseEvent,
+        client: &mut Client,
+    ) -> Result<Step, ExchangeError> {
+        if self.finished {
+            return Ok(Step::Done { reusable: false });
+        }
+        if self.status == 0 && !matches!(event, ResponseEvent::Head(_)) {
+            // A body before its head: not an answer.
+            return self.fail(ExchangeError::Http(HttpError::MalformedHead));
+        }
+        Ok(self.handle(event, client)?.unwrap_or(Step::Read))
     }
 
     /// After the caller handled the events of what was pushed (a listener
@@ -209,75 +297,88 @@ impl Exchange {
                 Ok(event) => event,
                 Err(e) => return self.fail(ExchangeError::Http(e)),
             };
-            match event {
-                ResponseEvent::Head(head) => {
-                    self.status = head.status;
-                    self.keep_alive = !head
-                        .get("connection")
-                        .is_some_and(|v| v.eq_ignore_ascii_case("close"));
-                    if self.challengeable && matches!(head.status, 401 | 403) {
-                        self.finished = true;
-                        return Ok(Step::Challenged {
-                            status: head.status,
-                            www_authenticate: head.all("www-authenticate"),
-                        });
-                    }
-                    client.handle_http_head(self.round, &head);
-                    self.body = match head.media_type().as_deref() {
-                        Some("text/event-stream") => Body::Events(SseDecoder::new(self.limits.sse)),
-                        Some("application/json") => Body::Json(Vec::new()),
-                        _ => Body::Ignored,
-                    };
-                }
-                ResponseEvent::Data(data) => match &mut self.body {
-                    Body::Json(json) => {
-                        if json.len() + data.len() > self.limits.max_json {
-                            return self.fail(ExchangeError::TooLarge);
-                        }
-                        json.extend_from_slice(&data);
-                    }
-                    Body::Events(sse) => {
-                        sse.push(&data);
-                        while let Some(event) = sse.next_event() {
-                            match event {
-                                // A message the machine refuses (not
-                                // JSON-RPC, an unknown id) is skipped.
-                                Ok(event) => {
-                                    let _ = client.handle_message(event.data.as_bytes());
-                                }
-                                Err(e) => return self.fail(ExchangeError::Sse(e)),
-                            }
-                            if self.round.is_some_and(|id| !client.is_pending(id)) {
-                                // Answered: the rest of the stream is not
-                                // this round's (however the reads fell),
-                                // and the connection is mid-body.
-                                self.finished = true;
-                                return Ok(Step::Done { reusable: false });
-                            }
-                        }
-                    }
-                    Body::Unknown | Body::Ignored => {}
-                },
-                ResponseEvent::End => {
-                    if let Body::Json(json) = &self.body {
-                        if !json.is_empty() {
-                            // Not JSON-RPC, or a stale id: skipped (the
-                            // round then fails as unanswered).
-                            let _ = match self.round {
-                                Some(id) => client.handle_answer(id, json),
-                                None => client.handle_message(json),
-                            };
-                        }
-                    }
-                    self.finished = true;
-                    self.end(client)?;
-                    return Ok(Step::Done {
-                        reusable: self.keep_alive,
-                    });
-                }
+            if let Some(step) = self.handle(event, client)? {
+                return Ok(step);
             }
         }
         Ok(Step::Read)
+    }
+
+    /// One event of the answer, however it was framed: the step to
+    /// return at once, or `None` to read on.
+    fn handle(
+        &mut self,
+        event: ResponseEvent,
+        client: &mut Client,
+    ) -> Result<Option<Step>, ExchangeError> {
+        match event {
+            ResponseEvent::Head(head) => {
+                self.status = head.status;
+                self.keep_alive = !head
+                    .get("connection")
+                    .is_some_and(|v| v.eq_ignore_ascii_case("close"));
+                if self.challengeable && matches!(head.status, 401 | 403) {
+                    self.finished = true;
+                    return Ok(Some(Step::Challenged {
+                        status: head.status,
+                        www_authenticate: head.all("www-authenticate"),
+                    }));
+                }
+                client.handle_http_head(self.round, &head);
+                self.body = match head.media_type().as_deref() {
+                    Some("text/event-stream") => Body::Events(SseDecoder::new(self.limits.sse)),
+                    Some("application/json") => Body::Json(Vec::new()),
+                    _ => Body::Ignored,
+                };
+            }
+            ResponseEvent::Data(data) => match &mut self.body {
+                Body::Json(json) => {
+                    if json.len() + data.len() > self.limits.max_json {
+                        return self.fail(ExchangeError::TooLarge).map(Some);
+                    }
+                    json.extend_from_slice(&data);
+                }
+                Body::Events(sse) => {
+                    sse.push(&data);
+                    while let Some(event) = sse.next_event() {
+                        match event {
+                            // A message the machine refuses (not
+                            // JSON-RPC, an unknown id) is skipped.
+                            Ok(event) => {
+                                let _ = client.handle_message(event.data.as_bytes());
+                            }
+                            Err(e) => return self.fail(ExchangeError::Sse(e)).map(Some),
+                        }
+                        if self.round.is_some_and(|id| !client.is_pending(id)) {
+                            // Answered: the rest of the stream is not
+                            // this round's (however the reads fell),
+                            // and the connection is mid-body.
+                            self.finished = true;
+                            return Ok(Some(Step::Done { reusable: false }));
+                        }
+                    }
+                }
+                Body::Unknown | Body::Ignored => {}
+            },
+            ResponseEvent::End => {
+                if let Body::Json(json) = &self.body {
+                    if !json.is_empty() {
+                        // Not JSON-RPC, or a stale id: skipped (the
+                        // round then fails as unanswered).
+                        let _ = match self.round {
+                            Some(id) => client.handle_answer(id, json),
+                            None => client.handle_message(json),
+                        };
+                    }
+                }
+                self.finished = true;
+                self.end(client)?;
+                return Ok(Some(Step::Done {
+                    reusable: self.keep_alive,
+                }));
+            }
+        }
+        Ok(None)
     }
 
     /// The answer is over: a round it did not answer fails (with the
@@ -497,6 +598,134 @@ mod tests {
         assert_eq!(
             exchange.close(&mut client),
             Err(ExchangeError::Http(HttpError::Truncated))
+        );
+    }
+
+    fn start_parts(transmit: &Transmit, on_challenge: OnChallenge) -> Exchange {
+        let (exchange, parts) = Exchange::start_parts(
+            transmit,
+            "/mcp",
+            "127.0.0.1:9",
+            Some("Bearer t0k".to_string()),
+            on_challenge,
+            ExchangeLimits::default(),
+        )
+        .unwrap();
+        assert_eq!(parts.method, "POST");
+        assert_eq!(parts.authority, "127.0.0.1:9");
+        assert!(parts
+            .headers
+            .contains(&("Authorization".to_string(), "Bearer t0k".to_string())));
+        assert_eq!(parts.body.as_deref(), Some(&transmit.body[..]));
+        exchange
+    }
+
+    fn head(status: u16, content_type: &str) -> ResponseHead {
+        ResponseHead {
+            status,
+            headers: vec![("content-type".to_string(), content_type.to_string())],
+        }
+    }
+
+    /// Parts and bytes are one request: `start` is `start_parts` in
+    /// HTTP/1.1 framing.
+    #[test]
+    fn the_parts_are_the_bytes() {
+        let (_, transmit) = listing();
+        let (_, bytes) = Exchange::start(
+            &transmit,
+            "/mcp",
+            "h",
+            None,
+            false,
+            ExchangeLimits::default(),
+        )
+        .unwrap();
+        let (_, parts) = Exchange::start_parts(
+            &transmit,
+            "/mcp",
+            "h",
+            None,
+            OnChallenge::FailTheRound,
+            ExchangeLimits::default(),
+        )
+        .unwrap();
+        assert_eq!(parts.to_http1(), bytes);
+    }
+
+    /// An answer framed by the transport (HTTP/2: HEADERS, DATA, end):
+    /// an event stream split anywhere answers the round, and a JSON body
+    /// does too at its end.
+    #[test]
+    fn an_answer_fed_as_parts_answers_the_round() {
+        let events = alloc::format!("data: {TOOLS}\n\n");
+        for cut in 0..events.len() {
+            let (mut client, transmit) = listing();
+            let mut exchange = start_parts(&transmit, OnChallenge::FailTheRound);
+            assert_eq!(
+                exchange.push_head(head(200, "text/event-stream"), &mut client),
+                Ok(Step::Read)
+            );
+            let (a, b) = events.as_bytes().split_at(cut);
+            assert_eq!(exchange.push_data(a, &mut client), Ok(Step::Read), "{cut}");
+            assert_eq!(
+                exchange.push_data(b, &mut client),
+                Ok(Step::Done { reusable: false })
+            );
+            assert_eq!(completed(&mut client)["tools"], json!([]));
+        }
+        let (mut client, transmit) = listing();
+        let mut exchange = start_parts(&transmit, OnChallenge::FailTheRound);
+        let json = head(200, "application/json; charset=utf-8");
+        assert_eq!(exchange.push_head(json, &mut client), Ok(Step::Read));
+        let (a, b) = TOOLS.as_bytes().split_at(10);
+        assert_eq!(exchange.push_data(a, &mut client), Ok(Step::Read));
+        assert_eq!(exchange.push_data(b, &mut client), Ok(Step::Read));
+        assert_eq!(
+            exchange.push_end(&mut client),
+            Ok(Step::Done { reusable: true })
+        );
+        assert_eq!(completed(&mut client)["tools"], json!([]));
+    }
+
+    /// A stream that broke off before its end is cut short; a body
+    /// before its head is no answer; a 401 goes to the authorizer as on
+    /// HTTP/1.1.
+    #[test]
+    fn parts_cut_short_or_out_of_order_are_errors() {
+        let (mut client, transmit) = listing();
+        let mut exchange = start_parts(&transmit, OnChallenge::FailTheRound);
+        exchange
+            .push_head(head(200, "application/json"), &mut client)
+            .unwrap();
+        exchange.push_data(b"{\"json", &mut client).unwrap();
+        assert_eq!(
+            exchange.close(&mut client),
+            Err(ExchangeError::Http(HttpError::Truncated))
+        );
+        let (mut client, transmit) = listing();
+        let mut exchange = start_parts(&transmit, OnChallenge::FailTheRound);
+        assert_eq!(
+            exchange.push_data(b"{}", &mut client),
+            Err(ExchangeError::Http(HttpError::MalformedHead))
+        );
+        assert_eq!(
+            exchange.push_end(&mut client),
+            Ok(Step::Done { reusable: false }),
+            "over after the error"
+        );
+        let (mut client, transmit) = listing();
+        let mut exchange = start_parts(&transmit, OnChallenge::HandBack);
+        let mut challenge = head(401, "text/plain");
+        challenge
+            .headers
+            .push(("www-authenticate".to_string(), "Bearer".to_string()));
+        assert_eq!(
+            exchange.push_head(challenge, &mut client),
+            Ok(Step::Challenged {
+                status: 401,
+                www_authenticate: vec!["Bearer".to_string()],
+            })
         );
     }
 

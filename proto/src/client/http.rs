@@ -19,6 +19,8 @@ pub const ACCEPT: &str = "application/json, text/event-stream";
 /// `Content-Length`. Header values must already be header-safe (the client
 /// machine encodes mirrors, § Value Encoding); a field whose name or value
 /// holds CR, LF or NUL is refused rather than written.
+///
+/// The same as [`RequestParts::new`] then [`RequestParts::to_http1`].
 pub fn encode_request(
     method: &str,
     target: &str,
@@ -26,34 +28,96 @@ pub fn encode_request(
     headers: &[(String, String)],
     body: Option<&[u8]>,
 ) -> Result<Vec<u8>, HttpError> {
-    let unsafe_text = |s: &str| s.bytes().any(|b| matches!(b, b'\r' | b'\n' | 0));
-    if unsafe_text(method) || unsafe_text(target) || unsafe_text(host) {
-        return Err(HttpError::UnsafeHeader);
-    }
-    let mut head = String::new();
-    let _ = write!(
-        head,
-        "{method} {target} HTTP/1.1\r\nHost: {host}\r\nAccept: {ACCEPT}\r\n"
-    );
-    for (name, value) in headers {
-        if name.is_empty() || unsafe_text(name) || name.contains(':') || unsafe_text(value) {
+    Ok(RequestParts::new(method, target, host, headers, body)?.to_http1())
+}
+
+/// A request as its parts, checked once: for a transport that frames it
+/// itself (HTTP/2's HEADERS and DATA frames) rather than as the HTTP/1.1
+/// bytes of [`to_http1`](Self::to_http1). Both framings carry the same
+/// fields, so what the server sees does not depend on the version the
+/// connection negotiated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RequestParts {
+    /// `POST`, `GET`, `DELETE`.
+    pub method: String,
+    /// Path and query (or the absolute form, through a forwarding proxy).
+    pub target: String,
+    /// `host[:port]`: HTTP/1.1's `Host`, HTTP/2's `:authority`.
+    pub authority: String,
+    /// Every field but `Host` and `Content-Length`, in order: `Accept`,
+    /// the caller's, and `Content-Type` when there is a body. Names as
+    /// given (HTTP/2 lower-cases them).
+    pub headers: Vec<(String, String)>,
+    /// The body, when there is one (a JSON-RPC message).
+    pub body: Option<Vec<u8>>,
+}
+
+impl RequestParts {
+    /// The request `method target` on `authority`, with `Accept`, the
+    /// given fields, and for a body `Content-Type: application/json`.
+    /// A method, target, authority, name or value holding CR, LF or NUL,
+    /// or a name that is empty or holds `:`, is refused
+    /// ([`HttpError::UnsafeHeader`]), whichever framing comes next.
+    pub fn new(
+        method: &str,
+        target: &str,
+        authority: &str,
+        headers: &[(String, String)],
+        body: Option<&[u8]>,
+    ) -> Result<Self, HttpError> {
+        let unsafe_text = |s: &str| s.bytes().any(|b| matches!(b, b'\r' | b'\n' | 0));
+        if unsafe_text(method) || unsafe_text(target) || unsafe_text(authority) {
             return Err(HttpError::UnsafeHeader);
         }
-        let _ = write!(head, "{name}: {value}\r\n");
+        let mut fields = Vec::with_capacity(headers.len() + 2);
+        fields.push((String::from("Accept"), String::from(ACCEPT)));
+        for (name, value) in headers {
+            if name.is_empty() || unsafe_text(name) || name.contains(':') || unsafe_text(value) {
+                return Err(HttpError::UnsafeHeader);
+            }
+            fields.push((name.clone(), value.clone()));
+        }
+        if body.is_some() {
+            fields.push((
+                String::from("Content-Type"),
+                String::from("application/json"),
+            ));
+        }
+        Ok(RequestParts {
+            method: String::from(method),
+            target: String::from(target),
+            authority: String::from(authority),
+            headers: fields,
+            body: body.map(<[u8]>::to_vec),
+        })
     }
-    if let Some(body) = body {
-        let _ = write!(
-            head,
-            "Content-Type: application/json\r\nContent-Length: {}\r\n",
-            body.len()
-        );
+
+    /// The HTTP/1.1 bytes: the request line, `Host`, the fields, and for a
+    /// body its `Content-Length` and the body.
+    pub fn to_http1(&self) -> Vec<u8> {
+        let RequestParts {
+            method,
+            target,
+            authority,
+            headers,
+            body,
+        } = self;
+        let mut head = String::new();
+        let _ = write!(head, "{method} {target} HTTP/1.1\r\nHost: {authority}\r\n");
+        for (name, value) in headers {
+            let _ = write!(head, "{name}: {value}\r\n");
+        }
+        if let Some(body) = body {
+            let _ = write!(head, "Content-Length: {}\r\n", body.len());
+        }
+        head.push_str("\r\n");
+        let mut out = head.into_bytes();
+        if let Some(body) = body {
+            out.extend_from_slice(body);
+        }
+        out
     }
-    head.push_str("\r\n");
-    let mut out = head.into_bytes();
-    if let Some(body) = body {
-        out.extend_from_slice(body);
-    }
-    Ok(out)
 }
 
 /// A response's status line and header fields (names lower-cased).
@@ -494,6 +558,52 @@ Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
         )];
         assert_eq!(
             encode_request("POST", "/mcp", "h", &bad, None),
+            Err(HttpError::UnsafeHeader)
+        );
+    }
+
+    /// The parts carry what the HTTP/1.1 bytes carry, `Host` and
+    /// `Content-Length` aside (HTTP/2 has `:authority` and frames); the
+    /// same fields are refused.
+    #[test]
+    fn parts_are_the_request_the_bytes_are() {
+        let headers = vec![(String::from("Mcp-Method"), String::from("tools/list"))];
+        let parts = RequestParts::new("POST", "/mcp", "h:1", &headers, Some(b"{}")).unwrap();
+        assert_eq!(parts.method, "POST");
+        assert_eq!(parts.target, "/mcp");
+        assert_eq!(parts.authority, "h:1");
+        assert_eq!(
+            parts.headers,
+            vec![
+                (String::from("Accept"), String::from(ACCEPT)),
+                (String::from("Mcp-Method"), String::from("tools/list")),
+                (
+                    String::from("Content-Type"),
+                    String::from("application/json")
+                ),
+            ]
+        );
+        assert_eq!(parts.body.as_deref(), Some(&b"{}"[..]));
+        assert_eq!(
+            parts.to_http1(),
+            encode_request("POST", "/mcp", "h:1", &headers, Some(b"{}")).unwrap()
+        );
+        let get = RequestParts::new("GET", "/mcp", "h", &[], None).unwrap();
+        assert_eq!(get.headers.len(), 1, "Accept alone");
+        assert_eq!(
+            get.to_http1(),
+            b"GET /mcp HTTP/1.1\r\nHost: h\r\nAccept: application/json, text/event-stream\r\n\r\n"
+        );
+        for (name, value) in [("X", "a\nb"), ("", "v"), ("A:B", "v"), ("N\0", "v")] {
+            let bad = vec![(String::from(name), String::from(value))];
+            assert_eq!(
+                RequestParts::new("GET", "/mcp", "h", &bad, None),
+                Err(HttpError::UnsafeHeader),
+                "{name:?}: {value:?}"
+            );
+        }
+        assert_eq!(
+            RequestParts::new("GET", "/mcp\r\nX: 1", "h", &[], None),
             Err(HttpError::UnsafeHeader)
         );
     }
