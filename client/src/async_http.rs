@@ -427,14 +427,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 exchange.push(&buf, client)
             }
             .map_err(TransportError::from)?;
-            pump(client);
-            while let Some(reply) = client.poll_transmit() {
-                Box::pin(self.post(&reply, client, &mut *pump)).await?;
-            }
-            let step = match step {
-                Step::Read => exchange.settle(client),
-                step => step,
-            };
+            let step = self.settle(step, exchange, client, &mut *pump).await?;
             match step {
                 Step::Read => {}
                 Step::Done { reusable } => {
@@ -525,14 +518,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 ResponseEvent::End => exchange.push_end(client),
             }
             .map_err(TransportError::from)?;
-            pump(client);
-            while let Some(reply) = client.poll_transmit() {
-                Box::pin(self.post(&reply, client, &mut *pump)).await?;
-            }
-            let step = match step {
-                Step::Read => exchange.settle(client),
-                step => step,
-            };
+            let step = self.settle(step, exchange, client, &mut *pump).await?;
             if !matches!(step, Step::Read) {
                 return Ok(step);
             }
@@ -543,6 +529,27 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
                 .wait_for(deadline, |cx| response.poll_event(cx), client, pump)
                 .await?;
         }
+    }
+
+    /// What the machine makes of what an answer just gave (`step`), once
+    /// the messages it read are handed on and the answers they queued
+    /// POSTed (an initialize-era reply to a server request on this stream):
+    /// the same after each HTTP/1.1 chunk and each HTTP/2 event.
+    async fn settle(
+        &mut self,
+        step: Step,
+        exchange: &mut Exchange,
+        client: &mut Client,
+        pump: Pump<'_>,
+    ) -> Result<Step, TransportError> {
+        pump(client);
+        while let Some(reply) = client.poll_transmit() {
+            Box::pin(self.post(&reply, client, &mut *pump)).await?;
+        }
+        Ok(match step {
+            Step::Read => exchange.settle(client),
+            step => step,
+        })
     }
 
     /// Read the next chunk of a POST's answer into `buf`, by `deadline`

@@ -22,6 +22,10 @@
     feature = "http2"
 ))]
 
+#[macro_use]
+mod common;
+use common::Pki;
+
 use std::future::Future;
 use std::io;
 use std::net::{TcpListener, TcpStream};
@@ -30,7 +34,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use snodo_client::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use snodo_client::rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
 use snodo_client::rustls::ServerConfig;
 use snodo_client::{
     AsyncHttpTransport, AsyncSession, ClientRuntime, Error, Handler, HttpVersion, TlsConfig,
@@ -41,33 +45,10 @@ use snodo_proto::{
     CallToolResult, ChangeEvent, Content, Context, Hub, NoArgs, Notifications, Service, Tool,
 };
 
-/// A CA, and a server certificate for `localhost` it issued.
-struct Pki {
-    ca_pem: String,
-    leaf: CertificateDer<'static>,
-    key: Vec<u8>,
-}
-
+/// One CA and certificate for the whole test binary.
 fn pki() -> &'static Pki {
     static PKI: OnceLock<Pki> = OnceLock::new();
-    PKI.get_or_init(|| {
-        let ca_key = rcgen::KeyPair::generate().unwrap();
-        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        ca.distinguished_name
-            .push(rcgen::DnType::CommonName, "snodo h2 test CA");
-        let ca = ca.self_signed(&ca_key).unwrap();
-        let leaf_key = rcgen::KeyPair::generate().unwrap();
-        let leaf = rcgen::CertificateParams::new(vec![String::from("localhost")])
-            .unwrap()
-            .signed_by(&leaf_key, &ca, &ca_key)
-            .unwrap();
-        Pki {
-            ca_pem: ca.pem(),
-            leaf: leaf.der().clone(),
-            key: leaf_key.serialize_der(),
-        }
-    })
+    PKI.get_or_init(|| common::pki("snodo h2 test CA"))
 }
 
 /// The server's TLS configuration, offering `alpn` (snodo-hyper's offers
@@ -616,45 +597,6 @@ async fn a_silent_stream_is_held_to_the_deadline<R: ClientRuntime>(runtime: R) {
     assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
     assert!(took >= Duration::from_millis(300), "{took:?}");
     assert!(took < Duration::from_secs(5), "{took:?}");
-}
-
-fn on_tokio<F: Future>(run: impl FnOnce(snodo_tokio::Tokio) -> F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(run(snodo_tokio::Tokio))
-}
-
-fn on_smol<F: Future>(run: impl FnOnce(snodo_smol::Smol) -> F) -> F::Output {
-    let ex = Arc::new(smol::Executor::new());
-    smol::block_on(ex.run(run(snodo_smol::Smol(ex.clone()))))
-}
-
-fn on_threads<F: Future>(run: impl FnOnce(snodo_blocking::Threads) -> F) -> F::Output {
-    snodo_blocking::block_on(run(snodo_blocking::Threads::new(1).unwrap()))
-}
-
-/// A module of three tests, `$check` on each runtime.
-macro_rules! on_each_runtime {
-    ($check:ident) => {
-        mod $check {
-            #[test]
-            fn on_tokio() {
-                super::on_tokio(super::$check::<snodo_tokio::Tokio>)
-            }
-
-            #[test]
-            fn on_smol() {
-                super::on_smol(super::$check::<snodo_smol::Smol>)
-            }
-
-            #[test]
-            fn on_threads() {
-                super::on_threads(super::$check::<snodo_blocking::Threads>)
-            }
-        }
-    };
 }
 
 on_each_runtime!(a_session_runs_on_one_h2_connection);

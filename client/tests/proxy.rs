@@ -10,14 +10,17 @@
 
 #![cfg(all(feature = "tokio", feature = "smol", feature = "threads"))]
 
+#[macro_use]
+mod common;
+use common::{on_smol, on_threads, on_tokio, pki};
+
 use std::collections::{HashMap, VecDeque};
-use std::future::Future;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::json;
-use snodo_client::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use snodo_client::rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
 use snodo_client::{
     AsyncHttpTransport, AsyncSession, ClientRuntime, Error, HttpTransport, HttpVersion, NoInput,
     Proxy, ProxyError, ProxySettings, Session, TlsConfig, TransportError,
@@ -386,39 +389,13 @@ fn tokio_http_407_is_a_proxy_error() {
 
 // ---- https:// through CONNECT, to snodo's TLS listener ----
 
-/// A CA, and a server certificate for `localhost` it issued.
-struct Pki {
-    ca_pem: String,
-    leaf: CertificateDer<'static>,
-    key: Vec<u8>,
-}
-
-fn pki() -> Pki {
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(rcgen::DnType::CommonName, "snodo proxy test CA");
-    let ca = ca.self_signed(&ca_key).unwrap();
-    let leaf_key = rcgen::KeyPair::generate().unwrap();
-    let leaf = rcgen::CertificateParams::new(vec![String::from("localhost")])
-        .unwrap()
-        .signed_by(&leaf_key, &ca, &ca_key)
-        .unwrap();
-    Pki {
-        ca_pem: ca.pem(),
-        leaf: leaf.der().clone(),
-        key: leaf_key.serialize_der(),
-    }
-}
-
 /// One TLS server (snodo-hyper) for the test binary: its port and the
 /// PEM of its CA. Its certificate names `localhost` only: a client that
 /// checked it against the proxy's address (127.0.0.1) would refuse it.
 fn tls_server() -> &'static (u16, String) {
     static SERVER: OnceLock<(u16, String)> = OnceLock::new();
     SERVER.get_or_init(|| {
-        let pki = pki();
+        let pki = pki("snodo proxy test CA");
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(pki.key));
         let config = snodo_hyper::tls::config(vec![pki.leaf], key).unwrap();
         let service = Service::builder()
@@ -623,7 +600,7 @@ fn a_connect_refused_carries_its_status() {
 /// It speaks HTTP/1.1 alone, so it offers `http/1.1` alone by ALPN (a
 /// client that offers `h2` too falls back to HTTP/1.1 with it).
 fn tls_origin(answers: Vec<&'static [u8]>) -> (u16, TlsConfig, Log) {
-    let pki = pki();
+    let pki = pki("snodo proxy test CA");
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(pki.key));
     let config = snodo_hyper::tls::config(vec![pki.leaf], key).unwrap();
     let mut config = (*config).clone();
@@ -725,21 +702,4 @@ fn the_proxy_host_is_resolved_at_connection() {
         Err(Error::Transport(TransportError::Io(_))) => {}
         other => panic!("{:?}", other.map(|_| ())),
     }
-}
-
-fn on_tokio<F: Future>(run: impl FnOnce(snodo_tokio::Tokio) -> F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(run(snodo_tokio::Tokio))
-}
-
-fn on_smol<F: Future>(run: impl FnOnce(snodo_smol::Smol) -> F) -> F::Output {
-    let ex = Arc::new(smol::Executor::new());
-    smol::block_on(ex.run(run(snodo_smol::Smol(ex.clone()))))
-}
-
-fn on_threads<F: Future>(run: impl FnOnce(snodo_blocking::Threads) -> F) -> F::Output {
-    snodo_blocking::block_on(run(snodo_blocking::Threads::new(1).unwrap()))
 }

@@ -7,11 +7,14 @@
 
 #![cfg(all(feature = "tokio", feature = "smol", feature = "threads"))]
 
-use std::future::Future;
-use std::sync::{Arc, OnceLock};
+#[macro_use]
+mod common;
+use common::pki;
+
+use std::sync::OnceLock;
 
 use serde_json::json;
-use snodo_client::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use snodo_client::rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
 use snodo_client::rustls::{CertificateError, Error as TlsError};
 use snodo_client::{
     AsyncHttpTransport, AsyncSession, ClientRuntime, Error, HttpTransport, NoInput, Session,
@@ -19,32 +22,6 @@ use snodo_client::{
 };
 use snodo_proto::client::{ClientConfig, Wire};
 use snodo_proto::{CallToolResult, Content, NoArgs, Service, Tool};
-
-/// A CA, and a server certificate for `localhost` it issued.
-struct Pki {
-    ca_pem: String,
-    leaf: CertificateDer<'static>,
-    key: Vec<u8>,
-}
-
-fn pki() -> Pki {
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(rcgen::DnType::CommonName, "snodo test CA");
-    let ca = ca.self_signed(&ca_key).unwrap();
-    let leaf_key = rcgen::KeyPair::generate().unwrap();
-    let leaf = rcgen::CertificateParams::new(vec![String::from("localhost")])
-        .unwrap()
-        .signed_by(&leaf_key, &ca, &ca_key)
-        .unwrap();
-    Pki {
-        ca_pem: ca.pem(),
-        leaf: leaf.der().clone(),
-        key: leaf_key.serialize_der(),
-    }
-}
 
 fn service() -> Service {
     Service::builder()
@@ -60,7 +37,7 @@ fn service() -> Service {
 fn server() -> &'static (u16, String) {
     static SERVER: OnceLock<(u16, String)> = OnceLock::new();
     SERVER.get_or_init(|| {
-        let pki = pki();
+        let pki = pki("snodo test CA");
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(pki.key));
         let config = snodo_hyper::tls::config(vec![pki.leaf], key).unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
@@ -210,45 +187,6 @@ async fn async_refuses_an_unknown_ca<R: ClientRuntime>(runtime: R) {
         .await
         .map(|_| ());
     assert_refused(outcome, unknown_issuer, "UnknownIssuer");
-}
-
-fn on_tokio<F: Future>(run: impl FnOnce(snodo_tokio::Tokio) -> F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(run(snodo_tokio::Tokio))
-}
-
-fn on_smol<F: Future>(run: impl FnOnce(snodo_smol::Smol) -> F) -> F::Output {
-    let ex = Arc::new(smol::Executor::new());
-    smol::block_on(ex.run(run(snodo_smol::Smol(ex.clone()))))
-}
-
-fn on_threads<F: Future>(run: impl FnOnce(snodo_blocking::Threads) -> F) -> F::Output {
-    snodo_blocking::block_on(run(snodo_blocking::Threads::new(1).unwrap()))
-}
-
-/// A module of three tests, `$check` on each runtime.
-macro_rules! on_each_runtime {
-    ($check:ident) => {
-        mod $check {
-            #[test]
-            fn on_tokio() {
-                super::on_tokio(super::$check::<snodo_tokio::Tokio>)
-            }
-
-            #[test]
-            fn on_smol() {
-                super::on_smol(super::$check::<snodo_smol::Smol>)
-            }
-
-            #[test]
-            fn on_threads() {
-                super::on_threads(super::$check::<snodo_blocking::Threads>)
-            }
-        }
-    };
 }
 
 on_each_runtime!(async_trusts_an_added_ca);
