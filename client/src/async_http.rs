@@ -271,7 +271,7 @@ impl<R: ClientRuntime> AsyncHttpTransport<R> {
             } else {
                 OnChallenge::FailTheRound
             };
-            let (mut exchange, request) = Exchange::start_parts(
+            let (mut exchange, request) = Exchange::start(
                 transmit_here,
                 &self.route.target(&self.authority, &self.target),
                 &self.authority,

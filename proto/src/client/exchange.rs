@@ -6,13 +6,13 @@
 //! message in it to the [`Client`], and stop reading once the round is
 //! answered (a server may keep an event stream open after the response,
 //! § Sending Messages rule 6). What the answer means lives here, once; a
-//! transport only moves the bytes [`Exchange::start`] gives it and the
-//! bytes it reads, and acts on the [`Step`] each push returns.
+//! transport only moves the request [`Exchange::start`] gives it and the
+//! answer it reads, and acts on the [`Step`] each push returns.
 //!
-//! HTTP/1.1 is bytes both ways ([`Exchange::start`], [`Exchange::push`]);
-//! a transport whose HTTP library frames the messages itself (HTTP/2)
-//! starts the same exchange as parts ([`Exchange::start_parts`]) and feeds
-//! the answer's head, body pieces and end ([`Exchange::push_head`],
+//! HTTP/1.1 is bytes both ways ([`RequestParts::to_http1`],
+//! [`Exchange::push`]); a transport whose HTTP library frames the messages
+//! itself (HTTP/2) sends the request's parts and feeds the answer's head,
+//! body pieces and end ([`Exchange::push_head`],
 //! [`Exchange::push_data`], [`Exchange::push_end`]). Both paths meet in
 //! one handler of the answer's events, so a JSON or SSE answer means the
 //! same whatever the HTTP version.
@@ -145,41 +145,16 @@ pub struct Exchange {
 
 impl Exchange {
     /// Start the POST of `transmit` to `target` (path and query) on
-    /// `authority` (`host[:port]`, the `Host` field), with `authorization`
-    /// as the `Authorization` field when given. With `challengeable`, a
-    /// 401 or 403 is handed back as [`Step::Challenged`] (the transport has
-    /// an authorizer to ask); without, it fails the round like any other
-    /// error status. Returns the exchange and the HTTP/1.1 bytes to write.
+    /// `authority` (`host[:port]`), with `authorization` as the
+    /// `Authorization` field when given; `on_challenge` says what a 401 or
+    /// 403 does. Returns the exchange and the request as its parts: an
+    /// HTTP/1.1 transport writes [`RequestParts::to_http1`] and feeds the
+    /// bytes it reads to [`push`](Self::push); a transport that frames
+    /// messages itself (HTTP/2) sends the parts and feeds the answer's
+    /// head, DATA and end to [`push_head`](Self::push_head),
+    /// [`push_data`](Self::push_data) and [`push_end`](Self::push_end) (or
+    /// [`close`](Self::close) when the stream broke off).
     pub fn start(
-        transmit: &Transmit,
-        target: &str,
-        authority: &str,
-        authorization: Option<String>,
-        challengeable: bool,
-        limits: ExchangeLimits,
-    ) -> Result<(Exchange, Vec<u8>), HttpError> {
-        let on_challenge = if challengeable {
-            OnChallenge::HandBack
-        } else {
-            OnChallenge::FailTheRound
-        };
-        let (exchange, parts) = Exchange::start_parts(
-            transmit,
-            target,
-            authority,
-            authorization,
-            on_challenge,
-            limits,
-        )?;
-        Ok((exchange, parts.to_http1()))
-    }
-
-    /// [`start`](Self::start), the request as its parts, for a transport
-    /// that frames it itself (HTTP/2); its answer is fed with
-    /// [`push_head`](Self::push_head), [`push_data`](Self::push_data) and
-    /// [`push_end`](Self::push_end) (or [`close`](Self::close) when the
-    /// stream broke off), not [`push`](Self::push).
-    pub fn start_parts(
         transmit: &Transmit,
         target: &str,
         authority: &str,
@@ -420,16 +395,21 @@ mod tests {
     }
 
     fn start(transmit: &Transmit, challengeable: bool) -> Exchange {
-        let (exchange, bytes) = Exchange::start(
+        let on_challenge = if challengeable {
+            OnChallenge::HandBack
+        } else {
+            OnChallenge::FailTheRound
+        };
+        let (exchange, parts) = Exchange::start(
             transmit,
             "/mcp",
             "127.0.0.1:9",
             Some("Bearer t0k".to_string()),
-            challengeable,
+            on_challenge,
             ExchangeLimits::default(),
         )
         .unwrap();
-        let text = String::from_utf8(bytes).unwrap();
+        let text = String::from_utf8(parts.to_http1()).unwrap();
         assert!(
             text.starts_with("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:9\r\nAccept: application/json, text/event-stream\r\n"),
             "{text}"
@@ -568,7 +548,7 @@ mod tests {
             "/mcp",
             "h",
             None,
-            false,
+            OnChallenge::FailTheRound,
             ExchangeLimits {
                 max_json: 8,
                 ..ExchangeLimits::default()
@@ -602,7 +582,7 @@ mod tests {
     }
 
     fn start_parts(transmit: &Transmit, on_challenge: OnChallenge) -> Exchange {
-        let (exchange, parts) = Exchange::start_parts(
+        let (exchange, parts) = Exchange::start(
             transmit,
             "/mcp",
             "127.0.0.1:9",
@@ -625,32 +605,6 @@ mod tests {
             status,
             headers: vec![("content-type".to_string(), content_type.to_string())],
         }
-    }
-
-    /// Parts and bytes are one request: `start` is `start_parts` in
-    /// HTTP/1.1 framing.
-    #[test]
-    fn the_parts_are_the_bytes() {
-        let (_, transmit) = listing();
-        let (_, bytes) = Exchange::start(
-            &transmit,
-            "/mcp",
-            "h",
-            None,
-            false,
-            ExchangeLimits::default(),
-        )
-        .unwrap();
-        let (_, parts) = Exchange::start_parts(
-            &transmit,
-            "/mcp",
-            "h",
-            None,
-            OnChallenge::FailTheRound,
-            ExchangeLimits::default(),
-        )
-        .unwrap();
-        assert_eq!(parts.to_http1(), bytes);
     }
 
     /// An answer framed by the transport (HTTP/2: HEADERS, DATA, end):
@@ -738,8 +692,15 @@ mod tests {
             headers: vec![],
             body: br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec(),
         };
-        let (mut exchange, _) =
-            Exchange::start(&cancel, "/mcp", "h", None, false, ExchangeLimits::default()).unwrap();
+        let (mut exchange, _) = Exchange::start(
+            &cancel,
+            "/mcp",
+            "h",
+            None,
+            OnChallenge::FailTheRound,
+            ExchangeLimits::default(),
+        )
+        .unwrap();
         assert_eq!(
             exchange.push(
                 b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n",
@@ -747,8 +708,15 @@ mod tests {
             ),
             Ok(Step::Done { reusable: true })
         );
-        let (mut exchange, _) =
-            Exchange::start(&cancel, "/mcp", "h", None, false, ExchangeLimits::default()).unwrap();
+        let (mut exchange, _) = Exchange::start(
+            &cancel,
+            "/mcp",
+            "h",
+            None,
+            OnChallenge::FailTheRound,
+            ExchangeLimits::default(),
+        )
+        .unwrap();
         assert_eq!(
             exchange.push(
                 b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",

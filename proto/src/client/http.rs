@@ -586,7 +586,7 @@ Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
         assert_eq!(parts.body.as_deref(), Some(&b"{}"[..]));
         assert_eq!(
             parts.to_http1(),
-            encode_request("POST", "/mcp", "h:1", &headers, Some(b"{}")).unwrap()
+            b"POST /mcp HTTP/1.1\r\nHost: h:1\r\nAccept: application/json, text/event-stream\r\nMcp-Method: tools/list\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
         );
         let get = RequestParts::new("GET", "/mcp", "h", &[], None).unwrap();
         assert_eq!(get.headers.len(), 1, "Accept alone");
