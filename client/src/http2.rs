@@ -219,7 +219,8 @@ impl Response {
 }
 
 /// `e` as the `io::Error` the transports carry: the socket's own error
-/// (a TLS failure among them) as it was; a reset stream or a GOAWAY as
+/// (a TLS failure among them) as it was; what h2 itself refused of the
+/// server's frames as `InvalidData`; the server's reset or GOAWAY as
 /// `ConnectionReset` or `ConnectionAborted`, saying so and with the
 /// server's reason code; a stream cut off by the connection's end as
 /// `ConnectionAborted`, with how the connection ended when its future
@@ -246,6 +247,16 @@ fn error(e: h2::Error, ended: &Ended) -> io::Error {
         .reason()
         .map(|r| format!("{r:?}"))
         .unwrap_or_else(|| String::from("no reason"));
+    if e.is_library() {
+        // h2 itself reset the stream or closed the connection: what the
+        // server sent broke HTTP/2 or the client's limits (a head past
+        // `MAX_HEADER_LIST`, say). Not the server's reset, and not one to
+        // send again.
+        return io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("the server's HTTP/2 answer was refused ({reason}): it broke the protocol or the client's limits"),
+        );
+    }
     if e.is_go_away() {
         // On a stream: one beyond the GOAWAY's last, which the server did
         // not process (one it did goes on to its end, or the close).

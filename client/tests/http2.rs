@@ -348,6 +348,8 @@ enum Misbehaviour {
     GoAway,
     /// The stream taken and never answered.
     Silent,
+    /// A head of about 100 KiB of fields (the client takes 64 KiB).
+    HugeHead,
 }
 
 fn misbehaving(how: Misbehaviour) -> u16 {
@@ -383,6 +385,16 @@ fn misbehaving(how: Misbehaviour) -> u16 {
                             held.push(body);
                         }
                         Misbehaviour::Silent => unanswered.push(respond),
+                        Misbehaviour::HugeHead => {
+                            let mut head = http::Response::builder()
+                                .status(200)
+                                .header("content-type", "application/json");
+                            let filler = "x".repeat(1000);
+                            for i in 0..100 {
+                                head = head.header(format!("x-filler-{i}"), filler.as_str());
+                            }
+                            let _ = respond.send_response(head.body(()).unwrap(), true);
+                        }
                     }
                 }
             });
@@ -536,10 +548,12 @@ fn misbehaving_port(how: Misbehaviour) -> u16 {
     static RESET: OnceLock<u16> = OnceLock::new();
     static GOAWAY: OnceLock<u16> = OnceLock::new();
     static SILENT: OnceLock<u16> = OnceLock::new();
+    static HUGE_HEAD: OnceLock<u16> = OnceLock::new();
     let cell = match how {
         Misbehaviour::Reset => &RESET,
         Misbehaviour::GoAway => &GOAWAY,
         Misbehaviour::Silent => &SILENT,
+        Misbehaviour::HugeHead => &HUGE_HEAD,
     };
     *cell.get_or_init(|| misbehaving(how))
 }
@@ -592,6 +606,18 @@ async fn a_goaway_mid_answer_is_an_error_that_says_so<R: ClientRuntime>(runtime:
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
 
+/// A server whose answer's head is larger than the client takes
+/// (`MAX_HEADER_LIST`, 64 KiB: what the HTTP/1.1 decoder takes too): an
+/// error at once, not a head held in memory, nor a hang.
+async fn a_head_past_the_header_list_limit_is_refused<R: ClientRuntime>(runtime: R) {
+    let (e, took) = connect_to(runtime, Misbehaviour::HugeHead, Duration::from_secs(10)).await;
+    assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
+    let text = e.to_string();
+    assert!(text.contains("HTTP/2 answer was refused"), "{text}");
+    assert!(!text.contains("the server reset"), "{text}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
 async fn a_silent_stream_is_held_to_the_deadline<R: ClientRuntime>(runtime: R) {
     let (e, took) = connect_to(runtime, Misbehaviour::Silent, Duration::from_millis(300)).await;
     assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
@@ -606,5 +632,6 @@ on_each_runtime!(http1_only_offers_http1_alone);
 on_each_runtime!(a_reset_stream_is_an_error_that_says_so);
 on_each_runtime!(a_goaway_mid_answer_is_an_error_that_says_so);
 on_each_runtime!(a_silent_stream_is_held_to_the_deadline);
+on_each_runtime!(a_head_past_the_header_list_limit_is_refused);
 on_each_runtime!(after_a_goaway_the_next_request_takes_a_new_connection);
 on_each_runtime!(a_refused_stream_goes_once_more);
