@@ -10,7 +10,7 @@
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
 use snodo_fuzz::machine::source::Source;
-use snodo_proto::client::exchange::{Exchange, ExchangeError, ExchangeLimits, Step};
+use snodo_proto::client::exchange::{Exchange, ExchangeError, ExchangeLimits, OnChallenge, Step};
 use snodo_proto::client::http::ResponseLimits;
 use snodo_proto::client::sse::SseLimits;
 use snodo_proto::client::{Client, ClientConfig, Event, Wire};
@@ -36,12 +36,12 @@ struct Run {
     pending: bool,
 }
 
-fn run(answer: &[u8], cuts: &[usize], challengeable: bool) -> Run {
+fn run(answer: &[u8], cuts: &[usize], on_challenge: OnChallenge) -> Run {
     let mut client = Client::new(ClientConfig::new("fuzz", "1", Wire::Http));
     client.request("tools/call", json!({"name": "t", "arguments": {}}));
     let transmit = client.poll_transmit().expect("the request");
     let (mut exchange, _) =
-        Exchange::start(&transmit, "/mcp", "h", None, challengeable, limits()).expect("a request");
+        Exchange::start(&transmit, "/mcp", "h", None, on_challenge, limits()).expect("a request");
     let mut steps = Vec::new();
     let mut start = 0;
     let mut over = false;
@@ -76,14 +76,18 @@ fn run(answer: &[u8], cuts: &[usize], challengeable: bool) -> Run {
 
 fuzz_target!(|data: &[u8]| {
     let mut source = Source::new(data);
-    let challengeable = source.byte() & 1 == 1;
+    let on_challenge = if source.byte() & 1 == 1 {
+        OnChallenge::HandBack
+    } else {
+        OnChallenge::FailTheRound
+    };
     let mut cuts: Vec<usize> = (0..source.byte() % 8)
         .map(|_| usize::from(source.u16()))
         .collect();
     cuts.sort_unstable();
     let answer = &data[source.consumed().min(data.len())..];
-    let whole = run(answer, &[], challengeable);
-    let split = run(answer, &cuts, challengeable);
+    let whole = run(answer, &[], on_challenge);
+    let split = run(answer, &cuts, on_challenge);
     assert_eq!(whole, split, "cuts {cuts:?}");
     // A round is never left waiting once its exchange is over, except for
     // an unreadable answer, which the transport's caller reports.
