@@ -894,6 +894,71 @@ fn a_session_get_stream_resumes_with_last_event_id() {
     });
 }
 
+/// A session POST's stream resumes behind hyper as on the native listener
+/// (2025-11-25 `basic/transports.mdx` § Sending Messages to the Server 6,
+/// § Resumability and Redelivery): it opens with a priming event; the
+/// client drops it after the call's progress, and a GET with
+/// `Last-Event-ID` naming the priming event gets the progress again and
+/// the call's answer, and the body ends.
+#[test]
+fn a_session_post_stream_resumes_with_last_event_id() {
+    both(|h2| {
+        Box::pin(async move {
+            let (service, _) = service();
+            let (base, _stop) = start(service).await;
+            let c = client(h2);
+            let session = open_session(&c, &base).await;
+            let caller = client(h2);
+            let r = caller
+                .request(legacy(
+                    &base,
+                    r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"step","_meta":{"progressToken":"p"}}}"#,
+                    Some(&session),
+                ))
+                .await
+                .unwrap();
+            assert_eq!(r.headers()["content-type"], "text/event-stream");
+            let progress = r#"id: p1-1
+data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"half","progress":1.0,"progressToken":"p"}}
+
+"#;
+            let mut body = r.into_body();
+            let mut got = String::new();
+            while !got.contains("id: p1-1") {
+                let frame = body.frame().await.unwrap().unwrap();
+                got.push_str(std::str::from_utf8(&frame.into_data().unwrap()).unwrap());
+            }
+            assert_eq!(got, format!("id: p1-0\ndata:\n\n{progress}"), "h2 {h2}");
+            drop(body);
+            drop(caller);
+            let get = Request::get(format!("{base}/mcp"))
+                .header("accept", "text/event-stream")
+                .header("mcp-session-id", &session)
+                .header("mcp-protocol-version", "2025-11-25")
+                .header("last-event-id", "p1-0")
+                .body(Full::new(Bytes::new()))
+                .unwrap();
+            let r = c.request(get).await.unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            assert_eq!(r.headers()["content-type"], "text/event-stream");
+            let rest = tokio::time::timeout(Duration::from_secs(5), r.into_body().collect())
+                .await
+                .expect("the resumed stream ends after the answer")
+                .unwrap()
+                .to_bytes();
+            let answer = r#"id: p1-2
+data: {"jsonrpc":"2.0","id":2,"result":{"content":[{"text":"done","type":"text"}]}}
+
+"#;
+            assert_eq!(
+                String::from_utf8(rest.to_vec()).unwrap(),
+                format!("{progress}{answer}"),
+                "h2 {h2}"
+            );
+        })
+    });
+}
+
 /// A session call left running after its client went away lives on a
 /// task of its own; when the runtime shuts down that task is dropped, and
 /// with it the call. (Dropping it once spawned it

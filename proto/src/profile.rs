@@ -376,10 +376,7 @@ pub static REVISION_2025_11_25: Profile = Profile {
         ServerCapability::Logging,
         ServerCapability::Subscriptions,
     ],
-    limitations: &[
-        "the experimental task methods of this revision are not served",
-        "a POST's SSE stream is not resumable: its events carry no id (the GET stream's do)",
-    ],
+    limitations: &["the experimental task methods of this revision are not served"],
 };
 
 /// MCP 2025-06-18, as this build serves it.
@@ -397,7 +394,7 @@ pub static REVISION_2025_06_18: Profile = Profile {
         ServerCapability::Logging,
         ServerCapability::Subscriptions,
     ],
-    limitations: &["a POST's SSE stream is not resumable: its events carry no id (the GET stream's do)"],
+    limitations: &[],
 };
 
 /// A revision a server can accept: the version string it is known by and

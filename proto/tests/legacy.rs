@@ -436,11 +436,13 @@ fn http_elicitation_answered_on_another_connection() {
     );
     // Members in key order: proto writes maps sorted.
     let request = r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"What is your name?","mode":"form","requestedSchema":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}}}"#;
-    let event = format!("data: {request}\n\n");
+    // The stream's priming event, then the question (2025-11-25
+    // `transports.mdx` § Sending Messages to the Server 6).
+    let event = format!("id: p1-1\ndata: {request}\n\n");
     assert_eq!(
         out,
         format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n{:x}\r\n{event}\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n10\r\nid: p1-0\ndata:\n\n\r\n{:x}\r\n{event}\r\n",
             event.len()
         )
     );
@@ -462,7 +464,7 @@ fn http_elicitation_answered_on_another_connection() {
     a.conn.handle_changes(a.now);
     let result =
         r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"Hello, Ada!","type":"text"}]}}"#;
-    let event = format!("data: {result}\n\n");
+    let event = format!("id: p1-2\ndata: {result}\n\n");
     assert_eq!(
         a.drain(),
         format!("{:x}\r\n{event}\r\n0\r\n\r\n", event.len())
@@ -1038,12 +1040,14 @@ fn a_hung_up_session_call_can_still_be_stopped() {
     assert!(a.closed);
 }
 
-/// A session call can only ask its client for input on the stream the
-/// client left: one that asks after the hang-up, or was already waiting
-/// for an answer, ends with an error that goes nowhere, and the connection
-/// closes at once instead of waiting for the call timeout.
+/// A session call whose client left before it had a stream id to resume
+/// from cannot ask it for input: no resume can carry the question. One
+/// that asks after such a hang-up, or waits for an answer on a stream
+/// without ids (`Limits::session_replay_bytes(0)`), ends with an error that
+/// goes nowhere, and the connection closes at once instead of waiting for
+/// the call timeout.
 #[test]
-fn a_hung_up_session_call_cannot_ask_for_input() {
+fn a_session_call_cut_off_without_a_stream_id_cannot_ask_for_input() {
     let service = service();
     let mut a = Harness::new(&service, Transport::Http);
     let sid = http_initialize(&mut a);
@@ -1056,6 +1060,10 @@ fn a_hung_up_session_call_cannot_ask_for_input() {
     assert!(a.closed);
     assert_eq!(a.conn.in_flight(), 0);
 
+    let service = builder()
+        .limits(Limits::default().session_replay_bytes(0))
+        .build()
+        .unwrap();
     let (mut a, _) = waiting_call(&service, "w1");
     assert_eq!(a.close_input(), "");
     assert!(a.closed);
@@ -1333,29 +1341,6 @@ fn each_declared_limitation_is_still_a_limitation() {
                     "{version}: {limitation}"
                 );
             }
-            "a POST's SSE stream is not resumable: its events carry no id (the GET stream's do)" => {
-                let mut a = Harness::new(&service(), Transport::Http);
-                let init = INITIALIZE.replace("2025-11-25", version);
-                let out = a.send(post(None, &init).as_bytes());
-                let sid = out
-                    .lines()
-                    .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
-                    .expect("initialize names its session")
-                    .to_owned();
-                // `greet` asks for a name on its POST's stream: an event
-                // with no id to resume from.
-                let asked = a.send(post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}}"#).as_bytes());
-                let request = r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"What is your name?","mode":"form","requestedSchema":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}}}"#;
-                let event = format!("data: {request}\n\n");
-                assert_eq!(
-                    asked,
-                    format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n{:x}\r\n{event}\r\n",
-                        event.len()
-                    ),
-                    "{version}: {limitation}"
-                );
-            }
             other => panic!("{version}: no wire check for the declared limitation {other:?}"),
         }
     }
@@ -1526,11 +1511,11 @@ fn a_completed_url_elicitation_reaches_the_sessions_get_stream() {
     let request = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{{"elicitationId":"{sid}-1","message":"Sign in","mode":"url","url":"https://example.com/sign-in"}}}}"#
     );
-    let event = format!("data: {request}\n\n");
+    let event = format!("id: p1-1\ndata: {request}\n\n");
     assert_eq!(
         asked,
         format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n{:x}\r\n{event}\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n10\r\nid: p1-0\ndata:\n\n\r\n{:x}\r\n{event}\r\n",
             event.len()
         )
     );
@@ -1545,4 +1530,277 @@ fn a_completed_url_elicitation_reaches_the_sessions_get_stream() {
     let event = format!("id: g1\ndata: {note}\n\n");
     assert_eq!(g.drain(), format!("{:x}\r\n{event}\r\n", event.len()));
     assert_eq!(og.drain(), "");
+}
+
+// ---- HTTP: resuming a POST's stream ----
+
+/// One SSE event as a chunk of the response.
+fn chunk(event: &str) -> String {
+    format!("{:x}\r\n{event}\r\n", event.len())
+}
+
+const GREET: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}}"#;
+
+const ASK_NAME: &str = r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"What is your name?","mode":"form","requestedSchema":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}}}"#;
+
+const ADA: &str =
+    r#"{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"name":"Ada"}}}"#;
+
+const HELLO_ADA: &str =
+    r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"Hello, Ada!","type":"text"}]}}"#;
+
+const ACCEPTED: &str = "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n";
+
+impl Resumable {
+    /// A POST of the session, on `h`, with the session's version.
+    fn post(&self, h: &mut Harness, body: &str) -> String {
+        h.send(
+            post(Some(&self.sid), body)
+                .replace("2025-11-25", self.version)
+                .as_bytes(),
+        )
+    }
+
+    /// `greet` on a new connection: the stream opens and asks for a name.
+    fn greet(&self) -> Harness {
+        let mut a = Harness::new(&self.service, Transport::Http);
+        let out = self.post(&mut a, GREET);
+        let priming = match self.version {
+            "2025-11-25" => chunk("id: p1-0\ndata:\n\n"),
+            _ => String::new(),
+        };
+        assert_eq!(
+            out,
+            format!(
+                "{SSE_HEAD}{priming}{}",
+                chunk(&format!("id: p1-1\ndata: {ASK_NAME}\n\n"))
+            ),
+            "{}",
+            self.version
+        );
+        a
+    }
+
+    /// The client's answer, on a connection of its own.
+    fn answer(&self) {
+        let mut b = Harness::new(&self.service, Transport::Http);
+        assert_eq!(self.post(&mut b, ADA), ACCEPTED);
+    }
+}
+
+/// Both initialize-era revisions' `basic/transports.mdx` § Resumability
+/// and Redelivery, for a POST's stream: the client's connection breaks
+/// after the question; the call goes on (a disconnection is not a
+/// cancellation). The client resumes with a GET naming the stream's last
+/// event it got, gets the question again, answers on another connection,
+/// and the resumed stream carries the call's answer and ends. The
+/// connection the call ran on writes nothing more and closes after it.
+/// 2025-11-25 primes the stream with an id and empty data first
+/// (§ Sending Messages to the Server 6); 2025-06-18 had no priming.
+#[test]
+fn a_post_stream_resumed_after_a_hang_up_gets_the_rest_of_its_call() {
+    for (version, last) in [("2025-11-25", "p1-0"), ("2025-06-18", "p1-0")] {
+        let r = Resumable::new(version, Limits::default());
+        let mut a = r.greet();
+        assert_eq!(a.close_input(), "");
+        assert!(!a.closed, "{version}: the call waits on");
+        assert_eq!(a.conn.in_flight(), 1);
+        let (mut g, out) = r.open(Some(last));
+        assert_eq!(
+            out,
+            format!(
+                "{SSE_HEAD}{}",
+                chunk(&format!("id: p1-1\ndata: {ASK_NAME}\n\n"))
+            ),
+            "{version}: what followed {last}"
+        );
+        // A GET stream event of the session is not for this stream
+        // (§ Resumability and Redelivery 2).
+        r.updated();
+        g.conn.handle_changes(g.now);
+        assert_eq!(g.drain(), "", "{version}");
+        r.answer();
+        a.conn.handle_changes(a.now);
+        assert_eq!(
+            a.drain(),
+            "",
+            "{version}: the old connection writes nothing"
+        );
+        assert!(a.closed, "{version}");
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        assert!(g.conn.poll_changes(&mut cx).is_ready(), "{version}");
+        g.conn.handle_changes(g.now);
+        assert_eq!(
+            g.drain(),
+            format!(
+                "{}0\r\n\r\n",
+                chunk(&format!("id: p1-2\ndata: {HELLO_ADA}\n\n"))
+            ),
+            "{version}"
+        );
+        assert!(!g.closed, "{version}: the GET's connection stays usable");
+    }
+}
+
+/// A resume takes the stream over from a POST connection the server has
+/// not seen break (a proxy cut it): that connection writes nothing more,
+/// every later message goes out once, on the resumed stream, and a second
+/// resume takes it over again.
+#[test]
+fn a_resume_takes_a_post_stream_over_from_a_connection_still_open() {
+    let r = Resumable::new("2025-11-25", Limits::default());
+    let mut a = r.greet();
+    let (mut g1, out) = r.open(Some("p1-1"));
+    assert_eq!(out, SSE_HEAD, "nothing was missed");
+    let (mut g2, out) = r.open(Some("p1-0"));
+    assert_eq!(
+        out,
+        format!(
+            "{SSE_HEAD}{}",
+            chunk(&format!("id: p1-1\ndata: {ASK_NAME}\n\n"))
+        )
+    );
+    // The first resume ends, empty.
+    g1.conn.handle_changes(g1.now);
+    assert_eq!(g1.drain(), "0\r\n\r\n");
+    r.answer();
+    a.conn.handle_changes(a.now);
+    assert_eq!(a.drain(), "");
+    assert!(a.closed, "let go once its call ended");
+    g2.conn.handle_changes(g2.now);
+    assert_eq!(
+        g2.drain(),
+        format!(
+            "{}0\r\n\r\n",
+            chunk(&format!("id: p1-2\ndata: {HELLO_ADA}\n\n"))
+        )
+    );
+}
+
+/// The client got cut off just before the answer, or just after it: a
+/// resume replays what followed its last event and ends at once. An id
+/// the stream never gave, or of a stream the session does not have, is
+/// not resumed: the GET stream opens instead, and carries no POST
+/// stream's message.
+#[test]
+fn a_post_stream_answered_replays_its_end() {
+    let r = Resumable::new("2025-11-25", Limits::default());
+    let mut a = r.greet();
+    r.answer();
+    a.conn.handle_changes(a.now);
+    assert_eq!(
+        a.drain(),
+        format!(
+            "{}0\r\n\r\n",
+            chunk(&format!("id: p1-2\ndata: {HELLO_ADA}\n\n"))
+        )
+    );
+    let (g, out) = r.open(Some("p1-1"));
+    assert_eq!(
+        out,
+        format!(
+            "{SSE_HEAD}{}0\r\n\r\n",
+            chunk(&format!("id: p1-2\ndata: {HELLO_ADA}\n\n"))
+        )
+    );
+    assert!(!g.closed);
+    let (_, out) = r.open(Some("p1-2"));
+    assert_eq!(out, format!("{SSE_HEAD}0\r\n\r\n"));
+    for unknown in ["p1-3", "p2-0"] {
+        let (mut g, out) = r.open(Some(unknown));
+        assert_eq!(out, SSE_HEAD, "{unknown}: the GET stream");
+        r.updated();
+        g.conn.handle_changes(g.now);
+        assert!(g.drain().contains("notifications/resources/updated"));
+        g.close_input();
+    }
+}
+
+/// The client cancels its cut-off call from another connection: the
+/// resumed stream ends without a message, as the call's own stream would.
+#[test]
+fn a_cancelled_call_ends_its_resumed_stream() {
+    let r = Resumable::new("2025-11-25", Limits::default());
+    let mut a = r.greet();
+    a.close_input();
+    let (mut g, _) = r.open(Some("p1-1"));
+    let mut b = Harness::new(&r.service, Transport::Http);
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    assert_eq!(r.post(&mut b, cancel), ACCEPTED);
+    a.conn.handle_changes(a.now);
+    assert_eq!(a.drain(), "");
+    assert_eq!(a.cancelled.len(), 1);
+    assert!(a.closed);
+    g.conn.handle_changes(g.now);
+    assert_eq!(g.drain(), "0\r\n\r\n");
+}
+
+/// Every stream's events share the session's replay budget
+/// (`Limits::session_replay_bytes`), so a session keeps at most that much
+/// however many streams it opens; without a budget a POST's stream has no
+/// ids and no priming event, as before resumability.
+#[test]
+fn post_streams_share_the_replay_budget() {
+    // Room for the question only.
+    let r = Resumable::new(
+        "2025-11-25",
+        Limits::default().session_replay_bytes(ASK_NAME.len() + 32),
+    );
+    let mut a = r.greet();
+    a.close_input();
+    r.answer();
+    a.conn.handle_changes(a.now);
+    assert_eq!(a.drain(), "");
+    // The answer took the question's place: a resume from before the
+    // question gets the answer alone.
+    let (_, out) = r.open(Some("p1-0"));
+    assert_eq!(
+        out,
+        format!(
+            "{SSE_HEAD}{}0\r\n\r\n",
+            chunk(&format!("id: p1-2\ndata: {HELLO_ADA}\n\n"))
+        )
+    );
+
+    let service = builder()
+        .limits(Limits::default().session_replay_bytes(0))
+        .build()
+        .unwrap();
+    let mut a = Harness::new(&service, Transport::Http);
+    let sid = http_initialize(&mut a);
+    assert_eq!(
+        a.send(post(Some(&sid), GREET).as_bytes()),
+        format!("{SSE_HEAD}{}", chunk(&format!("data: {ASK_NAME}\n\n")))
+    );
+}
+
+/// A session keeps at most 64 POST streams: past that, the oldest answered
+/// one goes, and a resume naming it opens the GET stream instead; a kept
+/// one still resumes.
+#[test]
+fn a_session_keeps_its_latest_64_post_streams() {
+    let r = Resumable::new("2025-11-25", Limits::default());
+    let mut a = Harness::new(&r.service, Transport::Http);
+    let level =
+        r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}}"#;
+    assert_eq!(
+        r.post(&mut a, level),
+        json_200(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)
+    );
+    let chatty = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chatty"}}"#;
+    for k in 1..=65 {
+        let out = r.post(&mut a, chatty);
+        assert!(
+            out.contains(&format!("id: p{k}-0\ndata:\n\n")) && out.ends_with("\r\n0\r\n\r\n"),
+            "{k}: {out}"
+        );
+    }
+    let (_, out) = r.open(Some("p2-0"));
+    assert_eq!(
+        out,
+        format!("{SSE_HEAD}0\r\n\r\n"),
+        "kept, its events past the budget"
+    );
+    let (_, out) = r.open(Some("p1-0"));
+    assert_eq!(out, SSE_HEAD, "gone: the GET stream");
 }

@@ -615,6 +615,53 @@ pub fn http_a_session_get_stream_resume_takes_over_an_open_stream<R: Rt>() {
     server.served.within(SOON).expect("serve_http returns Ok");
 }
 
+/// A session POST's stream resumes (2025-11-25 `basic/transports.mdx`
+/// § Sending Messages to the Server 6, § Resumability and Redelivery): it
+/// opens with a priming event, its client vanishes after the call's
+/// progress, the call runs on, and a GET with `Last-Event-ID` naming the
+/// priming event gets the progress again, then the call's answer as it
+/// comes, and the stream's end; the connection stays usable.
+pub fn http_a_session_post_stream_resumes_after_its_client_vanished<R: Rt>() {
+    let (service, probes) = service(limits());
+    let server = Server::<R>::http(&service, Options::default());
+    let mut init = server.connect();
+    init.send(&session_post(
+        None,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    ));
+    let sid = session_id(&init.head());
+    drop(init);
+    let mut leaving = server.connect();
+    leaving.send(&session_post(
+        Some(&sid),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"step","_meta":{"progressToken":"p"}}}"#,
+    ));
+    let progress = "id: p1-1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"message\":\"waiting\",\"progress\":1.0,\"progressToken\":\"p\"}}\n\n";
+    leaving.expect(&format!(
+        "{SSE_HEAD}10\r\nid: p1-0\ndata:\n\n\r\n{:x}\r\n{progress}\r\n",
+        progress.len()
+    ));
+    probes.expect_started("step");
+    drop(leaving);
+    let mut resumed = server.connect();
+    resumed.send(&session_get(&sid, Some("p1-0")));
+    resumed.expect(&format!("{SSE_HEAD}{:x}\r\n{progress}\r\n", progress.len()));
+    probes.latch.release();
+    let answer = "id: p1-2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"text\":\"released\",\"type\":\"text\"}]}}\n\n";
+    resumed.expect(&format!("{:x}\r\n{answer}\r\n{LAST_CHUNK}", answer.len()));
+    resumed.send(&session_post(
+        Some(&sid),
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+    ));
+    resumed.expect(&json_response(
+        "200 OK",
+        "",
+        r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+    ));
+    drop(resumed);
+    server.finish();
+}
+
 /// The stdio framing over TCP (`serve_tcp`): each connection is served on
 /// its own, so one's slow call does not hold up another's answer, and end
 /// of input closes each after its answers.

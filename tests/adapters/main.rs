@@ -91,6 +91,7 @@ suite! {
     http::http_a_registry_commit_reaches_a_listen_stream,
     http::http_a_session_get_stream_resumes_after_its_client_vanished,
     http::http_a_session_get_stream_resume_takes_over_an_open_stream,
+    http::http_a_session_post_stream_resumes_after_its_client_vanished,
     http::tcp_line_framed_clients_are_served_independently,
     auth::http_a_deferred_authenticator_is_run_and_its_request_answered,
     auth::http_a_client_leaving_while_its_token_is_checked_drops_the_future,

@@ -19,9 +19,10 @@ use crate::auth::{Authorization, Challenge, Checked, DeferredVerdict};
 use crate::handler::{CallId, Handler, Invocation, Outcome, Request, Shared};
 use crate::http::exchange::{self, Gate, HttpWire, Parked, Step, REQUEST_TIMEOUT};
 use crate::http::rules;
-use crate::http::session::{self, SessionRefusal};
+use crate::http::session::{self, SessionRefusal, SessionStream};
 use crate::http::Head;
 use crate::jsonrpc::{Incoming, RequestId};
+use crate::legacy::replay::EventId;
 use crate::service::Service;
 use crate::time::Instant;
 
@@ -119,8 +120,9 @@ impl Connection {
         retry_after: Option<u64>,
         now: Instant,
     ) {
+        let id = self.post_event(json, true);
         self.frame_last(now, |http, out, shutting_down| {
-            http.final_message(out, shutting_down, json, status, retry_after)
+            http.final_message(out, shutting_down, json, id, status, retry_after)
         });
     }
 
@@ -141,9 +143,94 @@ impl Connection {
 
     /// A message about the request being answered, on its SSE stream.
     pub(crate) fn http_on_stream(&mut self, json: &[u8]) {
+        let id = self.post_event(json, false);
         if let Wire::Http(http) = &mut self.wire {
-            http.on_stream(&mut self.outbox, json);
+            http.on_stream_event(&mut self.outbox, id, json);
         }
+    }
+
+    /// A session call's message on its POST stream (`answer`: the final
+    /// one): recorded in the session for a resume, with the id it goes out
+    /// under (2025-11-25 `transports.mdx` § Resumability and Redelivery).
+    /// The stream gets its number, and on 2025-11-25 its priming event,
+    /// when its first message turns the answer into an event stream; a
+    /// JSON answer is no stream and has no id. Once a resume has taken
+    /// the stream over, the resuming connection writes the message, and
+    /// this one lets its client go: it writes nothing more.
+    #[cfg(feature = "std")]
+    fn post_event(&mut self, json: &[u8], answer: bool) -> Option<EventId> {
+        use crate::legacy::replay::StreamId;
+        use crate::legacy::Recorded;
+        let peer_gone = self.peer_gone();
+        let sessions = self.service.inner.sessions.clone()?;
+        let Wire::Http(http) = &mut self.wire else {
+            return None;
+        };
+        let (sid, SessionStream::Post(k)) = http.session_stream()? else {
+            return None;
+        };
+        let sid = String::from(sid);
+        let k = match k {
+            Some(k) => k,
+            // An answer as JSON, a stream begun without ids, or a client
+            // that left before it had any id: nothing can resume it.
+            None if answer || peer_gone || http.is_sse() => return None,
+            None => {
+                let (k, prime) = sessions.open_post_stream(&sid)?;
+                http.set_session_stream(SessionStream::Post(Some(k)));
+                if prime {
+                    let id = EventId {
+                        stream: StreamId::Post(k),
+                        n: 0,
+                    };
+                    http.prime(&mut self.outbox, id);
+                }
+                k
+            }
+        };
+        match sessions.record_post_event(&sid, k, json, answer) {
+            Recorded::Here(id) => Some(id),
+            Recorded::Unnumbered => None,
+            Recorded::Resumed => {
+                tracing::debug!("session POST stream taken over by a resume");
+                self.let_client_go();
+                None
+            }
+        }
+    }
+
+    #[cfg(not(feature = "std"))]
+    fn post_event(&mut self, _: &[u8], _: bool) -> Option<EventId> {
+        None
+    }
+
+    /// The session of the exchange being answered, and which of its
+    /// streams the exchange is.
+    #[cfg(feature = "std")]
+    pub(crate) fn session_stream(&self) -> Option<(&str, SessionStream)> {
+        self.http_ref()?.session_stream()
+    }
+
+    /// Whether the exchange is a session POST whose stream a client can
+    /// resume: its answer became an event stream with ids.
+    pub(crate) fn resumable_post_stream(&self) -> bool {
+        matches!(
+            self.http_ref().and_then(HttpWire::session_stream),
+            Some((_, SessionStream::Post(Some(_))))
+        )
+    }
+
+    /// Another connection writes this one's stream now (a resume took it
+    /// over): nothing more is read or written here, and the connection
+    /// closes once its call ends.
+    #[cfg(feature = "std")]
+    fn let_client_go(&mut self) {
+        self.input_closed = true;
+        if let Some(http) = self.http() {
+            http.closing = true;
+            http.peer_gone = true;
+        }
+        self.outbox.discard();
     }
 
     pub(crate) fn http_input(&mut self, data: &[u8], now: Instant) {
@@ -201,17 +288,23 @@ impl Connection {
             http.peer_gone = true;
         }
         self.outbox.discard();
-        self.forget_outbound();
         // A session call waiting for the client's answer can never get it
-        // now: it ends (into the void, like all that follows).
-        self.fail_waiting_calls(now);
+        // now, unless the client resumes the call's stream: without that,
+        // it ends (into the void, like all that follows). With it, what
+        // the call sends is kept for the resume, which also carries its
+        // requests to the client, whose answers come back here.
+        if !self.resumable_post_stream() {
+            self.forget_outbound();
+            self.fail_waiting_calls(now);
+        }
         // 2026-07-28: the response stream is gone, which cancels what it
         // was for (`streamable-http.mdx` § Cancellation). An initialize-era
         // session's call goes on: there, "disconnection SHOULD NOT be
         // interpreted as the client cancelling its request" (2025-11-25
         // `transports.mdx` § Sending Messages); the client cancels with
         // `notifications/cancelled` on another connection, or ends the
-        // session. Its answer is dropped: streams are not resumable.
+        // session. What it sends goes to the session's record of its
+        // stream, for a resume, once the stream has ids; else nowhere.
         let cancel: Vec<CallId> = self
             .calls
             .iter()
@@ -555,14 +648,9 @@ impl Connection {
     }
 
     /// Bind the exchange being answered to a session.
-    pub(crate) fn bind_exchange(
-        &mut self,
-        session: String,
-        created: bool,
-        get_stream: Option<u64>,
-    ) {
+    pub(crate) fn bind_exchange(&mut self, session: String, created: bool, stream: SessionStream) {
         if let Some(http) = self.http() {
-            http.bind_session(session, created, get_stream);
+            http.bind_session(session, created, stream);
         }
     }
 
@@ -601,7 +689,7 @@ impl Connection {
             self.session_refused(refusal, request_id.as_ref(), now);
             return;
         }
-        self.bind_exchange(sid.clone(), false, None);
+        self.bind_exchange(sid.clone(), false, SessionStream::Post(None));
         self.legacy_message(Some(sid), incoming, now);
     }
 
@@ -641,20 +729,38 @@ impl Connection {
                 sessions
                     .with(&sid, now, |_| ())
                     .ok_or(SessionRefusal::NotFound)?;
-                // A client resuming its stream names the last event it
-                // got (§ Resumability and Redelivery); an id that is not
-                // one of ours opens the stream afresh.
-                let last = head
-                    .get("last-event-id")
-                    .and_then(crate::legacy::replay::parse_event_id);
+                // A client resuming a stream names the last event it got
+                // (§ Resumability and Redelivery): a POST stream's or the
+                // GET stream's; an id that is not one of ours opens the GET
+                // stream afresh.
+                let last = head.get("last-event-id").and_then(EventId::parse);
+                if let Some(last) = last {
+                    if let Some(resumed) = sessions.resume_post_stream(&sid, last) {
+                        self.resume_post_stream(sid, last, resumed, now);
+                        return Ok(());
+                    }
+                }
+                let last = match last {
+                    Some(EventId {
+                        stream: crate::legacy::replay::StreamId::Get,
+                        n,
+                    }) => Some(n),
+                    _ => None,
+                };
                 let stream = sessions
                     .open_get_stream(&sid, last, self.service.hub())
                     .ok_or(SessionRefusal::Conflict)?;
-                self.bind_exchange(sid, false, Some(stream.claim));
+                self.bind_exchange(
+                    sid,
+                    false,
+                    SessionStream::Get {
+                        claim: stream.claim,
+                    },
+                );
                 self.open_http_stream(now);
                 if let Wire::Http(http) = &mut self.wire {
-                    for (n, json) in &stream.replay {
-                        http.on_stream_event(&mut self.outbox, Some(*n), json);
+                    for (id, json) in &stream.replay {
+                        http.on_stream_event(&mut self.outbox, Some(*id), json);
                     }
                 }
                 tracing::debug!(
@@ -667,10 +773,99 @@ impl Connection {
         Ok(())
     }
 
-    /// A session call of this HTTP connection was cancelled from another
-    /// connection: its response ends as an event stream that carries no
-    /// message, so the connection stays usable.
-    pub(crate) fn end_cancelled_exchange(&mut self, now: Instant) {
+    /// A GET resuming a session's POST stream: what the client missed,
+    /// then the call's later messages as they come
+    /// ([`take_resumed_events`](Self::take_resumed_events)), until its
+    /// answer ends the stream. Only that stream's messages: never the GET
+    /// stream's (§ Resumability and Redelivery 2).
+    #[cfg(feature = "std")]
+    fn resume_post_stream(
+        &mut self,
+        sid: String,
+        last: EventId,
+        resumed: crate::legacy::ResumedStream,
+        now: Instant,
+    ) {
+        let crate::legacy::replay::StreamId::Post(stream) = last.stream else {
+            return;
+        };
+        let binding = SessionStream::Resumed {
+            stream,
+            claim: resumed.claim,
+            through: resumed.through,
+        };
+        self.bind_exchange(sid, false, binding);
+        self.open_http_stream(now);
+        if let Wire::Http(http) = &mut self.wire {
+            for (id, json) in &resumed.replay {
+                http.on_stream_event(&mut self.outbox, Some(*id), json);
+            }
+        }
+        tracing::debug!(
+            replayed = resumed.replay.len(),
+            answered = resumed.done,
+            "session POST stream resumed"
+        );
+        if resumed.done {
+            self.end_resumed_stream(now);
+        }
+    }
+
+    /// Write on the resumed POST stream this connection serves what its
+    /// call sent since; end it after the call's answer, or once another
+    /// resume took it over (or the session ended).
+    #[cfg(feature = "std")]
+    pub(crate) fn take_resumed_events(&mut self, now: Instant) {
+        let Some((
+            sid,
+            SessionStream::Resumed {
+                stream,
+                claim,
+                through,
+            },
+        )) = self.http_ref().and_then(HttpWire::session_stream)
+        else {
+            return;
+        };
+        let Some(sessions) = self.service.inner.sessions.clone() else {
+            return;
+        };
+        match sessions.take_post_events(sid, stream, claim, through) {
+            Ok(taken) => {
+                if let Wire::Http(http) = &mut self.wire {
+                    for (id, json) in &taken.events {
+                        http.on_stream_event(&mut self.outbox, Some(*id), json);
+                    }
+                    http.set_session_stream(SessionStream::Resumed {
+                        stream,
+                        claim,
+                        through: taken.through,
+                    });
+                }
+                if taken.done {
+                    self.end_resumed_stream(now);
+                }
+            }
+            Err(crate::legacy::TakenOver) => {
+                tracing::debug!("resumed POST stream taken over by another resume");
+                self.end_event_stream(now);
+            }
+        }
+    }
+
+    /// The resumed POST stream carried its call's answer: let go of it and
+    /// end the response, keeping the connection for the next request.
+    #[cfg(feature = "std")]
+    fn end_resumed_stream(&mut self, now: Instant) {
+        self.release_stream_claim();
+        self.end_event_stream(now);
+    }
+
+    /// The exchange's response ends here as an event stream (carrying no
+    /// message if it had none), and the connection stays usable: a session
+    /// call cancelled from another connection, a resumed stream that is
+    /// over.
+    pub(crate) fn end_event_stream(&mut self, now: Instant) {
         let Wire::Http(http) = &mut self.wire else {
             return;
         };
@@ -679,14 +874,34 @@ impl Connection {
         }
     }
 
-    /// Release the session's claim on its GET stream (the connection is
-    /// closing).
-    pub(crate) fn end_get_stream(&mut self) {
+    /// The session call of this exchange ended unanswered (cancelled): a
+    /// resume of its POST stream gets no answer to wait for.
+    pub(crate) fn end_post_stream(&mut self) {
         #[cfg(feature = "std")]
-        if let (Some((sid, claim)), Some(sessions)) =
-            (self.get_stream_claim(), &self.service.inner.sessions)
-        {
-            sessions.close_get_stream(sid, claim);
+        if let (Some((sid, SessionStream::Post(Some(k)))), Some(sessions)) = (
+            self.http_ref().and_then(HttpWire::session_stream),
+            &self.service.inner.sessions,
+        ) {
+            sessions.end_post_stream(sid, k);
+        }
+    }
+
+    /// Release the session's claim on the stream this exchange serves, its
+    /// GET stream or a resumed POST stream (the connection is closing, or
+    /// the stream is over).
+    pub(crate) fn release_stream_claim(&mut self) {
+        #[cfg(feature = "std")]
+        if let (Some((sid, stream)), Some(sessions)) = (
+            self.http_ref().and_then(HttpWire::session_stream),
+            &self.service.inner.sessions,
+        ) {
+            match stream {
+                SessionStream::Get { claim } => sessions.close_get_stream(sid, claim),
+                SessionStream::Resumed { stream, claim, .. } => {
+                    sessions.release_post_stream(sid, stream, claim)
+                }
+                SessionStream::Post(_) => {}
+            }
         }
     }
 
@@ -721,7 +936,7 @@ impl Connection {
         if self.get_stream_session().is_none() {
             return;
         }
-        self.end_get_stream();
+        self.release_stream_claim();
         if let Wire::Http(http) = &mut self.wire {
             http.finish_stream(&mut self.outbox);
         }

@@ -263,7 +263,7 @@ impl Connection {
                 self.session_refused(SessionRefusal::Full, Some(&id), now);
                 return;
             };
-            self.bind_exchange(sid, true, None);
+            self.bind_exchange(sid, true, crate::http::session::SessionStream::Post(None));
             self.emit_final(Some(&id), Final::Result(&result), now);
         }
         #[cfg(not(feature = "std"))]
@@ -388,7 +388,7 @@ impl Connection {
             self.rerun(call, c, now);
             return;
         }
-        if self.peer_gone() {
+        if self.peer_gone() && !self.resumable_post_stream() {
             let e = ErrorObject::internal(
                 "The client closed the connection before the server could ask it for input",
             );
@@ -537,7 +537,8 @@ impl Connection {
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(super) fn cancel_session_call(&mut self, request: &RequestId, now: Instant) {
         if self.stop_session_call(request) {
-            self.end_cancelled_exchange(now);
+            self.end_post_stream();
+            self.end_event_stream(now);
         }
     }
 

@@ -1084,6 +1084,26 @@ impl Connection {
                 return core::task::Poll::Ready(());
             }
         }
+        // So does a GET resuming one of the session's POST streams.
+        if let (
+            Some((
+                sid,
+                crate::http::session::SessionStream::Resumed {
+                    stream,
+                    claim,
+                    through,
+                },
+            )),
+            Some(sessions),
+        ) = (self.session_stream(), &self.service.inner.sessions)
+        {
+            if sessions
+                .poll_post_events(sid, stream, claim, through, cx)
+                .is_ready()
+            {
+                return core::task::Poll::Ready(());
+            }
+        }
         match &self.listener {
             Some(l) => l.poll(cx),
             None => core::task::Poll::Pending,
@@ -1099,6 +1119,7 @@ impl Connection {
         self.take_reports(now);
         self.handle_routed(now);
         self.take_get_events(now);
+        self.take_resumed_events(now);
         let Some(l) = &self.listener else { return };
         for event in l.drain() {
             self.publish(&event, now);
@@ -1244,7 +1265,7 @@ impl Connection {
     pub(crate) fn close(&mut self) {
         if !self.closed {
             self.closed = true;
-            self.end_get_stream();
+            self.release_stream_claim();
             self.forget_outbound();
             self.streams.clear();
             self.release_listener();

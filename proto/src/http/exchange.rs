@@ -30,7 +30,7 @@ use bytes::Bytes;
 
 use super::codec::{self, CodecLimits, Decoded, Decoder, Head};
 use super::rules;
-use super::session::LegacyExchange;
+use super::session::{LegacyExchange, SessionStream};
 use super::Answer;
 use crate::auth::{Authorization, Challenge, Checked};
 use crate::connection::outbox::Outbox;
@@ -39,6 +39,7 @@ use crate::connection::timers::Timer;
 use crate::error::ErrorObject;
 use crate::handler::{CallId, Shared};
 use crate::jsonrpc;
+use crate::legacy::replay::EventId;
 use crate::service::Service;
 
 /// The reason of the 408 for a request not whole in time.
@@ -368,18 +369,15 @@ impl HttpWire {
     }
 
     /// One SSE event carrying one JSON-RPC message on a single `data:`
-    /// line, with the `id` of a session's GET stream message
+    /// line, with its `id` on a session's resumable stream
     /// (`crate::legacy::replay`).
-    fn sse_event(&self, out: &mut Outbox, id: Option<u64>, json: &[u8]) {
+    fn sse_event(&self, out: &mut Outbox, id: Option<EventId>, json: &[u8]) {
         let mut event = Vec::with_capacity(json.len() + 32);
-        #[cfg(feature = "std")]
-        if let Some(n) = id {
+        if let Some(id) = id {
             event.extend_from_slice(b"id: ");
-            crate::legacy::replay::event_id(n, &mut event);
+            id.write(&mut event);
             event.push(b'\n');
         }
-        #[cfg(not(feature = "std"))]
-        let _ = id;
         event.extend_from_slice(b"data: ");
         event.extend_from_slice(json);
         event.extend_from_slice(b"\n\n");
@@ -414,14 +412,15 @@ impl HttpWire {
     }
 
     /// The final message of the exchange, which ends it: the last event of
-    /// its SSE stream, or its JSON response with `status` (and
-    /// `Retry-After` for a retryable error). Whether the client asked to
-    /// keep the connection, `None` without an exchange.
+    /// its SSE stream (with `id` on a resumable one), or its JSON response
+    /// with `status` (and `Retry-After` for a retryable error). Whether
+    /// the client asked to keep the connection, `None` without an exchange.
     pub(crate) fn final_message(
         &mut self,
         out: &mut Outbox,
         shutting_down: bool,
         json: &[u8],
+        id: Option<EventId>,
         status: u16,
         retry_after: Option<u64>,
     ) -> Option<bool> {
@@ -431,7 +430,7 @@ impl HttpWire {
         };
         if ex.sse {
             let keep_alive = ex.keep_alive;
-            self.sse_event(out, None, json);
+            self.sse_event(out, id, json);
             self.end_body(out);
             self.exchange = None;
             return Some(keep_alive);
@@ -465,12 +464,8 @@ impl HttpWire {
     /// A message about the request being answered (a notification, or in
     /// a session a server-to-client request): an SSE event, switching the
     /// response to SSE first if needed.
-    pub(crate) fn on_stream(&mut self, out: &mut Outbox, json: &[u8]) {
-        self.on_stream_event(out, None, json);
-    }
-
-    /// [`on_stream`](Self::on_stream) with the event's `id`, if it has one.
-    pub(crate) fn on_stream_event(&mut self, out: &mut Outbox, id: Option<u64>, json: &[u8]) {
+    /// With the event's `id`, if it has one.
+    pub(crate) fn on_stream_event(&mut self, out: &mut Outbox, id: Option<EventId>, json: &[u8]) {
         if self.exchange.is_some() {
             self.start_sse(out);
             self.sse_event(out, id, json);
@@ -526,21 +521,59 @@ fn check_head(service: &Service, head: &Head) -> Result<(), rules::Refusal> {
 /// The exchange as a session's ([`super::session`]).
 impl HttpWire {
     /// Bind the exchange being answered to a session.
-    pub(crate) fn bind_session(&mut self, session: String, created: bool, get_stream: Option<u64>) {
+    pub(crate) fn bind_session(&mut self, session: String, created: bool, stream: SessionStream) {
         if let Some(ex) = self.exchange.as_mut() {
             ex.legacy = Some(Box::new(LegacyExchange {
                 session,
                 created,
-                get_stream,
+                stream,
             }));
+        }
+    }
+
+    /// The session of the exchange being answered and which of its
+    /// streams it is.
+    pub(crate) fn session_stream(&self) -> Option<(&str, SessionStream)> {
+        let l = self.exchange.as_ref()?.legacy.as_ref()?;
+        Some((l.session.as_str(), l.stream))
+    }
+
+    /// Set which of its session's streams the exchange is.
+    #[cfg(feature = "std")]
+    pub(crate) fn set_session_stream(&mut self, stream: SessionStream) {
+        if let Some(l) = self.exchange.as_mut().and_then(|ex| ex.legacy.as_mut()) {
+            l.stream = stream;
         }
     }
 
     /// The session of the exchange being answered and the number of its
     /// claim, if it is a session's GET stream.
     pub(crate) fn get_stream_claim(&self) -> Option<(&str, u64)> {
-        let l = self.exchange.as_ref()?.legacy.as_ref()?;
-        Some((l.session.as_str(), l.get_stream?))
+        match self.session_stream()? {
+            (sid, SessionStream::Get { claim }) => Some((sid, claim)),
+            _ => None,
+        }
+    }
+
+    /// Whether the exchange's response is an event stream already.
+    #[cfg(feature = "std")]
+    pub(crate) fn is_sse(&self) -> bool {
+        self.exchange.as_ref().is_some_and(|ex| ex.sse)
+    }
+
+    /// A POST stream's priming event: its id and empty `data`, so that a
+    /// client cut off before any message can still resume (2025-11-25
+    /// `transports.mdx` § Sending Messages to the Server 6).
+    #[cfg(feature = "std")]
+    pub(crate) fn prime(&mut self, out: &mut Outbox, id: EventId) {
+        if self.exchange.is_some() {
+            self.start_sse(out);
+            let mut event = Vec::with_capacity(24);
+            event.extend_from_slice(b"id: ");
+            id.write(&mut event);
+            event.extend_from_slice(b"\ndata:\n\n");
+            self.chunk(out, &event);
+        }
     }
 
     /// End the exchange's response as an event stream that carries no

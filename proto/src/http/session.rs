@@ -29,9 +29,30 @@ pub(crate) struct LegacyExchange {
     /// The session was created by this exchange (`initialize`): its
     /// response carries the id (`transports.mdx` § Session Management).
     pub(crate) created: bool,
-    /// This exchange is the session's standalone GET stream, with the
-    /// number of its claim (`legacy::Sessions::open_get_stream`).
-    pub(crate) get_stream: Option<u64>,
+    /// Which of the session's streams this exchange is.
+    pub(crate) stream: SessionStream,
+}
+
+/// Which of its session's streams an exchange is (2025-11-25
+/// `basic/transports.mdx` § Sending Messages to the Server, § Listening
+/// for Messages from the Server, § Resumability and Redelivery).
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SessionStream {
+    /// A POST's answer; once it became an event stream with ids, the
+    /// stream's number in the session (`legacy::Sessions::open_post_stream`).
+    Post(Option<u64>),
+    /// The session's standalone GET stream, with the number of its claim
+    /// (`legacy::Sessions::open_get_stream`).
+    Get { claim: u64 },
+    /// A GET resuming POST stream `stream` under `claim`
+    /// (`legacy::Sessions::resume_post_stream`), `through` the last event
+    /// number it has written or skipped.
+    Resumed {
+        stream: u64,
+        claim: u64,
+        through: u64,
+    },
 }
 
 impl LegacyExchange {

@@ -25,7 +25,6 @@
 //! as on an MRTR retry ([`crate::connection`]).
 
 pub(crate) mod admit;
-#[cfg(feature = "std")]
 pub(crate) mod replay;
 mod reshape;
 pub(crate) mod session;
@@ -35,7 +34,7 @@ mod store;
 pub(crate) use reshape::{error as reshape_error, result as reshape_result};
 pub(crate) use session::Session;
 #[cfg(feature = "std")]
-pub(crate) use store::{Inbox, Routed, TakenOver};
+pub(crate) use store::{Inbox, Recorded, ResumedStream, Routed, TakenOver};
 #[cfg(feature = "std")]
 pub use store::{SessionStats, Sessions};
 

@@ -1,17 +1,20 @@
-//! What a session's GET stream sent, kept for a client that resumes it
+//! What a session's streams sent, kept for a client that resumes one
 //! (2025-11-25 and 2025-06-18 `basic/transports.mdx` § Resumability and
 //! Redelivery).
 //!
-//! Every message on the GET stream gets an SSE `id`, and the stream keeps
-//! the last of them within a byte budget. A client whose stream broke
-//! (a proxy cut it, the network dropped) opens a new GET with
-//! `Last-Event-ID`, and gets again what was sent after that event: what
-//! the old connection wrote while nobody was reading any more. What would
-//! have been sent while no stream was open waits in the session's hub
-//! listener (`super::store`), and goes out on the resumed stream. Only the
-//! GET stream has ids: a POST's
-//! stream ends with its response, and nothing else is ever replayed on
-//! it (§ Resumability rule 2: never a message of another stream).
+//! A session has two kinds of SSE stream: its one standalone GET stream,
+//! and the stream of each POST whose answer became an event stream
+//! (§ Sending Messages to the Server 6). Every event on either gets an id
+//! that names its stream (rule 1: `g<n>` on the GET stream, `p<k>-<n>` on
+//! the session's `k`th POST stream), and the session keeps the latest
+//! events of all its streams within one byte budget. A client whose stream
+//! broke (a proxy cut it, the network dropped) opens a GET with
+//! `Last-Event-ID` and gets again what followed that event *on that
+//! stream*, never a message of another (rule 2). Numbering and who writes
+//! a stream now are the store's (`super::store`); this is only the log.
+
+// Without `std` there are no HTTP sessions, only the ids' type.
+#![cfg_attr(not(feature = "std"), allow(dead_code))]
 
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
@@ -21,137 +24,215 @@ use alloc::vec::Vec;
 /// the number of tiny messages too.
 const OVERHEAD: usize = 32;
 
-/// The GET stream's sent messages, oldest first, at most
-/// [`Limits::session_replay_bytes`](crate::Limits::session_replay_bytes)
-/// of them.
-#[derive(Debug)]
-pub(crate) struct Replay {
-    /// The next message's number; numbers start at 1.
-    next: u64,
-    kept: VecDeque<(u64, Box<[u8]>)>,
-    /// What `kept` costs.
-    used: usize,
-    budget: usize,
+/// One of a session's SSE streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StreamId {
+    /// The standalone GET stream.
+    Get,
+    /// The response stream of the session's `k`th POST (from 1).
+    Post(u64),
 }
 
-impl Replay {
-    /// Keep at most `budget` bytes; with 0 the stream has no ids and
-    /// keeps nothing.
-    pub(crate) fn new(budget: usize) -> Replay {
-        Replay {
-            next: 1,
-            kept: VecDeque::new(),
-            used: 0,
-            budget,
-        }
-    }
+/// An SSE event id: the stream and the event's number on it. Numbers
+/// start at 1; `n` 0 names no event, only the stream (a POST stream's
+/// priming event, § Sending Messages to the Server 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EventId {
+    pub(crate) stream: StreamId,
+    pub(crate) n: u64,
+}
 
-    /// `json` is sent on the stream now: its number (the event id), or
-    /// `None` when this stream is not resumable. A message larger than the
-    /// whole budget is numbered but not kept.
-    pub(crate) fn record(&mut self, json: &[u8]) -> Option<u64> {
-        if self.budget == 0 {
-            return None;
-        }
-        let n = self.next;
-        self.next += 1;
-        let cost = json.len() + OVERHEAD;
-        if cost > self.budget {
-            self.kept.clear();
-            self.used = 0;
-            return Some(n);
-        }
-        while self.used + cost > self.budget {
-            if let Some((_, old)) = self.kept.pop_front() {
-                self.used -= old.len() + OVERHEAD;
+impl EventId {
+    /// The id as it goes on the wire: `g<n>` or `p<k>-<n>`.
+    pub(crate) fn write(self, out: &mut Vec<u8>) {
+        match self.stream {
+            StreamId::Get => out.push(b'g'),
+            StreamId::Post(k) => {
+                out.push(b'p');
+                crate::http::codec::write_decimal(out, k);
+                out.push(b'-');
             }
         }
-        self.kept.push_back((n, json.into()));
-        self.used += cost;
-        Some(n)
+        crate::http::codec::write_decimal(out, self.n);
     }
 
-    /// The kept messages sent after message `last`, in order. An id this
-    /// stream never gave (from another server, or ahead of it) gets
-    /// nothing: replaying messages the client may have had would send
-    /// them twice.
-    pub(crate) fn after(&self, last: u64) -> Vec<(u64, Box<[u8]>)> {
-        if last >= self.next {
-            return Vec::new();
+    /// The id a `Last-Event-ID` names, if it is one of
+    /// [`write`](Self::write)'s.
+    pub(crate) fn parse(value: &[u8]) -> Option<EventId> {
+        let value = value.trim_ascii();
+        if let Some(n) = value.strip_prefix(b"g") {
+            return Some(EventId {
+                stream: StreamId::Get,
+                n: number(n)?,
+            });
         }
-        self.kept
-            .iter()
-            .filter(|(n, _)| *n > last)
-            .cloned()
-            .collect()
+        let rest = value.strip_prefix(b"p")?;
+        let dash = rest.iter().position(|&b| b == b'-')?;
+        let k = number(&rest[..dash])?;
+        if k == 0 {
+            return None;
+        }
+        Some(EventId {
+            stream: StreamId::Post(k),
+            n: number(&rest[dash + 1..])?,
+        })
     }
 }
 
-/// The SSE `id` of message `n`: `g` for the GET stream, then the number
-/// (§ Resumability rule 1: an id names its stream).
-pub(crate) fn event_id(n: u64, out: &mut Vec<u8>) {
-    out.push(b'g');
-    crate::http::codec::write_decimal(out, n);
-}
-
-/// The message number a `Last-Event-ID` names, if it is one of
-/// [`event_id`]'s.
-pub(crate) fn parse_event_id(value: &[u8]) -> Option<u64> {
-    let digits = value.trim_ascii().strip_prefix(b"g")?;
+fn number(digits: &[u8]) -> Option<u64> {
     if digits.is_empty() || digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
     core::str::from_utf8(digits).ok()?.parse().ok()
 }
 
+/// The latest events of a session's streams, oldest first, at most
+/// [`Limits::session_replay_bytes`](crate::Limits::session_replay_bytes)
+/// of them in all.
+#[derive(Debug)]
+pub(crate) struct Replay {
+    kept: VecDeque<(EventId, Box<[u8]>)>,
+    /// What `kept` costs.
+    used: usize,
+    budget: usize,
+}
+
+impl Replay {
+    /// Keep at most `budget` bytes; with 0 the session's streams have no
+    /// ids and keep nothing.
+    pub(crate) fn new(budget: usize) -> Replay {
+        Replay {
+            kept: VecDeque::new(),
+            used: 0,
+            budget,
+        }
+    }
+
+    /// Whether events get ids at all.
+    pub(crate) fn keeps(&self) -> bool {
+        self.budget > 0
+    }
+
+    /// Event `id` carries `json`: keep it, dropping the oldest events of
+    /// any stream to make room. One larger than the whole budget is not
+    /// kept, and nothing older of its stream is replayed past the gap it
+    /// leaves.
+    pub(crate) fn record(&mut self, id: EventId, json: &[u8]) {
+        let cost = json.len() + OVERHEAD;
+        if cost > self.budget {
+            self.forget(id.stream);
+            return;
+        }
+        while self.used + cost > self.budget {
+            if let Some((_, old)) = self.kept.pop_front() {
+                self.used -= old.len() + OVERHEAD;
+            }
+        }
+        self.kept.push_back((id, json.into()));
+        self.used += cost;
+    }
+
+    /// The kept events of `last`'s stream that came after it, in order.
+    pub(crate) fn after(&self, last: EventId) -> Vec<(EventId, Box<[u8]>)> {
+        self.kept
+            .iter()
+            .filter(|(id, _)| id.stream == last.stream && id.n > last.n)
+            .cloned()
+            .collect()
+    }
+
+    /// Drop every kept event of `stream`.
+    pub(crate) fn forget(&mut self, stream: StreamId) {
+        let used = &mut self.used;
+        self.kept.retain(|(id, json)| {
+            let keep = id.stream != stream;
+            if !keep {
+                *used -= json.len() + OVERHEAD;
+            }
+            keep
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn numbers(v: &[(u64, Box<[u8]>)]) -> Vec<u64> {
-        v.iter().map(|(n, _)| *n).collect()
-    }
-
-    #[test]
-    fn numbers_from_one_and_replays_what_followed() {
-        let mut r = Replay::new(1024);
-        assert_eq!(r.record(b"a"), Some(1));
-        assert_eq!(r.record(b"b"), Some(2));
-        assert_eq!(r.record(b"c"), Some(3));
-        assert_eq!(numbers(&r.after(1)), [2, 3]);
-        assert_eq!(&*r.after(2)[0].1, b"c");
-        assert!(r.after(3).is_empty());
-        assert!(r.after(99).is_empty(), "an id never given");
-    }
-
-    #[test]
-    fn the_budget_drops_the_oldest() {
-        let mut r = Replay::new(3 * (OVERHEAD + 10));
-        for _ in 0..5 {
-            r.record(&[b'x'; 10]);
+    fn get(n: u64) -> EventId {
+        EventId {
+            stream: StreamId::Get,
+            n,
         }
-        assert_eq!(numbers(&r.after(0)), [3, 4, 5]);
-        assert!(r.used <= r.budget);
-        // Larger than the budget: numbered, not kept, and nothing older
-        // is replayed past the gap it leaves.
-        assert_eq!(r.record(&[b'y'; 500]), Some(6));
-        assert!(r.after(0).is_empty());
+    }
+
+    fn post(k: u64, n: u64) -> EventId {
+        EventId {
+            stream: StreamId::Post(k),
+            n,
+        }
+    }
+
+    fn ids(v: &[(EventId, Box<[u8]>)]) -> Vec<EventId> {
+        v.iter().map(|(id, _)| *id).collect()
     }
 
     #[test]
-    fn no_budget_no_ids() {
+    fn replays_what_followed_on_the_same_stream_only() {
+        let mut r = Replay::new(1024);
+        r.record(get(1), b"a");
+        r.record(post(1, 1), b"x");
+        r.record(get(2), b"b");
+        r.record(post(1, 2), b"y");
+        r.record(post(2, 1), b"z");
+        assert_eq!(ids(&r.after(get(1))), [get(2)]);
+        assert_eq!(ids(&r.after(post(1, 0))), [post(1, 1), post(1, 2)]);
+        assert_eq!(&*r.after(post(1, 1))[0].1, b"y");
+        assert_eq!(ids(&r.after(post(2, 0))), [post(2, 1)]);
+        assert!(r.after(post(3, 0)).is_empty());
+    }
+
+    #[test]
+    fn the_budget_drops_the_oldest_of_any_stream() {
+        let mut r = Replay::new(3 * (OVERHEAD + 10));
+        r.record(post(1, 1), &[b'x'; 10]);
+        for n in 1..=3 {
+            r.record(get(n), &[b'x'; 10]);
+        }
+        assert!(r.after(post(1, 0)).is_empty());
+        assert_eq!(ids(&r.after(get(0))), [get(1), get(2), get(3)]);
+        assert!(r.used <= r.budget);
+        // Larger than the budget: not kept, and nothing older of its
+        // stream is replayed past the gap it leaves; other streams keep
+        // theirs.
+        r.record(post(2, 1), &[b'x'; 10]);
+        r.record(get(4), &[b'y'; 500]);
+        assert!(r.after(get(0)).is_empty());
+        assert_eq!(ids(&r.after(post(2, 0))), [post(2, 1)]);
+        r.forget(StreamId::Post(2));
+        assert_eq!((r.kept.len(), r.used), (0, 0));
+    }
+
+    #[test]
+    fn no_budget_keeps_nothing() {
         let mut r = Replay::new(0);
-        assert_eq!(r.record(b"a"), None);
-        assert!(r.after(0).is_empty());
+        assert!(!r.keeps());
+        r.record(get(1), b"a");
+        assert!(r.after(get(0)).is_empty());
     }
 
     #[test]
     fn ids_read_back() {
-        let mut id = Vec::new();
-        event_id(42, &mut id);
-        assert_eq!(id, b"g42");
-        assert_eq!(parse_event_id(b"g42"), Some(42));
-        assert_eq!(parse_event_id(b" g7 "), Some(7));
+        for (id, wire) in [
+            (get(42), &b"g42"[..]),
+            (post(3, 0), b"p3-0"),
+            (post(12, 7), b"p12-7"),
+        ] {
+            let mut out = Vec::new();
+            id.write(&mut out);
+            assert_eq!(out, wire);
+            assert_eq!(EventId::parse(wire), Some(id));
+        }
+        assert_eq!(EventId::parse(b" g7 "), Some(get(7)));
         for bad in [
             &b"42"[..],
             b"g",
@@ -159,8 +240,13 @@ mod tests {
             b"gx",
             b"g99999999999999999999",
             b"p3",
+            b"p0-1",
+            b"p-1",
+            b"p1-",
+            b"p1-x",
+            b"p1-2-3",
         ] {
-            assert_eq!(parse_event_id(bad), None, "{bad:?}");
+            assert_eq!(EventId::parse(bad), None, "{bad:?}");
         }
     }
 }

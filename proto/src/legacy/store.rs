@@ -17,6 +17,14 @@
 //! `basic/transports.mdx` § Resumability and Redelivery). Only the
 //! current claim takes events, so a stream taken over by a resume writes
 //! nothing more.
+//!
+//! And each POST stream of the session: a session call outlives its POST
+//! connection (a disconnection is not a cancellation, § Sending Messages
+//! to the Server 6), so what it writes after is recorded here, and a GET
+//! with `Last-Event-ID` naming that stream resumes it: the replay, then
+//! the call's later messages as the calling connection records them, up
+//! to its answer. Whoever resumed last writes the stream; the calling
+//! connection, learning of it at its next event, writes nothing more.
 
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::String;
@@ -27,7 +35,7 @@ use core::time::Duration;
 use serde_json::Value;
 use std::sync::{Mutex, MutexGuard};
 
-use super::replay::Replay;
+use super::replay::{EventId, Replay, StreamId};
 use super::session::Session;
 use crate::jsonrpc::RequestId;
 use crate::subscriptions::hub::Listener;
@@ -61,8 +69,14 @@ struct Entry {
     get_stream: Option<u64>,
     /// The last claim given out.
     claims: u64,
-    /// What the GET stream sent, for a client resuming it.
+    /// The GET stream's next event number.
+    get_next: u64,
+    /// What the session's streams sent, for a client resuming one.
     replay: Replay,
+    /// The session's POST streams by number, the oldest first.
+    posts: BTreeMap<u64, PostStream>,
+    /// The last POST stream number given out.
+    post_streams: u64,
     /// The session's hub listener, from its first GET stream on: what is
     /// published while no stream is open waits in it (bounded by the hub)
     /// for the next, and only the holder of the claim takes from it.
@@ -86,7 +100,86 @@ impl Entry {
         if let Some(waker) = self.listener.as_ref().and_then(Listener::take_waker) {
             ending.streams.push(waker);
         }
+        ending
+            .streams
+            .extend(self.posts.into_values().filter_map(|p| p.waker));
     }
+
+    /// Room for one more POST stream: at most [`MAX_POST_STREAMS`] are
+    /// kept, and the oldest one that is answered and not being resumed
+    /// goes with its events. `false` when every kept one still runs.
+    fn make_room_for_post_stream(&mut self) -> bool {
+        if self.posts.len() < MAX_POST_STREAMS {
+            return true;
+        }
+        let old = self
+            .posts
+            .iter()
+            .find(|(_, p)| p.done && p.resumer.is_none())
+            .map(|(k, _)| *k);
+        match old {
+            Some(k) => {
+                self.posts.remove(&k);
+                self.replay.forget(StreamId::Post(k));
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// POST streams a session keeps at most (running or answered): each
+/// running one is a call of the session, and an answered one is kept only
+/// so that a client cut off before its answer can still get it.
+const MAX_POST_STREAMS: usize = 64;
+
+/// One POST stream of a session.
+#[derive(Default)]
+struct PostStream {
+    /// The next event's number.
+    next: u64,
+    /// The claim of the GET connection that resumed the stream and writes
+    /// it now; while none has, the calling connection does.
+    resumer: Option<u64>,
+    /// The resumer's waker, woken when the call records an event.
+    waker: Option<Waker>,
+    /// The call's answer is recorded: nothing follows it.
+    done: bool,
+}
+
+/// Where a call's event on its POST stream goes
+/// ([`Sessions::record_post_event`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Recorded {
+    /// The calling connection writes it, with this id.
+    Here(EventId),
+    /// A resume took the stream over: that connection writes it, and the
+    /// calling connection writes nothing more.
+    Resumed,
+    /// The session or its stream is gone: written without an id.
+    Unnumbered,
+}
+
+/// A POST stream resumed by a GET ([`Sessions::resume_post_stream`]).
+pub(crate) struct ResumedStream {
+    /// The resume's claim, named when it takes events and lets go.
+    pub(crate) claim: u64,
+    /// The stream's events after the client's `Last-Event-ID`.
+    pub(crate) replay: Vec<(EventId, alloc::boxed::Box<[u8]>)>,
+    /// The last event number the stream gave out.
+    pub(crate) through: u64,
+    /// The call's answer is among them: the stream ends after the replay.
+    pub(crate) done: bool,
+}
+
+/// What a resumed POST stream's connection takes
+/// ([`Sessions::take_post_events`]).
+pub(crate) struct PostEvents {
+    pub(crate) events: Vec<(EventId, alloc::boxed::Box<[u8]>)>,
+    /// The last event number given out, kept or not.
+    pub(crate) through: u64,
+    /// The call's answer is in: the stream ends with these.
+    pub(crate) done: bool,
 }
 
 /// What ended sessions leave to do, outside the store's lock (an inbox
@@ -131,7 +224,7 @@ pub(crate) struct GetStream {
     /// session's events, and when it lets go.
     pub(crate) claim: u64,
     /// What the earlier stream sent after the client's `Last-Event-ID`.
-    pub(crate) replay: Vec<(u64, alloc::boxed::Box<[u8]>)>,
+    pub(crate) replay: Vec<(EventId, alloc::boxed::Box<[u8]>)>,
 }
 
 /// The GET stream's claim has passed to another connection.
@@ -296,7 +389,10 @@ impl Sessions {
                 calls: BTreeMap::new(),
                 get_stream: None,
                 claims: 0,
+                get_next: 1,
                 replay: Replay::new(self.shared.replay),
+                posts: BTreeMap::new(),
+                post_streams: 0,
                 listener: None,
             },
         );
@@ -445,10 +541,17 @@ impl Sessions {
         if e.listener.is_none() {
             e.listener = hub.map(Hub::listen);
         }
-        let stream = GetStream {
-            claim,
-            replay: last.map(|n| e.replay.after(n)).unwrap_or_default(),
+        // An id this stream never gave (from another server, or ahead of
+        // it) replays nothing: replaying what the client may have had
+        // would send it twice.
+        let replay = match last {
+            Some(n) if n < e.get_next => e.replay.after(EventId {
+                stream: StreamId::Get,
+                n,
+            }),
+            _ => Vec::new(),
         };
+        let stream = GetStream { claim, replay };
         drop(s);
         if let Some(old) = old {
             old.wake();
@@ -506,10 +609,196 @@ impl Sessions {
         id: &str,
         claim: u64,
         json: &[u8],
-    ) -> Result<Option<u64>, TakenOver> {
+    ) -> Result<Option<EventId>, TakenOver> {
         match self.lock().map.get_mut(id) {
-            Some(e) if e.get_stream == Some(claim) => Ok(e.replay.record(json)),
+            Some(e) if e.get_stream == Some(claim) => {
+                if !e.replay.keeps() {
+                    return Ok(None);
+                }
+                let event = EventId {
+                    stream: StreamId::Get,
+                    n: e.get_next,
+                };
+                e.get_next += 1;
+                e.replay.record(event, json);
+                Ok(Some(event))
+            }
             _ => Err(TakenOver),
+        }
+    }
+
+    /// A new POST stream for session `id`, its answer turning into an
+    /// event stream: its number, and whether it opens with a priming event
+    /// (`id` and empty `data`; 2025-11-25 `transports.mdx` § Sending
+    /// Messages to the Server 6, which 2025-06-18 did not have, and whose
+    /// clients may read an empty `data` as a broken message). `None` when
+    /// the stream gets no ids: the session keeps none
+    /// (`Limits::session_replay_bytes` 0), it is gone, or all of its
+    /// [`MAX_POST_STREAMS`] still run.
+    pub(crate) fn open_post_stream(&self, id: &str) -> Option<(u64, bool)> {
+        let mut s = self.lock();
+        let e = s.map.get_mut(id)?;
+        if !e.replay.keeps() || !e.make_room_for_post_stream() {
+            return None;
+        }
+        e.post_streams += 1;
+        let k = e.post_streams;
+        e.posts.insert(
+            k,
+            PostStream {
+                next: 1,
+                ..PostStream::default()
+            },
+        );
+        Some((k, e.session.profile.version >= "2025-11-25"))
+    }
+
+    /// The call of POST stream `k` of session `id` sends `json` on it
+    /// (`answer`: its final message): recorded for a resume, and where it
+    /// goes.
+    pub(crate) fn record_post_event(
+        &self,
+        id: &str,
+        k: u64,
+        json: &[u8],
+        answer: bool,
+    ) -> Recorded {
+        let (recorded, waker) = {
+            let mut s = self.lock();
+            let Some(e) = s.map.get_mut(id) else {
+                return Recorded::Unnumbered;
+            };
+            let Some(p) = e.posts.get_mut(&k) else {
+                return Recorded::Unnumbered;
+            };
+            let event = EventId {
+                stream: StreamId::Post(k),
+                n: p.next,
+            };
+            p.next += 1;
+            p.done |= answer;
+            let recorded = match p.resumer {
+                Some(_) => Recorded::Resumed,
+                None => Recorded::Here(event),
+            };
+            let waker = p.waker.take();
+            e.replay.record(event, json);
+            (recorded, waker)
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+        recorded
+    }
+
+    /// Resume POST stream `last.stream` of session `id` after event
+    /// `last.n`, taking it over from whoever wrote it (the calling
+    /// connection, or an earlier resume, which is woken to find its claim
+    /// gone). `None` if there is no such stream, or it never gave that
+    /// event.
+    pub(crate) fn resume_post_stream(&self, id: &str, last: EventId) -> Option<ResumedStream> {
+        let StreamId::Post(k) = last.stream else {
+            return None;
+        };
+        let (resumed, old) = {
+            let mut s = self.lock();
+            let e = s.map.get_mut(id)?;
+            let p = e.posts.get(&k)?;
+            if last.n >= p.next {
+                return None;
+            }
+            e.claims += 1;
+            let claim = e.claims;
+            let replay = e.replay.after(last);
+            let p = e.posts.get_mut(&k)?;
+            p.resumer = Some(claim);
+            let resumed = ResumedStream {
+                claim,
+                replay,
+                through: p.next - 1,
+                done: p.done,
+            };
+            (resumed, p.waker.take())
+        };
+        if let Some(w) = old {
+            w.wake();
+        }
+        Some(resumed)
+    }
+
+    /// Ready when POST stream `k` resumed as `claim` has events past
+    /// `through`, or its answer, or was taken over (or the session
+    /// ended): either way its connection calls
+    /// [`take_post_events`](Self::take_post_events) next.
+    pub(crate) fn poll_post_events(
+        &self,
+        id: &str,
+        k: u64,
+        claim: u64,
+        through: u64,
+        cx: &mut Context<'_>,
+    ) -> Poll<()> {
+        let mut s = self.lock();
+        let Some(p) = s.map.get_mut(id).and_then(|e| e.posts.get_mut(&k)) else {
+            return Poll::Ready(());
+        };
+        if p.resumer != Some(claim) || p.done || p.next > through + 1 {
+            return Poll::Ready(());
+        }
+        p.waker = Some(cx.waker().clone());
+        Poll::Pending
+    }
+
+    /// The events of POST stream `k` after `through`, for its resume
+    /// `claim`; `TakenOver` once another resume holds it (or the session
+    /// ended).
+    pub(crate) fn take_post_events(
+        &self,
+        id: &str,
+        k: u64,
+        claim: u64,
+        through: u64,
+    ) -> Result<PostEvents, TakenOver> {
+        let s = self.lock();
+        let e = s.map.get(id).ok_or(TakenOver)?;
+        match e.posts.get(&k) {
+            Some(p) if p.resumer == Some(claim) => Ok(PostEvents {
+                events: e.replay.after(EventId {
+                    stream: StreamId::Post(k),
+                    n: through,
+                }),
+                through: p.next - 1,
+                done: p.done,
+            }),
+            _ => Err(TakenOver),
+        }
+    }
+
+    /// POST stream `k` of session `id` ends without an answer (its call
+    /// was cancelled): a resume of it has nothing more to wait for.
+    pub(crate) fn end_post_stream(&self, id: &str, k: u64) {
+        let waker = {
+            let mut s = self.lock();
+            let Some(p) = s.map.get_mut(id).and_then(|e| e.posts.get_mut(&k)) else {
+                return;
+            };
+            p.done = true;
+            p.waker.take()
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+
+    /// Let go of POST stream `k` resumed as `claim` (its connection is
+    /// closing); the stream waits for the next resume.
+    pub(crate) fn release_post_stream(&self, id: &str, k: u64, claim: u64) {
+        let mut s = self.lock();
+        if let Some(p) = s.map.get_mut(id).and_then(|e| e.posts.get_mut(&k)) {
+            if p.resumer == Some(claim) {
+                p.resumer = None;
+                p.waker = None;
+            }
         }
     }
 }
