@@ -82,14 +82,18 @@ pub struct Limits {
     ///
     /// Default: `Duration::from_secs(30 * 60)` (30 minutes).
     pub session_idle_timeout: Duration,
-    /// Bytes of its GET stream's latest messages each HTTP session keeps
-    /// for a client that resumes the stream with `Last-Event-ID`
+    /// Bytes of its streams' latest messages each HTTP session keeps for
+    /// a client that resumes a stream with `Last-Event-ID`
     /// (`mcp-2025-11-25/basic/transports.mdx` § Resumability and
-    /// Redelivery). Each message on the GET stream then carries an SSE
-    /// `id`; a resuming client gets again the kept messages that followed
-    /// the one it names, then what was published while no stream was
-    /// open. Messages older than the budget holds are not replayed. 0: no
-    /// event ids, nothing kept. At most `max_sessions` times this in all.
+    /// Redelivery): the GET stream's and every POST stream's, in one
+    /// budget. Each message on them then carries an SSE `id` naming its
+    /// stream; a resuming client gets again the kept messages of that
+    /// stream that followed the one it names, then what comes next (on the
+    /// GET stream what was published while no stream was open, on a POST
+    /// stream its call's later messages up to its answer). Messages older
+    /// than the budget holds are not replayed, nor is one larger than it.
+    /// 0: no event ids, nothing kept. At most `max_sessions` times this in
+    /// all.
     ///
     /// Default: `16 * 1024` (16 KiB).
     pub session_replay_bytes: usize,

@@ -1804,3 +1804,31 @@ fn a_session_keeps_its_latest_64_post_streams() {
     let (_, out) = r.open(Some("p1-0"));
     assert_eq!(out, SSE_HEAD, "gone: the GET stream");
 }
+
+/// A session whose POST stream a client is following after a resume is
+/// not idle: it outlives `session_idle_timeout`, as one with its GET
+/// stream open does; once the stream is over it expires as usual.
+#[test]
+fn a_resumed_post_stream_keeps_its_session() {
+    let r = Resumable::new(
+        "2025-11-25",
+        Limits::default().session_idle_timeout(Duration::from_secs(10)),
+    );
+    let mut a = r.greet();
+    a.close_input();
+    let (mut g, _) = r.open(Some("p1-1"));
+    let later = Instant::from_nanos(11_000_000_000);
+    let mut b = Harness::new(&r.service, Transport::Http);
+    b.now = later;
+    assert_eq!(r.post(&mut b, ADA), ACCEPTED, "the session is still there");
+    a.now = later;
+    a.conn.handle_changes(a.now);
+    a.drain();
+    g.now = later;
+    g.conn.handle_changes(g.now);
+    assert!(g.drain().contains("Hello, Ada!"));
+    b.now = Instant::from_nanos(22_000_000_000);
+    assert!(r
+        .post(&mut b, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
+        .starts_with("HTTP/1.1 404 Not Found\r\n"));
+}

@@ -343,8 +343,11 @@ impl Sessions {
         self.shared.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Idle too long, and no stream of it is being served.
     fn expired(&self, e: &Entry, now: Instant) -> bool {
-        e.get_stream.is_none() && e.session.last_seen + self.shared.idle <= now
+        e.get_stream.is_none()
+            && e.posts.values().all(|p| p.resumer.is_none())
+            && e.session.last_seen + self.shared.idle <= now
     }
 
     /// Store `session` under a new unguessable id (`transports.mdx`: the
