@@ -161,6 +161,11 @@ impl Connection {
     fn post_event(&mut self, json: &[u8], answer: bool) -> Option<EventId> {
         use crate::legacy::replay::StreamId;
         use crate::legacy::Recorded;
+        // Only a session POST has a stream to record: a 2026-07-28
+        // exchange has no session, and goes no further than this.
+        let Some((_, SessionStream::Post(_))) = self.session_stream() else {
+            return None;
+        };
         let peer_gone = self.peer_gone();
         let sessions = self.service.inner.sessions.clone()?;
         let Wire::Http(http) = &mut self.wire else {
