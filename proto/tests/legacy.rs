@@ -1551,6 +1551,19 @@ const HELLO_ADA: &str =
 
 const ACCEPTED: &str = "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n";
 
+/// The question as event `p1-1` of the first POST stream.
+fn asked() -> String {
+    chunk(&format!("id: p1-1\ndata: {ASK_NAME}\n\n"))
+}
+
+/// The answer as event `p1-2`, and the end of the stream.
+fn answered() -> String {
+    format!(
+        "{}0\r\n\r\n",
+        chunk(&format!("id: p1-2\ndata: {HELLO_ADA}\n\n"))
+    )
+}
+
 impl Resumable {
     /// A POST of the session, on `h`, with the session's version.
     fn post(&self, h: &mut Harness, body: &str) -> String {
@@ -1571,10 +1584,7 @@ impl Resumable {
         };
         assert_eq!(
             out,
-            format!(
-                "{SSE_HEAD}{priming}{}",
-                chunk(&format!("id: p1-1\ndata: {ASK_NAME}\n\n"))
-            ),
+            format!("{SSE_HEAD}{priming}{}", asked()),
             "{}",
             self.version
         );
@@ -1608,10 +1618,7 @@ fn a_post_stream_resumed_after_a_hang_up_gets_the_rest_of_its_call() {
         let (mut g, out) = r.open(Some(last));
         assert_eq!(
             out,
-            format!(
-                "{SSE_HEAD}{}",
-                chunk(&format!("id: p1-1\ndata: {ASK_NAME}\n\n"))
-            ),
+            format!("{SSE_HEAD}{}", asked()),
             "{version}: what followed {last}"
         );
         // A GET stream event of the session is not for this stream
@@ -1630,14 +1637,7 @@ fn a_post_stream_resumed_after_a_hang_up_gets_the_rest_of_its_call() {
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         assert!(g.conn.poll_changes(&mut cx).is_ready(), "{version}");
         g.conn.handle_changes(g.now);
-        assert_eq!(
-            g.drain(),
-            format!(
-                "{}0\r\n\r\n",
-                chunk(&format!("id: p1-2\ndata: {HELLO_ADA}\n\n"))
-            ),
-            "{version}"
-        );
+        assert_eq!(g.drain(), answered(), "{version}");
         assert!(!g.closed, "{version}: the GET's connection stays usable");
     }
 }
@@ -1653,13 +1653,7 @@ fn a_resume_takes_a_post_stream_over_from_a_connection_still_open() {
     let (mut g1, out) = r.open(Some("p1-1"));
     assert_eq!(out, SSE_HEAD, "nothing was missed");
     let (mut g2, out) = r.open(Some("p1-0"));
-    assert_eq!(
-        out,
-        format!(
-            "{SSE_HEAD}{}",
-            chunk(&format!("id: p1-1\ndata: {ASK_NAME}\n\n"))
-        )
-    );
+    assert_eq!(out, format!("{SSE_HEAD}{}", asked()));
     // The first resume ends, empty.
     g1.conn.handle_changes(g1.now);
     assert_eq!(g1.drain(), "0\r\n\r\n");
@@ -1668,13 +1662,7 @@ fn a_resume_takes_a_post_stream_over_from_a_connection_still_open() {
     assert_eq!(a.drain(), "");
     assert!(a.closed, "let go once its call ended");
     g2.conn.handle_changes(g2.now);
-    assert_eq!(
-        g2.drain(),
-        format!(
-            "{}0\r\n\r\n",
-            chunk(&format!("id: p1-2\ndata: {HELLO_ADA}\n\n"))
-        )
-    );
+    assert_eq!(g2.drain(), answered());
 }
 
 /// The client got cut off just before the answer, or just after it: a
@@ -1688,21 +1676,9 @@ fn a_post_stream_answered_replays_its_end() {
     let mut a = r.greet();
     r.answer();
     a.conn.handle_changes(a.now);
-    assert_eq!(
-        a.drain(),
-        format!(
-            "{}0\r\n\r\n",
-            chunk(&format!("id: p1-2\ndata: {HELLO_ADA}\n\n"))
-        )
-    );
+    assert_eq!(a.drain(), answered());
     let (g, out) = r.open(Some("p1-1"));
-    assert_eq!(
-        out,
-        format!(
-            "{SSE_HEAD}{}0\r\n\r\n",
-            chunk(&format!("id: p1-2\ndata: {HELLO_ADA}\n\n"))
-        )
-    );
+    assert_eq!(out, format!("{SSE_HEAD}{}", answered()));
     assert!(!g.closed);
     let (_, out) = r.open(Some("p1-2"));
     assert_eq!(out, format!("{SSE_HEAD}0\r\n\r\n"));
@@ -1754,13 +1730,7 @@ fn post_streams_share_the_replay_budget() {
     // The answer took the question's place: a resume from before the
     // question gets the answer alone.
     let (_, out) = r.open(Some("p1-0"));
-    assert_eq!(
-        out,
-        format!(
-            "{SSE_HEAD}{}0\r\n\r\n",
-            chunk(&format!("id: p1-2\ndata: {HELLO_ADA}\n\n"))
-        )
-    );
+    assert_eq!(out, format!("{SSE_HEAD}{}", answered()));
 
     let service = builder()
         .limits(Limits::default().session_replay_bytes(0))

@@ -232,12 +232,8 @@ pub fn http_a_client_hanging_up_cancels_its_call_and_others_are_served<R: Rt>() 
 pub fn http_a_session_call_outlives_its_clients_disconnect<R: Rt>() {
     let (service, probes) = service(limits().shutdown_grace(Duration::from_millis(100)));
     let server = Server::<R>::http(&service, Options::default());
+    let sid = open_session(&server);
     let mut leaving = server.connect();
-    leaving.send(&session_post(
-        None,
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-    ));
-    let sid = session_id(&leaving.head());
     leaving.send(&session_post(
         Some(&sid),
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang"}}"#,
@@ -519,13 +515,18 @@ fn changing_session<R: Rt>() -> (snodo_proto::Service, Server<R>, String) {
             .notifications(Notifications::default().tools_list_changed())
     });
     let server = Server::<R>::http(&service, Options::default());
+    let sid = open_session(&server);
+    (service, server, sid)
+}
+
+/// A 2025-11-25 session, initialized on a connection of its own: its id.
+fn open_session<R: Rt>(server: &Server<R>) -> String {
     let mut init = server.connect();
     init.send(&session_post(
         None,
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
     ));
-    let sid = session_id(&init.head());
-    (service, server, sid)
+    session_id(&init.head())
 }
 
 /// The GET of session `sid`, with a `Last-Event-ID` when resuming.
@@ -624,13 +625,7 @@ pub fn http_a_session_get_stream_resume_takes_over_an_open_stream<R: Rt>() {
 pub fn http_a_session_post_stream_resumes_after_its_client_vanished<R: Rt>() {
     let (service, probes) = service(limits());
     let server = Server::<R>::http(&service, Options::default());
-    let mut init = server.connect();
-    init.send(&session_post(
-        None,
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-    ));
-    let sid = session_id(&init.head());
-    drop(init);
+    let sid = open_session(&server);
     let mut leaving = server.connect();
     leaving.send(&session_post(
         Some(&sid),

@@ -292,12 +292,32 @@ impl Responses {
     }
 
     /// Split whole SSE events off `self.sse`. snodo writes each event as
-    /// `data: <one line of JSON>\n\n` and keep-alives as `:\n\n`.
+    /// `data: <one line of JSON>\n\n`, on a session's resumable stream
+    /// after an `id: g<n>` or `id: p<k>-<n>` line, a POST stream's priming
+    /// event as `id: p<k>-0\ndata:\n\n` (read as carrying no message, like
+    /// a keep-alive), and keep-alives as `:\n\n`.
     fn events(&mut self, parts: &mut Vec<Part>) -> Result<(), String> {
         while let Some(end) = find(&self.sse, b"\n\n") {
-            let event: Vec<u8> = self.sse.drain(..end + 2).collect();
-            let event = &event[..end];
-            if event.starts_with(b":") {
+            let whole: Vec<u8> = self.sse.drain(..end + 2).collect();
+            let mut event = &whole[..end];
+            let mut id = None;
+            if let Some(rest) = event.strip_prefix(b"id: ") {
+                let line = find(rest, b"\n").ok_or("an SSE id without data")?;
+                if !event_id(&rest[..line]) {
+                    return Err(format!(
+                        "malformed SSE id {:?}",
+                        String::from_utf8_lossy(&rest[..line])
+                    ));
+                }
+                id = Some(&rest[..line]);
+                event = &rest[line + 1..];
+            }
+            if event == b"data:" {
+                if !id.is_some_and(|id| id.starts_with(b"p") && id.ends_with(b"-0")) {
+                    return Err(String::from("an empty data that is not a priming event"));
+                }
+                parts.push(Part::Event(None));
+            } else if event.starts_with(b":") {
                 if event.contains(&b'\n') {
                     return Err(String::from("multi-line SSE comment"));
                 }
@@ -315,6 +335,19 @@ impl Responses {
             }
         }
         Ok(())
+    }
+}
+
+/// `g<n>` or `p<k>-<n>`, as snodo names its events.
+fn event_id(id: &[u8]) -> bool {
+    let digits = |d: &[u8]| !d.is_empty() && d.iter().all(u8::is_ascii_digit);
+    match id.split_first() {
+        Some((b'g', n)) => digits(n),
+        Some((b'p', rest)) => {
+            let mut halves = rest.splitn(2, |&b| b == b'-');
+            matches!((halves.next(), halves.next()), (Some(k), Some(n)) if digits(k) && digits(n))
+        }
+        _ => false,
     }
 }
 
