@@ -53,13 +53,22 @@ fn a_token_sent_again_is_answered_from_the_cache() {
 fn a_cached_token_is_refused_once_it_has_expired() {
     let v = validator(RESOURCE);
     let mut c = claims();
-    c["exp"] = json!(now() + 1);
+    // Two seconds ahead: at least one whole second of validity whatever
+    // the fraction of the current second (with `+ 1` a test started at
+    // x.999 s had a token that expired before its first request).
+    let exp = now() + 2;
+    c["exp"] = json!(exp);
     let token = rs256("rsa-1", &c);
     assert!(whoami(&v, &token).contains(OK));
     assert!(whoami(&v, &token).contains(OK));
     assert_eq!(v.cache_hits(), 1, "cached while valid");
-    // Past `exp` (whole seconds; the leeway is zero).
-    std::thread::sleep(Duration::from_millis(2_100));
+    // Past `exp` (whole seconds; the leeway is zero): wait until the clock
+    // reads a second after it.
+    let past = std::time::UNIX_EPOCH
+        + Duration::from_millis(u64::try_from(exp + 1).expect("after 1970") * 1_000 + 100);
+    if let Ok(left) = past.duration_since(std::time::SystemTime::now()) {
+        std::thread::sleep(left);
+    }
     let answer = whoami(&v, &token);
     assert!(
         answer.starts_with("HTTP/1.1 401 Unauthorized\r\n"),
