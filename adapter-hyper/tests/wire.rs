@@ -928,7 +928,7 @@ data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"ha
                 let frame = body.frame().await.unwrap().unwrap();
                 got.push_str(std::str::from_utf8(&frame.into_data().unwrap()).unwrap());
             }
-            assert_eq!(got, format!("id: p1-0\ndata:\n\n{progress}"), "h2 {h2}");
+            assert_eq!(got, format!("id: p1-0\ndata: \n\n{progress}"), "h2 {h2}");
             drop(body);
             drop(caller);
             let get = Request::get(format!("{base}/mcp"))

@@ -442,7 +442,7 @@ fn http_elicitation_answered_on_another_connection() {
     assert_eq!(
         out,
         format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n10\r\nid: p1-0\ndata:\n\n\r\n{:x}\r\n{event}\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n11\r\nid: p1-0\ndata: \n\n\r\n{:x}\r\n{event}\r\n",
             event.len()
         )
     );
@@ -1515,7 +1515,7 @@ fn a_completed_url_elicitation_reaches_the_sessions_get_stream() {
     assert_eq!(
         asked,
         format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n10\r\nid: p1-0\ndata:\n\n\r\n{:x}\r\n{event}\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\n\r\n11\r\nid: p1-0\ndata: \n\n\r\n{:x}\r\n{event}\r\n",
             event.len()
         )
     );
@@ -1579,7 +1579,7 @@ impl Resumable {
         let mut a = Harness::new(&self.service, Transport::Http);
         let out = self.post(&mut a, GREET);
         let priming = match self.version {
-            "2025-11-25" => chunk("id: p1-0\ndata:\n\n"),
+            "2025-11-25" => chunk("id: p1-0\ndata: \n\n"),
             _ => String::new(),
         };
         assert_eq!(
@@ -1761,7 +1761,7 @@ fn a_session_keeps_its_latest_64_post_streams() {
     for k in 1..=65 {
         let out = r.post(&mut a, chatty);
         assert!(
-            out.contains(&format!("id: p{k}-0\ndata:\n\n")) && out.ends_with("\r\n0\r\n\r\n"),
+            out.contains(&format!("id: p{k}-0\ndata: \n\n")) && out.ends_with("\r\n0\r\n\r\n"),
             "{k}: {out}"
         );
     }
@@ -1801,4 +1801,57 @@ fn a_resumed_post_stream_keeps_its_session() {
     assert!(r
         .post(&mut b, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
         .starts_with("HTTP/1.1 404 Not Found\r\n"));
+}
+
+/// A resume's connection going away lets go of the stream: the session
+/// can then expire when idle, and a later resume still gets the call's
+/// answer, which the calling connection recorded meanwhile.
+#[test]
+fn a_resume_that_goes_away_lets_go_of_its_stream() {
+    let r = Resumable::new(
+        "2025-11-25",
+        Limits::default().session_idle_timeout(Duration::from_secs(10)),
+    );
+    let mut a = r.greet();
+    a.close_input();
+    let (mut g, _) = r.open(Some("p1-1"));
+    g.close_input();
+    assert!(g.closed);
+    r.answer();
+    a.conn.handle_changes(a.now);
+    assert_eq!(a.drain(), "");
+    let (_, out) = r.open(Some("p1-1"));
+    assert_eq!(out, format!("{SSE_HEAD}{}", answered()));
+    let mut b = Harness::new(&r.service, Transport::Http);
+    b.now = Instant::from_nanos(11_000_000_000);
+    assert!(
+        r.post(&mut b, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
+            .starts_with("HTTP/1.1 404 Not Found\r\n"),
+        "nothing follows the stream any more: the idle session expired"
+    );
+}
+
+/// With all 64 of a session's kept POST streams still running, a 65th
+/// gets no ids (nothing of it is kept, so nothing can be resumed) rather
+/// than pushing out a stream whose call is still going.
+#[test]
+fn past_64_running_post_streams_a_new_one_has_no_ids() {
+    let r = Resumable::new("2025-11-25", Limits::default());
+    let mut running = Vec::new();
+    for k in 1..=64 {
+        let mut a = Harness::new(&r.service, Transport::Http);
+        let out = r.post(&mut a, GREET);
+        assert!(out.contains(&format!("id: p{k}-1\n")), "{k}: {out}");
+        running.push(a);
+    }
+    let mut a = Harness::new(&r.service, Transport::Http);
+    let out = r.post(&mut a, GREET);
+    assert!(out.starts_with(SSE_HEAD), "{out}");
+    assert!(
+        !out.contains("id: ") && out.contains("elicitation/create"),
+        "{out}"
+    );
+    // The first is still there to resume.
+    let (_, out) = r.open(Some("p1-0"));
+    assert!(out.contains("id: p1-1\n"), "{out}");
 }

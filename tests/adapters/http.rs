@@ -633,7 +633,7 @@ pub fn http_a_session_post_stream_resumes_after_its_client_vanished<R: Rt>() {
     ));
     let progress = "id: p1-1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"message\":\"waiting\",\"progress\":1.0,\"progressToken\":\"p\"}}\n\n";
     leaving.expect(&format!(
-        "{SSE_HEAD}10\r\nid: p1-0\ndata:\n\n\r\n{:x}\r\n{progress}\r\n",
+        "{SSE_HEAD}11\r\nid: p1-0\ndata: \n\n\r\n{:x}\r\n{progress}\r\n",
         progress.len()
     ));
     probes.expect_started("step");

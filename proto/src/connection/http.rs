@@ -163,18 +163,15 @@ impl Connection {
         use crate::legacy::Recorded;
         // Only a session POST has a stream to record: a 2026-07-28
         // exchange has no session, and goes no further than this.
-        let Some((_, SessionStream::Post(_))) = self.session_stream() else {
-            return None;
+        let (sid, k) = match self.session_stream() {
+            Some((sid, SessionStream::Post(k))) => (String::from(sid), k),
+            _ => return None,
         };
         let peer_gone = self.peer_gone();
         let sessions = self.service.inner.sessions.clone()?;
         let Wire::Http(http) = &mut self.wire else {
             return None;
         };
-        let (sid, SessionStream::Post(k)) = http.session_stream()? else {
-            return None;
-        };
-        let sid = String::from(sid);
         let k = match k {
             Some(k) => k,
             // An answer as JSON, a stream begun without ids, or a client
@@ -211,7 +208,6 @@ impl Connection {
 
     /// The session of the exchange being answered, and which of its
     /// streams the exchange is.
-    #[cfg(feature = "std")]
     pub(crate) fn session_stream(&self) -> Option<(&str, SessionStream)> {
         self.http_ref()?.session_stream()
     }
@@ -220,7 +216,7 @@ impl Connection {
     /// resume: its answer became an event stream with ids.
     pub(crate) fn resumable_post_stream(&self) -> bool {
         matches!(
-            self.http_ref().and_then(HttpWire::session_stream),
+            self.session_stream(),
             Some((_, SessionStream::Post(Some(_))))
         )
     }
@@ -763,11 +759,7 @@ impl Connection {
                     },
                 );
                 self.open_http_stream(now);
-                if let Wire::Http(http) = &mut self.wire {
-                    for (id, json) in &stream.replay {
-                        http.on_stream_event(&mut self.outbox, Some(*id), json);
-                    }
-                }
+                self.write_events(&stream.replay);
                 tracing::debug!(
                     resumed = last.is_some(),
                     replayed = stream.replay.len(),
@@ -801,11 +793,7 @@ impl Connection {
         };
         self.bind_exchange(sid, false, binding);
         self.open_http_stream(now);
-        if let Wire::Http(http) = &mut self.wire {
-            for (id, json) in &resumed.replay {
-                http.on_stream_event(&mut self.outbox, Some(*id), json);
-            }
-        }
+        self.write_events(&resumed.replay);
         tracing::debug!(
             replayed = resumed.replay.len(),
             answered = resumed.done,
@@ -828,7 +816,7 @@ impl Connection {
                 claim,
                 through,
             },
-        )) = self.http_ref().and_then(HttpWire::session_stream)
+        )) = self.session_stream()
         else {
             return;
         };
@@ -837,10 +825,8 @@ impl Connection {
         };
         match sessions.take_post_events(sid, stream, claim, through) {
             Ok(taken) => {
+                self.write_events(&taken.events);
                 if let Wire::Http(http) = &mut self.wire {
-                    for (id, json) in &taken.events {
-                        http.on_stream_event(&mut self.outbox, Some(*id), json);
-                    }
                     http.set_session_stream(SessionStream::Resumed {
                         stream,
                         claim,
@@ -854,6 +840,17 @@ impl Connection {
             Err(crate::legacy::TakenOver) => {
                 tracing::debug!("resumed POST stream taken over by another resume");
                 self.end_event_stream(now);
+            }
+        }
+    }
+
+    /// Events a session kept, on the stream this exchange serves, each
+    /// under its id.
+    #[cfg(feature = "std")]
+    fn write_events(&mut self, events: &[(EventId, alloc::boxed::Box<[u8]>)]) {
+        if let Wire::Http(http) = &mut self.wire {
+            for (id, json) in events {
+                http.on_stream_event(&mut self.outbox, Some(*id), json);
             }
         }
     }
@@ -883,10 +880,9 @@ impl Connection {
     /// resume of its POST stream gets no answer to wait for.
     pub(crate) fn end_post_stream(&mut self) {
         #[cfg(feature = "std")]
-        if let (Some((sid, SessionStream::Post(Some(k)))), Some(sessions)) = (
-            self.http_ref().and_then(HttpWire::session_stream),
-            &self.service.inner.sessions,
-        ) {
+        if let (Some((sid, SessionStream::Post(Some(k)))), Some(sessions)) =
+            (self.session_stream(), &self.service.inner.sessions)
+        {
             sessions.end_post_stream(sid, k);
         }
     }
@@ -896,10 +892,9 @@ impl Connection {
     /// the stream is over).
     pub(crate) fn release_stream_claim(&mut self) {
         #[cfg(feature = "std")]
-        if let (Some((sid, stream)), Some(sessions)) = (
-            self.http_ref().and_then(HttpWire::session_stream),
-            &self.service.inner.sessions,
-        ) {
+        if let (Some((sid, stream)), Some(sessions)) =
+            (self.session_stream(), &self.service.inner.sessions)
+        {
             match stream {
                 SessionStream::Get { claim } => sessions.close_get_stream(sid, claim),
                 SessionStream::Resumed { stream, claim, .. } => {

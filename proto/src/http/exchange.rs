@@ -566,14 +566,7 @@ impl HttpWire {
     /// `transports.mdx` § Sending Messages to the Server 6).
     #[cfg(feature = "std")]
     pub(crate) fn prime(&mut self, out: &mut Outbox, id: EventId) {
-        if self.exchange.is_some() {
-            self.start_sse(out);
-            let mut event = Vec::with_capacity(24);
-            event.extend_from_slice(b"id: ");
-            id.write(&mut event);
-            event.extend_from_slice(b"\ndata:\n\n");
-            self.chunk(out, &event);
-        }
+        self.on_stream_event(out, Some(id), b"");
     }
 
     /// End the exchange's response as an event stream that carries no

@@ -294,7 +294,7 @@ impl Responses {
     /// Split whole SSE events off `self.sse`. snodo writes each event as
     /// `data: <one line of JSON>\n\n`, on a session's resumable stream
     /// after an `id: g<n>` or `id: p<k>-<n>` line, a POST stream's priming
-    /// event as `id: p<k>-0\ndata:\n\n` (read as carrying no message, like
+    /// event as `id: p<k>-0\ndata: \n\n` (read as carrying no message, like
     /// a keep-alive), and keep-alives as `:\n\n`.
     fn events(&mut self, parts: &mut Vec<Part>) -> Result<(), String> {
         while let Some(end) = find(&self.sse, b"\n\n") {
@@ -312,7 +312,7 @@ impl Responses {
                 id = Some(&rest[..line]);
                 event = &rest[line + 1..];
             }
-            if event == b"data:" {
+            if event == b"data: " {
                 if !id.is_some_and(|id| id.starts_with(b"p") && id.ends_with(b"-0")) {
                     return Err(String::from("an empty data that is not a priming event"));
                 }
